@@ -1,0 +1,54 @@
+//! What the macros' generated code calls. Not a public API: names and
+//! signatures here change without notice.
+
+pub use linkme;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+pub use crate::invoke::{Invocation, Responder};
+pub use crate::store::BoxFuture;
+
+use rmcp::model::CallToolResult;
+
+/// Runs a tool on one call.
+pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
+
+/// The schema of a tool's generated argument struct, before compaction.
+pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
+    crate::schema::generate::<A>()
+}
+
+/// An identifying argument (a destroy's `id`) as it goes into the envelope.
+pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// Implemented by `#[mcp_tool(..., action = "retrieve")]` for a hidden type
+/// named like the function, so that `retrieve = path` on a write is checked
+/// by the compiler.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a retrieve tool",
+    label = "`retrieve = ...` must name a function annotated `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`",
+    note = "annotate the retrieve function with `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, or drop `retrieve = ...`"
+)]
+pub trait RetrieveTool {
+    /// The retrieve tool's registered name.
+    const NAME: &'static str;
+    /// The resource it retrieves.
+    const RESOURCE: Option<&'static str>;
+}
+
+/// Bound on every tool's result type, so that a result that is not
+/// `Serialize` gets a sentence instead of a trait-bound dump.
+#[diagnostic::on_unimplemented(
+    message = "the result type `{Self}` of an MCP tool must implement `serde::Serialize`",
+    label = "this type is not `Serialize`",
+    note = "add `#[derive(Serialize)]` to `{Self}`, or return a type that is"
+)]
+pub trait ToolResult: serde::Serialize {}
+
+impl<T: serde::Serialize + ?Sized> ToolResult for T {}
+
+/// Checks at compile time that a tool's result type is `Serialize`.
+pub const fn assert_tool_result<T: ToolResult + ?Sized>() {}

@@ -1,0 +1,104 @@
+//! What a tool receives besides its arguments: the application state and the
+//! caller.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::ToolError;
+
+/// Who is calling, as far as the transport can tell (C20). Continuation
+/// tokens are bound to it: a token minted for one caller is refused to
+/// another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Caller {
+    /// A principal the host authenticated.
+    Principal(String),
+    /// An MCP session (Streamable HTTP after the initialize handshake).
+    Session(String),
+    /// The client process at the other end of stdio.
+    Process,
+    /// Nobody in particular: the 128-bit token alone is the capability.
+    Anonymous,
+}
+
+impl Caller {
+    /// The identity a continuation entry is bound to.
+    pub fn identity(&self) -> String {
+        match self {
+            Caller::Principal(p) => format!("principal:{p}"),
+            Caller::Session(s) => format!("session:{s}"),
+            Caller::Process => "process".to_owned(),
+            Caller::Anonymous => "anonymous".to_owned(),
+        }
+    }
+}
+
+/// Values a host hands to every tool, one per type.
+#[derive(Default, Clone)]
+pub(crate) struct StateMap {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl StateMap {
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+}
+
+impl fmt::Debug for StateMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateMap").field("len", &self.values.len()).finish()
+    }
+}
+
+/// A tool's view of the server: the state the host registered with
+/// [`Server::with_state`](crate::Server::with_state), and who is calling.
+///
+/// A tool takes it as a `&Context` parameter; it is not part of the tool's
+/// input schema.
+///
+/// ```
+/// use mcp_light::prelude::*;
+///
+/// struct Inventory { site: &'static str }
+///
+/// /// Names the site this server manages.
+/// #[mcp_tool]
+/// fn home_site(ctx: &Context) -> Result<String, ToolError> {
+///     Ok(ctx.state::<Inventory>()?.site.to_owned())
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Context {
+    state: Arc<StateMap>,
+    caller: Caller,
+}
+
+impl Context {
+    pub(crate) fn new(state: Arc<StateMap>, caller: Caller) -> Self {
+        Context { state, caller }
+    }
+
+    /// The state of type `T` the host registered, or an error naming the
+    /// type when there is none.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.state
+            .values
+            .get(&TypeId::of::<T>())
+            .and_then(|value| value.downcast_ref::<T>())
+            .ok_or_else(|| {
+                ToolError::new(format!(
+                    "the server has no state of type `{}`; register it with Server::with_state",
+                    type_name::<T>()
+                ))
+            })
+    }
+
+    /// Who is calling.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+}

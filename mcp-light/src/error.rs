@@ -1,0 +1,102 @@
+//! Errors a tool returns, and errors raised while assembling the registry.
+
+use std::fmt;
+
+/// The error a tool returns. Its message reaches the caller as an `isError`
+/// tool result; the server keeps serving.
+///
+/// Any `std::error::Error + Send + Sync + 'static` converts into it with `?`,
+/// so a tool can return `Result<T, ToolError>` and still use `?` on database,
+/// I/O or parse errors. For a plain message, use [`ToolError::new`].
+///
+/// ```
+/// use mcp_light::ToolError;
+///
+/// fn find(id: u32) -> Result<&'static str, ToolError> {
+///     match id {
+///         1 => Ok("edge-01"),
+///         _ => Err(ToolError::new(format!("no device with id {id}"))),
+///     }
+/// }
+/// assert_eq!(find(2).unwrap_err().to_string(), "no device with id 2");
+/// ```
+pub struct ToolError {
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl ToolError {
+    /// An error with this message.
+    pub fn new(message: impl fmt::Display) -> Self {
+        ToolError {
+            message: message.to_string(),
+            source: None,
+        }
+    }
+
+    /// The message the caller sees.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The error this one was converted from, if any.
+    pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.source.as_deref()
+    }
+}
+
+impl<E> From<E> for ToolError
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    fn from(error: E) -> Self {
+        ToolError {
+            message: error.to_string(),
+            source: Some(Box::new(error)),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("ToolError");
+        d.field("message", &self.message);
+        if let Some(source) = &self.source {
+            d.field("source", source);
+        }
+        d.finish()
+    }
+}
+
+/// Why the tools registered in the binary cannot be served (C1).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two functions registered a tool under one name.
+    #[error(
+        "two tools are named `{name}`: `{first}` and `{second}`; \
+         rename one function or give it `name = \"...\"` in its attribute"
+    )]
+    DuplicateName {
+        /// The tool name both functions claim.
+        name: String,
+        /// The path of the function registered first.
+        first: String,
+        /// The path of the other function.
+        second: String,
+    },
+    /// A tool's generated input schema is not a JSON object schema.
+    #[error("the input schema of `{tool}` is not an object schema: {reason}")]
+    BadSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
