@@ -1,39 +1,336 @@
-//! One call of one tool: parsing its arguments and shaping its answer.
-//! STUB signatures; the pipeline is being written.
+//! One call of one tool: its arguments in, its answer out.
+//!
+//! The registry prepares an [`Invocation`] (arguments stripped of
+//! mcp-light's own fields, and a [`Responder`] that knows what the caller's
+//! published schema discloses); the macro-generated code parses the
+//! arguments, runs the function and hands its result to the responder, which
+//! picks the answer. The flat path and the dispatcher share all of it.
 
-use rmcp::model::CallToolResult;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::{BulkResult, Context, LightKey, ToolError};
+use crate::envelope::{BulkReach, LeanEnvelope, data_size};
+use crate::heavy::{self, HeavyConfig};
+use crate::light_key::{BulkResult, KeyFields, LightKey};
+use crate::outcome::Outcome;
+use crate::store::{ContinuationStore, Entry, Origin, Owner};
+use crate::token::Token;
+use crate::tool::{ToolDef, ToolKind};
+use crate::{Context, ToolError};
 
-/// A call on its way into a tool.
+/// What every call of a server shares: the store and how to answer.
+pub(crate) struct Shared {
+    pub(crate) store: Option<Arc<dyn ContinuationStore>>,
+    pub(crate) heavy: HeavyConfig,
+    /// Set while the store is failing, so an outage is logged once, not on
+    /// every call.
+    pub(crate) store_failing: AtomicBool,
+}
+
+/// A call on its way into a tool. Built by the server; consumed by the code
+/// `#[mcp_tool]`, `#[mcp_light]` and `#[mcp_heavy]` generate.
 pub struct Invocation {
     pub(crate) ctx: Context,
-    pub(crate) args: serde_json::Map<String, Value>,
+    pub(crate) args: Map<String, Value>,
+    pub(crate) responder: Responder,
 }
 
 impl Invocation {
-    /// Parses the call's arguments into the tool's argument struct.
+    /// Parses the call's arguments into the tool's argument struct. A wrong
+    /// type, a missing field or an unknown field is answered with an
+    /// `isError` result naming the field (C24).
+    #[allow(clippy::result_large_err)]
     pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), CallToolResult> {
-        let a = serde_json::from_value(Value::Object(self.args)).map_err(|e| CallToolResult::error(vec![rmcp::model::ContentBlock::text(e.to_string())]))?;
-        Ok((self.ctx, a, Responder {}))
+        match serde_path_to_error::deserialize::<_, A>(Value::Object(self.args)) {
+            Ok(args) => Ok((self.ctx, args, self.responder)),
+            Err(error) => {
+                let path = error.path().to_string();
+                let tool = self.responder.tool.name;
+                Err(error_result(if path == "." {
+                    format!("invalid arguments for `{tool}`: {}", error.inner())
+                } else {
+                    format!("invalid arguments for `{tool}` at `{path}`: {}", error.inner())
+                }))
+            }
+        }
     }
 }
 
-/// Shapes a tool's result into its answer.
-pub struct Responder {}
+/// Shapes a tool's result into its answer: a lean envelope, a probe, or the
+/// result itself.
+pub struct Responder {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) tool: &'static ToolDef,
+    /// The tool the caller called: the dispatcher, when routed.
+    pub(crate) owner: Owner,
+    /// Whether the schema of the tool the caller called discloses
+    /// continuation (C11).
+    pub(crate) discloses: bool,
+    pub(crate) retrieve_published: bool,
+    pub(crate) verify: bool,
+}
 
 impl Responder {
-    /// A read tool's answer.
-    pub async fn read<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult { let _ = out; todo!() }
-    /// A heavy tool's answer.
-    pub async fn heavy<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult { let _ = out; todo!() }
-    /// A single write's answer.
-    pub async fn single<T: Serialize + LightKey>(self, out: Result<T, ToolError>) -> CallToolResult { let _ = out; todo!() }
-    /// A bulk write's answer.
-    pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> CallToolResult { let _ = out; todo!() }
-    /// A destroy's answer.
-    pub async fn destroy<T: Serialize>(self, id_name: &'static str, id: Value, out: Result<T, ToolError>) -> CallToolResult { let _ = (id_name, id, out); todo!() }
+    /// A plain read's answer: the result, or a probe when the schema
+    /// discloses continuation and the result passes the size backstop (C18).
+    pub async fn read<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
+        let value = match self.to_value(out) {
+            Ok(value) => value,
+            Err(reply) => return reply,
+        };
+        let Some(limit) = self.shared.heavy.size_backstop.filter(|_| self.can_mint()) else {
+            return full_result(value);
+        };
+        let body = match serde_json::to_vec(&value) {
+            Ok(body) => body,
+            Err(error) => return self.unserializable(error),
+        };
+        if body.len() <= limit {
+            return full_result(value);
+        }
+        self.probe_or_full(value, body).await
+    }
+
+    /// A heavy read's answer: a probe, the result kept for redemption (C16).
+    /// With no store to keep it in, the result is returned whole (C15).
+    pub async fn heavy<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
+        let value = match self.to_value(out) {
+            Ok(value) => value,
+            Err(reply) => return reply,
+        };
+        if !self.can_mint() {
+            return full_result(value);
+        }
+        match serde_json::to_vec(&value) {
+            Ok(body) => self.probe_or_full(value, body).await,
+            Err(error) => self.unserializable(error),
+        }
+    }
+
+    /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
+    /// data_size}`, with a token, without one, or the full result (C6, C12–C14).
+    pub async fn single<T: Serialize + LightKey>(self, out: Result<T, ToolError>) -> CallToolResult {
+        let value = match out {
+            Ok(value) => value,
+            Err(error) => return self.failed(error),
+        };
+        if self.verify {
+            return self.echo(&value);
+        }
+        let status_code = self.status_code();
+        let mut stored_size = None;
+        if self.can_mint() {
+            match self.stash(&value, Origin::SingleWrite).await {
+                Ok((token, size)) => {
+                    let mut key = KeyFields::new();
+                    value.light_key(&mut key);
+                    return envelope(LeanEnvelope::Single { key, status_code, data_size: size, token: Some(token) });
+                }
+                Err(Stash::Unserializable(error)) => return self.unserializable(error),
+                Err(Stash::Refused(size)) => stored_size = Some(size),
+            }
+        }
+        let mut key = KeyFields::new();
+        value.light_key(&mut key);
+        match Outcome::decide(false, key.has_id() && self.retrieve_published) {
+            Outcome::Tokenless => match stored_size.map_or_else(|| data_size(&value), Ok) {
+                Ok(data_size) => envelope(LeanEnvelope::Single { key, status_code, data_size, token: None }),
+                Err(error) => self.unserializable(error),
+            },
+            _ => self.echo(&value),
+        }
+    }
+
+    /// A bulk write's answer: `{accepted, status_code, data_size}` with a
+    /// token or with `ids` — every id, in order, or the full result (C6, C9,
+    /// C14: never a partial `ids` list).
+    pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> CallToolResult {
+        let value = match out {
+            Ok(value) => value,
+            Err(error) => return self.failed(error),
+        };
+        if self.verify {
+            return self.echo(&value);
+        }
+        let status_code = self.status_code();
+        let accepted = value.items().len();
+        let mut stored_size = None;
+        if self.can_mint() {
+            match self.stash(&value, Origin::BulkWrite).await {
+                Ok((token, data_size)) => {
+                    return envelope(LeanEnvelope::Bulk {
+                        accepted,
+                        status_code,
+                        data_size,
+                        reach: BulkReach::Token(token),
+                    });
+                }
+                Err(Stash::Unserializable(error)) => return self.unserializable(error),
+                Err(Stash::Refused(size)) => stored_size = Some(size),
+            }
+        }
+        let ids: Option<Vec<Value>> = if self.retrieve_published {
+            value.items().iter().map(LightKey::light_id).collect()
+        } else {
+            None
+        };
+        match ids {
+            Some(ids) => match stored_size.map_or_else(|| data_size(&value), Ok) {
+                Ok(data_size) => envelope(LeanEnvelope::Bulk {
+                    accepted,
+                    status_code,
+                    data_size,
+                    reach: BulkReach::Ids(ids),
+                }),
+                Err(error) => self.unserializable(error),
+            },
+            None => self.echo(&value),
+        }
+    }
+
+    /// A destroy's answer: `{id, deleted: true, status_code}`, the id taken
+    /// from the call's arguments (C6). `verify: true` answers the function's
+    /// own result instead.
+    pub async fn destroy<T: Serialize>(
+        self,
+        id_name: &'static str,
+        id: Value,
+        out: Result<T, ToolError>,
+    ) -> CallToolResult {
+        let value = match out {
+            Ok(value) => value,
+            Err(error) => return self.failed(error),
+        };
+        if self.verify {
+            return self.echo(&value);
+        }
+        envelope(LeanEnvelope::Destroy { id_name, id, status_code: self.status_code() })
+    }
+
+    fn status_code(&self) -> u16 {
+        match self.tool.kind {
+            ToolKind::Write { status_code, .. } => status_code,
+            ToolKind::Read | ToolKind::Heavy => 200,
+        }
+    }
+
+    /// A token may be minted: the caller's schema discloses continuation and
+    /// there is a store to keep the result in (C11, C15).
+    fn can_mint(&self) -> bool {
+        self.discloses && self.shared.store.is_some()
+    }
+
+    /// Serializes `value` and keeps it in the store under a fresh token.
+    async fn stash<T: Serialize + ?Sized>(&self, value: &T, origin: Origin) -> Result<(Token, usize), Stash> {
+        let body = serde_json::to_vec(value).map_err(Stash::Unserializable)?;
+        let size = body.len();
+        self.keep(body, origin).await.map(|token| (token, size)).ok_or(Stash::Refused(size))
+    }
+
+    /// Keeps `body` under a fresh token, or `None` when that cannot be done;
+    /// the first failure of an outage is logged.
+    async fn keep(&self, body: Vec<u8>, origin: Origin) -> Option<Token> {
+        let store = self.shared.store.as_ref()?;
+        let stored = match Token::mint() {
+            Ok(token) => {
+                let entry = Entry { owner: self.owner.clone(), origin, body: body.into() };
+                store.put(&token, entry).await.map(|()| token).map_err(|e| e.to_string())
+            }
+            Err(error) => Err(format!("no random token could be drawn: {error}")),
+        };
+        match stored {
+            Ok(token) => {
+                if self.shared.store_failing.swap(false, Ordering::Relaxed) {
+                    tracing::info!("the continuation store is taking results again");
+                }
+                Some(token)
+            }
+            Err(error) => {
+                if !self.shared.store_failing.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        %error,
+                        "cannot store a result for continuation; answering without tokens until the store recovers"
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    async fn probe_or_full(&self, value: Value, body: Vec<u8>) -> CallToolResult {
+        let total_size = body.len();
+        match self.keep(body, Origin::Read).await {
+            Some(token) => envelope_map(heavy::probe(&self.owner.tool, &value, total_size, &token)),
+            None => full_result(value),
+        }
+    }
+
+    fn to_value<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<Value, CallToolResult> {
+        match out {
+            Ok(value) => serde_json::to_value(value).map_err(|e| self.unserializable(e)),
+            Err(error) => Err(self.failed(error)),
+        }
+    }
+
+    /// The full result, inline (`verify: true`, or outcome 3).
+    fn echo<T: Serialize + ?Sized>(&self, value: &T) -> CallToolResult {
+        match serde_json::to_value(value) {
+            Ok(value) => full_result(value),
+            Err(error) => self.unserializable(error),
+        }
+    }
+
+    fn failed(&self, error: ToolError) -> CallToolResult {
+        error_result(format!("`{}` failed: {error}", self.tool.name))
+    }
+
+    fn unserializable(&self, error: serde_json::Error) -> CallToolResult {
+        error_result(format!("`{}` returned a result that cannot be serialized as JSON: {error}", self.tool.name))
+    }
+}
+
+enum Stash {
+    Unserializable(serde_json::Error),
+    /// The store could not take it; the result's size is known.
+    Refused(usize),
+}
+
+fn envelope(envelope: LeanEnvelope) -> CallToolResult {
+    envelope_map(envelope.into_json())
+}
+
+fn envelope_map(map: Map<String, Value>) -> CallToolResult {
+    CallToolResult::structured(Value::Object(map))
+}
+
+/// The key a result that is not a JSON object is wrapped under in
+/// `structuredContent`, which MCP requires to be an object (C23). The text
+/// content carries the result unwrapped.
+pub const WRAPPED_RESULT_KEY: &str = "result";
+
+/// A successful result: the JSON as text, and as `structuredContent`
+/// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).
+pub(crate) fn full_result(value: Value) -> CallToolResult {
+    let text = value.to_string();
+    let structured = match value {
+        Value::Object(_) => value,
+        other => {
+            let mut wrapper = Map::new();
+            wrapper.insert(WRAPPED_RESULT_KEY.to_owned(), other);
+            Value::Object(wrapper)
+        }
+    };
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+/// An `isError` result carrying `message`.
+pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
 }

@@ -1,7 +1,43 @@
-//! STUB
-/// The three outcomes.
+//! The disclosure gate: which of the three outcomes a write takes (C11–C15).
+
+/// What a write answers, decided from the published schema and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome { /// 1
- Continuation, /// 2
- Tokenless, /// 3
- Full }
+pub enum Outcome {
+    /// Outcome 1: the schema the caller called discloses continuation and a
+    /// store took the full result — the envelope carries
+    /// `continuation_token`.
+    Continuation,
+    /// Outcome 2: no token may be minted, but the envelope still reaches what
+    /// was written (every identifier present and a retrieve tool published)
+    /// — the same envelope, without the token; nothing is stored.
+    Tokenless,
+    /// Outcome 3: neither — the full result is returned. Never a partial
+    /// `ids` list.
+    Full,
+}
+
+impl Outcome {
+    /// Decides the outcome.
+    ///
+    /// `can_mint` is true when the published schema of the tool the caller
+    /// called (the outer tool, for a dispatcher) discloses continuation *and*
+    /// a store is available; after a store refuses the result, decide again
+    /// with `false` (C15: never an envelope advertising a token that was not
+    /// stored). `reachable` is true when every identifier is present and a
+    /// retrieve tool for the resource is published.
+    ///
+    /// ```
+    /// use mcp_light::Outcome;
+    ///
+    /// assert_eq!(Outcome::decide(true, false), Outcome::Continuation);
+    /// assert_eq!(Outcome::decide(false, true), Outcome::Tokenless);
+    /// assert_eq!(Outcome::decide(false, false), Outcome::Full);
+    /// ```
+    pub const fn decide(can_mint: bool, reachable: bool) -> Outcome {
+        match (can_mint, reachable) {
+            (true, _) => Outcome::Continuation,
+            (false, true) => Outcome::Tokenless,
+            (false, false) => Outcome::Full,
+        }
+    }
+}

@@ -1,9 +1,172 @@
-//! STUB
-use crate::ToolDef;
-/// All tools.
+//! The tools registered in this binary, checked and published (C1, C2, C5).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::{Map, Value};
+
+use crate::error::RegistryError;
+use crate::schema;
+use crate::tool::{ToolDef, ToolKind, WriteKind};
+
+/// Every tool annotated with `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`
+/// anywhere in the binary, gathered by the linker (`linkme`).
+///
+/// Read it through [`Registry::collect`], which checks it.
 #[linkme::distributed_slice]
 pub static TOOLS: [ToolDef];
-/// A registry.
-pub struct Registry {}
-/// A published tool.
-pub struct PublishedTool {}
+
+/// A checked set of tools with their published schemas.
+///
+/// Built once at startup; two tools with one name are refused with an error
+/// naming both functions (C1).
+///
+/// ```
+/// let registry = mcp_light::Registry::collect()?;
+/// for tool in registry.iter() {
+///     println!("{}: {}", tool.name(), tool.def().description);
+/// }
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// ```
+#[derive(Debug)]
+pub struct Registry {
+    tools: Vec<PublishedTool>,
+    index: HashMap<&'static str, usize>,
+}
+
+/// One tool as callers see it: its definition and its published schema.
+#[derive(Debug)]
+pub struct PublishedTool {
+    def: &'static ToolDef,
+    input_schema: Arc<Map<String, Value>>,
+    retrieve_published: bool,
+}
+
+impl Registry {
+    /// Every tool registered in the binary.
+    pub fn collect() -> Result<Registry, RegistryError> {
+        Registry::from_tools(TOOLS.iter())
+    }
+
+    /// A registry of the given tools only (to serve a subset of [`TOOLS`]).
+    pub fn from_tools(
+        defs: impl IntoIterator<Item = &'static ToolDef>,
+    ) -> Result<Registry, RegistryError> {
+        let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
+        // The linker's order is not the source order; sort so that tools/list
+        // and error messages are stable from build to build.
+        defs.sort_by_key(|def| (def.name, def.function));
+        let mut index = HashMap::with_capacity(defs.len());
+        for (i, def) in defs.iter().enumerate() {
+            if let Some(&first) = index.get(def.name) {
+                let first: &ToolDef = defs[first];
+                return Err(RegistryError::DuplicateName {
+                    name: def.name.to_owned(),
+                    first: first.function.to_owned(),
+                    second: def.function.to_owned(),
+                });
+            }
+            index.insert(def.name, i);
+        }
+        let tools = defs
+            .iter()
+            .map(|&def| {
+                let input_schema = schema::publish(def).map_err(|reason| RegistryError::BadSchema {
+                    tool: def.name.to_owned(),
+                    reason,
+                })?;
+                Ok(PublishedTool {
+                    def,
+                    input_schema: Arc::new(input_schema),
+                    retrieve_published: def.retrieve.is_some_and(|r| index.contains_key(r)),
+                })
+            })
+            .collect::<Result<_, RegistryError>>()?;
+        Ok(Registry { tools, index })
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&PublishedTool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// The tools, sorted by name.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &PublishedTool> {
+        self.tools.iter()
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The tool names, comma-separated, for error messages.
+    pub(crate) fn names(&self) -> String {
+        self.tools.iter().map(|t| t.def.name).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl PublishedTool {
+    /// The definition the function registered.
+    pub fn def(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// The input schema `tools/list` publishes.
+    pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
+        &self.input_schema
+    }
+
+    /// Whether the published schema gives the caller a slot to send a
+    /// continuation token back (C11), read from the schema itself.
+    pub fn discloses_continuation(&self) -> bool {
+        schema::discloses_continuation(&self.input_schema)
+    }
+
+    /// Whether the retrieve tool this write names is served beside it (C13).
+    pub fn retrieve_published(&self) -> bool {
+        self.retrieve_published
+    }
+
+    /// The MCP annotations the macro's knowledge implies (C5).
+    pub fn annotations(&self) -> ToolAnnotations {
+        let mut annotations = ToolAnnotations::default();
+        match self.def.kind {
+            ToolKind::Read | ToolKind::Heavy => annotations.read_only_hint = Some(true),
+            ToolKind::Write { kind, .. } => {
+                annotations.read_only_hint = Some(false);
+                annotations.destructive_hint = Some(kind == WriteKind::Destroy);
+                annotations.idempotent_hint = Some(matches!(
+                    kind,
+                    WriteKind::Update | WriteKind::BulkUpdate | WriteKind::Destroy
+                ));
+            }
+        }
+        annotations
+    }
+
+    /// The tool as `tools/list` describes it.
+    pub fn to_tool(&self) -> Tool {
+        let mut tool = Tool::new(
+            self.def.name,
+            self.def.description,
+            Arc::clone(&self.input_schema),
+        );
+        if self.def.description.is_empty() {
+            tool.description = None;
+        }
+        tool.annotations = Some(self.annotations());
+        tool
+    }
+}

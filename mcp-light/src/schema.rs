@@ -1,5 +1,285 @@
-//! STUB
-/// generate
-pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema { schemars::SchemaGenerator::default().into_root_schema_for::<A>() }
-/// Whether a schema discloses continuation.
-pub fn discloses_continuation(schema: &serde_json::Map<String, serde_json::Value>) -> bool { schema.get("properties").and_then(|p| p.get("continuation_token")).is_some() }
+//! Published input schemas (C2, C3, C11, C16, C26).
+//!
+//! A tool's parameters are described by schemars; this module turns that into
+//! the schema a caller sees: compact (no `$schema`, no titles, `$defs` only
+//! for types used more than once), with `verify` on writes and the
+//! negotiation fields on heavy reads. The published schema is also the one
+//! artifact that decides whether a token may be minted.
+
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value, json};
+
+use crate::heavy;
+use crate::tool::{ToolDef, ToolKind};
+
+/// The property `#[mcp_light]` adds to every write schema.
+pub(crate) const VERIFY: &str = "verify";
+
+/// The property whose presence means a schema discloses continuation.
+pub(crate) const CONTINUATION_TOKEN: &str = "continuation_token";
+
+/// Generates the raw schema of a tool's argument struct.
+pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {
+    SchemaSettings::draft2020_12()
+        .with(|settings| settings.meta_schema = None)
+        .into_generator()
+        .into_root_schema_for::<A>()
+}
+
+/// Whether `schema` gives a caller a legal slot to send a continuation token
+/// back: its `properties` contain `continuation_token` (C11).
+///
+/// This is the only test mcp-light applies before minting a token, and it
+/// reads the very schema published in `tools/list`.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let heavy = json!({"type": "object", "properties": {"continuation_token": {"type": "string"}}});
+/// let plain = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+/// assert!(mcp_light::discloses_continuation(heavy.as_object().unwrap()));
+/// assert!(!mcp_light::discloses_continuation(plain.as_object().unwrap()));
+/// ```
+pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| properties.contains_key(CONTINUATION_TOKEN))
+}
+
+/// The schema `tools/list` publishes for `def`.
+pub(crate) fn publish(def: &ToolDef) -> Result<Map<String, Value>, String> {
+    let mut schema = match (def.params_schema)().to_value() {
+        Value::Object(schema) => schema,
+        other => return Err(format!("expected a JSON object, got `{other}`")),
+    };
+    compact(&mut schema);
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("its `type` is not \"object\"".to_owned());
+    }
+    let properties = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or("its `properties` is not an object")?;
+    match def.kind {
+        ToolKind::Write { .. } => {
+            properties.insert(VERIFY.to_owned(), verify_property());
+        }
+        ToolKind::Heavy => properties.extend(heavy::negotiation_properties()),
+        ToolKind::Read => {}
+    }
+    Ok(schema)
+}
+
+/// `verify: {"type": "boolean", "default": false}` (C3), in a few words.
+pub(crate) fn verify_property() -> Value {
+    json!({
+        "type": "boolean",
+        "default": false,
+        "description": "Answer the full result instead of a lean envelope."
+    })
+}
+
+/// Makes a generated schema cheap to read (C26): drops `$schema` and every
+/// `title`, and inlines each `$defs` entry referenced exactly once.
+pub(crate) fn compact(schema: &mut Map<String, Value>) {
+    schema.remove("$schema");
+    inline_single_use_defs(schema);
+    strip_titles(schema);
+}
+
+fn inline_single_use_defs(root: &mut Map<String, Value>) {
+    let Some(Value::Object(mut defs)) = root.remove("$defs") else {
+        return;
+    };
+    // Inlining moves a reference, never copies it, so counts taken once stay
+    // true; repeat until nothing single-use is left (defs referring to defs).
+    loop {
+        let mut counts = std::collections::HashMap::<String, usize>::new();
+        count_refs(&Value::Object(root.clone()), &mut counts);
+        for def in defs.values() {
+            count_refs(def, &mut counts);
+        }
+        let single: Vec<String> = defs
+            .keys()
+            .filter(|name| counts.get(*name) == Some(&1) && !refers_to(&defs[*name], name))
+            .cloned()
+            .collect();
+        if single.is_empty() {
+            break;
+        }
+        for name in single {
+            let Some(def) = defs.remove(&name) else { continue };
+            let mut target = def;
+            let mut done = replace_ref(root, &name, &mut target);
+            if !done {
+                for other in defs.values_mut() {
+                    if let Value::Object(other) = other
+                        && replace_ref(other, &name, &mut target)
+                    {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            debug_assert!(done, "a counted reference to {name} was not found");
+        }
+    }
+    if !defs.is_empty() {
+        root.insert("$defs".to_owned(), Value::Object(defs));
+    }
+}
+
+fn ref_name(value: &Map<String, Value>) -> Option<&str> {
+    value
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+}
+
+fn count_refs(value: &Value, counts: &mut std::collections::HashMap<String, usize>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = ref_name(map) {
+                *counts.entry(name.to_owned()).or_default() += 1;
+            }
+            map.values().for_each(|v| count_refs(v, counts));
+        }
+        Value::Array(items) => items.iter().for_each(|v| count_refs(v, counts)),
+        _ => {}
+    }
+}
+
+fn refers_to(value: &Value, name: &str) -> bool {
+    let mut counts = std::collections::HashMap::new();
+    count_refs(value, &mut counts);
+    counts.contains_key(name)
+}
+
+/// Replaces the one `{"$ref": "#/$defs/<name>", ...}` under `map` with the
+/// definition, keeping keys that sat beside the `$ref` (a description).
+fn replace_ref(map: &mut Map<String, Value>, name: &str, def: &mut Value) -> bool {
+    if ref_name(map) == Some(name) {
+        let beside: Map<String, Value> = std::mem::take(map)
+            .into_iter()
+            .filter(|(k, _)| k != "$ref")
+            .collect();
+        if let Value::Object(def) = std::mem::take(def) {
+            *map = def;
+        }
+        map.extend(beside);
+        return true;
+    }
+    for value in map.values_mut() {
+        if replace_in(value, name, def) {
+            return true;
+        }
+    }
+    false
+}
+
+fn replace_in(value: &mut Value, name: &str, def: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => replace_ref(map, name, def),
+        Value::Array(items) => items.iter_mut().any(|v| replace_in(v, name, def)),
+        _ => false,
+    }
+}
+
+/// Removes `title` from every schema object. Only schema positions are
+/// visited, so a property *named* `title` survives.
+fn strip_titles(schema: &mut Map<String, Value>) {
+    if matches!(schema.get("title"), Some(Value::String(_))) {
+        schema.remove("title");
+    }
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "patternProperties" | "$defs" | "dependentSchemas", Value::Object(map)) => {
+                for sub in map.values_mut() {
+                    if let Value::Object(sub) = sub {
+                        strip_titles(sub);
+                    }
+                }
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
+                for sub in items {
+                    if let Value::Object(sub) = sub {
+                        strip_titles(sub);
+                    }
+                }
+            }
+            (
+                "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains"
+                | "propertyNames" | "unevaluatedItems" | "unevaluatedProperties",
+                Value::Object(sub),
+            ) => strip_titles(sub),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compacted(value: Value) -> Value {
+        let Value::Object(mut map) = value else { unreachable!() };
+        compact(&mut map);
+        Value::Object(map)
+    }
+
+    #[test]
+    fn single_use_defs_are_inlined_and_repeated_ones_kept() {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {
+                "device": {"$ref": "#/$defs/NewDevice", "description": "The device."},
+                "a": {"$ref": "#/$defs/Site"},
+                "b": {"$ref": "#/$defs/Site"}
+            },
+            "$defs": {
+                "NewDevice": {"title": "NewDevice", "type": "object", "properties": {"title": {"type": "string"}}},
+                "Site": {"type": "string"}
+            }
+        });
+        assert_eq!(
+            compacted(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "device": {"type": "object", "properties": {"title": {"type": "string"}}, "description": "The device."},
+                    "a": {"$ref": "#/$defs/Site"},
+                    "b": {"$ref": "#/$defs/Site"}
+                },
+                "$defs": {"Site": {"type": "string"}}
+            })
+        );
+    }
+
+    #[test]
+    fn nested_single_use_defs_are_inlined_all_the_way() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}}, "B": {"type": "integer"}}
+        });
+        assert_eq!(
+            compacted(schema),
+            json!({"type": "object", "properties": {"x": {"type": "object", "properties": {"b": {"type": "integer"}}}}})
+        );
+    }
+
+    #[test]
+    fn recursive_defs_stay_defs() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
+        });
+        let out = compacted(schema.clone());
+        assert_eq!(out, schema);
+    }
+}

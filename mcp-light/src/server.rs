@@ -1,11 +1,295 @@
-//! STUB
-use crate::{Caller, RegistryError};
+//! The transport-free server: a registry, the host's state, a continuation
+//! store, and the one call path every transport uses.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::task::{Context as TaskContext, Poll};
+
 use rmcp::model::CallToolResult;
-/// A server.
-pub struct Server {}
+use serde_json::{Map, Value};
+
+use crate::context::StateMap;
+use crate::heavy::{self, HeavyConfig};
+use crate::invoke::{Invocation, Responder, Shared, error_result};
+use crate::registry::PublishedTool;
+use crate::schema::{CONTINUATION_TOKEN, VERIFY};
+use crate::store::{ContinuationStore, MemoryStore, Owner};
+use crate::token::Token;
+use crate::{Caller, Context, Registry, RegistryError};
+
+/// A set of tools ready to be called: the registry, the host's state and a
+/// continuation store.
+///
+/// [`Server::call`] is the whole protocol-facing surface: a tool name, JSON
+/// arguments and a caller in, the MCP tool result out. Transports are thin
+/// layers over it, and tests need none.
+///
+/// ```
+/// use mcp_light::prelude::*;
+///
+/// /// Says hello.
+/// #[mcp_tool]
+/// fn greet(name: String) -> String {
+///     format!("hello, {name}")
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = Server::from_registry()?;
+/// let result = server.call("greet", serde_json::json!({"name": "edge"}), Caller::Anonymous).await;
+/// assert_eq!(result.is_error, Some(false));
+/// assert_eq!(result.structured_content.unwrap(), serde_json::json!({"result": "hello, edge"}));
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    registry: Arc<Registry>,
+    state: Arc<StateMap>,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("tools", &self.registry.len())
+            .field("state", &self.state)
+            .field("store", &self.shared.store.is_some())
+            .field("heavy", &self.shared.heavy)
+            .finish()
+    }
+}
+
 impl Server {
-    /// From registry.
-    pub fn from_registry() -> Result<Server, RegistryError> { Ok(Server {}) }
-    /// Calls a tool.
-    pub async fn call(&self, tool: &str, args: serde_json::Value, caller: Caller) -> CallToolResult { let _ = (tool, args, caller); todo!() }
+    /// A server for every tool registered in the binary, with an in-memory
+    /// continuation store ([`MemoryStore::default`]).
+    pub fn from_registry() -> Result<Server, RegistryError> {
+        Ok(Server::new(Registry::collect()?))
+    }
+
+    /// A server for `registry`, with an in-memory continuation store.
+    pub fn new(registry: Registry) -> Server {
+        Server {
+            registry: Arc::new(registry),
+            state: Arc::new(StateMap::default()),
+            shared: Arc::new(Shared {
+                store: Some(Arc::new(MemoryStore::default())),
+                heavy: HeavyConfig::default(),
+                store_failing: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Hands `value` to every tool, which reads it with
+    /// [`Context::state`]. One value per type; a second of the same type
+    /// replaces the first.
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
+        Arc::make_mut(&mut self.state).insert(value);
+        self
+    }
+
+    /// Keeps continuation results in `store` instead of the default
+    /// in-memory one.
+    pub fn with_store(self, store: impl ContinuationStore) -> Server {
+        self.with_shared_store(Some(Arc::new(store)))
+    }
+
+    /// Keeps continuation results in a store shared with other servers, or
+    /// in none: without a store no token is ever minted, writes answer
+    /// token-free envelopes or full results and heavy reads answer whole
+    /// (C15).
+    pub fn with_shared_store(mut self, store: Option<Arc<dyn ContinuationStore>>) -> Server {
+        self.shared_mut().store = store;
+        self
+    }
+
+    /// Sets page sizes and the size backstop of heavy reads.
+    pub fn with_heavy_config(mut self, config: HeavyConfig) -> Server {
+        self.shared_mut().heavy = config;
+        self
+    }
+
+    fn shared_mut(&mut self) -> &mut Shared {
+        if Arc::get_mut(&mut self.shared).is_none() {
+            let shared = Shared {
+                store: self.shared.store.clone(),
+                heavy: self.shared.heavy.clone(),
+                store_failing: AtomicBool::new(false),
+            };
+            self.shared = Arc::new(shared);
+        }
+        Arc::get_mut(&mut self.shared).expect("a fresh Arc is unique")
+    }
+
+    /// The tools this server serves.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Calls `tool` with `arguments` (a JSON object, or `null` for none) on
+    /// behalf of `caller`.
+    ///
+    /// Never panics and never fails: bad arguments, an unknown tool, a tool
+    /// that returns `Err` or panics, and a refused continuation token all
+    /// answer an `isError` result that says what is wrong (C24).
+    pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+        let Some(published) = self.registry.get(tool) else {
+            return error_result(format!(
+                "unknown tool `{tool}`; this server has: {}",
+                self.registry.names()
+            ));
+        };
+        let args = match arguments {
+            Value::Object(args) => args,
+            Value::Null => Map::new(),
+            other => {
+                return error_result(format!(
+                    "the arguments of `{tool}` must be a JSON object, not {}",
+                    json_kind(&other)
+                ));
+            }
+        };
+        let owner = Owner { caller: caller.identity(), tool: tool.to_owned() };
+        self.run(published, published.discloses_continuation(), owner, args, caller).await
+    }
+
+    /// Runs `tool` for a caller who called the tool `owner.tool`, whose
+    /// published schema `discloses` continuation or not. The flat path and a
+    /// dispatcher differ only in these two.
+    pub(crate) async fn run(
+        &self,
+        tool: &PublishedTool,
+        discloses: bool,
+        owner: Owner,
+        mut args: Map<String, Value>,
+        caller: Caller,
+    ) -> CallToolResult {
+        if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
+            return self.redeem(&owner, token, args).await;
+        }
+        let def = tool.def();
+        // `verify` is taken off every call: a write honors it, a read ignores
+        // it (C3).
+        let verify = match args.remove(VERIFY) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(verify)) => verify,
+            Some(other) if def.kind.is_write() => {
+                return error_result(format!(
+                    "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
+                    def.name
+                ));
+            }
+            Some(_) => false,
+        };
+        if def.kind.is_heavy() {
+            // A first call has nothing to negotiate yet; the fields only
+            // matter when a token comes back.
+            if let Err(error) = heavy::take_negotiation(&mut args, &self.shared.heavy) {
+                return error_result(format!("invalid arguments for `{}`: {error}", def.name));
+            }
+        }
+        let invocation = Invocation {
+            ctx: Context::new(Arc::clone(&self.state), caller),
+            args,
+            responder: Responder {
+                shared: Arc::clone(&self.shared),
+                tool: def,
+                owner,
+                discloses,
+                retrieve_published: tool.retrieve_published(),
+                verify,
+            },
+        };
+        match CatchUnwind((def.invoke)(invocation)).await {
+            Ok(result) => result,
+            Err(panic) => {
+                let message = panic_message(panic.as_ref());
+                tracing::error!(tool = def.name, %message, "tool panicked");
+                error_result(format!("`{}` failed: it panicked: {message}", def.name))
+            }
+        }
+    }
+
+    /// Serves a stored result; the tool is never run (C17).
+    async fn redeem(&self, owner: &Owner, token: Value, mut args: Map<String, Value>) -> CallToolResult {
+        let tool = &owner.tool;
+        let start_again = format!("start again by calling `{tool}` without `continuation_token`");
+        let negotiation = match heavy::take_negotiation(&mut args, &self.shared.heavy) {
+            Ok(negotiation) => negotiation,
+            Err(error) => return error_result(format!("invalid arguments for `{tool}`: {error}")),
+        };
+        let Some(token) = token.as_str().and_then(Token::parse) else {
+            return error_result(format!(
+                "`continuation_token` must be the token string a previous answer of `{tool}` gave; {start_again}"
+            ));
+        };
+        let Some(store) = &self.shared.store else {
+            return error_result(format!("this server keeps no continuation store, so no token redeems; {start_again}"));
+        };
+        let entry = match store.get(&token).await {
+            Ok(Some(entry)) => entry,
+            Ok(None) => {
+                return error_result(format!(
+                    "this continuation token is unknown or has expired; {start_again} \
+                     (after a write, read what was written with its retrieve tool instead of repeating the write)"
+                ));
+            }
+            Err(error) => {
+                return error_result(format!("{error}; try again shortly, or {start_again}"));
+            }
+        };
+        if &entry.owner != owner {
+            return error_result(format!(
+                "this continuation token was issued to another caller or through another tool, \
+                 so `{tool}` will not redeem it; {start_again}"
+            ));
+        }
+        let value: Value = match serde_json::from_slice(&entry.body) {
+            Ok(value) => value,
+            Err(error) => return error_result(format!("the stored result is damaged ({error}); {start_again}")),
+        };
+        match heavy::serve(value, entry.origin, &negotiation, &self.shared.heavy) {
+            Ok(value) => crate::invoke::full_result(value),
+            Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
+        }
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned())
+}
+
+/// Turns a panic inside a tool's future into an error the caller sees, so
+/// one bad tool cannot take the server down (C24).
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
 }
