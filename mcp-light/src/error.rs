@@ -91,6 +91,31 @@ pub enum RegistryError {
         /// The path of the other function.
         second: String,
     },
+    /// A dispatcher was given the name of a registered tool.
+    #[error("the dispatcher name `{name}` is already the name of the tool `{function}`; pick another name")]
+    DispatcherNameTaken {
+        /// The name both claim.
+        name: String,
+        /// The function registered under it.
+        function: String,
+    },
+    /// Two tools claim one resource and action, so a dispatcher cannot route.
+    #[error(
+        "dispatcher `{dispatcher}` cannot route resource `{resource}` action `{action}`: \
+         both `{first}` and `{second}` claim it; give one of them another `action = \"...\"`"
+    )]
+    AmbiguousRoute {
+        /// The dispatcher.
+        dispatcher: String,
+        /// The resource.
+        resource: String,
+        /// The action.
+        action: String,
+        /// The function seen first.
+        first: String,
+        /// The other function.
+        second: String,
+    },
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]
     BadSchema {

@@ -57,6 +57,7 @@
 #![warn(missing_docs)]
 
 mod context;
+mod dispatch;
 mod envelope;
 mod error;
 mod invoke;
@@ -75,6 +76,7 @@ pub mod token;
 pub mod __private;
 
 pub use context::{Caller, Context};
+pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
 pub use light_key::{BulkResult, KeyFields, LightKey};

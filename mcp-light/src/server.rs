@@ -13,6 +13,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
 use crate::context::StateMap;
+use crate::dispatch::Dispatcher;
 use crate::heavy::{self, HeavyConfig};
 use crate::invoke::{Invocation, Responder, Shared, error_result};
 use crate::registry::PublishedTool;
@@ -48,6 +49,7 @@ use crate::{Caller, Context, Registry, RegistryError};
 #[derive(Clone)]
 pub struct Server {
     registry: Arc<Registry>,
+    dispatchers: Arc<Vec<Dispatcher>>,
     state: Arc<StateMap>,
     shared: Arc<Shared>,
 }
@@ -56,6 +58,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("tools", &self.registry.len())
+            .field("dispatchers", &self.dispatchers.iter().map(Dispatcher::name).collect::<Vec<_>>())
             .field("state", &self.state)
             .field("store", &self.shared.store.is_some())
             .field("heavy", &self.shared.heavy)
@@ -74,6 +77,7 @@ impl Server {
     pub fn new(registry: Registry) -> Server {
         Server {
             registry: Arc::new(registry),
+            dispatchers: Arc::new(Vec::new()),
             state: Arc::new(StateMap::default()),
             shared: Arc::new(Shared {
                 store: Some(Arc::new(MemoryStore::default())),
@@ -89,6 +93,43 @@ impl Server {
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
         Arc::make_mut(&mut self.state).insert(value);
         self
+    }
+
+    /// Adds a group dispatcher named `name` (C22): one tool taking
+    /// `resource`, `action`, `params`, a top-level `verify` and the
+    /// negotiation fields, routed to every registered tool that has a
+    /// resource and an action. Its schema discloses continuation, so routed
+    /// writes answer envelopes with a continuation token.
+    ///
+    /// Fails when `name` is taken or two tools claim one resource and action.
+    pub fn with_dispatcher(mut self, name: impl Into<String>) -> Result<Server, RegistryError> {
+        let dispatcher = Dispatcher::build(name.into(), &self.registry)?;
+        if self.dispatcher(dispatcher.name()).is_some() {
+            return Err(RegistryError::DuplicateName {
+                name: dispatcher.name().to_owned(),
+                first: "a dispatcher".to_owned(),
+                second: "another dispatcher".to_owned(),
+            });
+        }
+        Arc::make_mut(&mut self.dispatchers).push(dispatcher);
+        Ok(self)
+    }
+
+    /// The dispatcher named `name`.
+    pub fn dispatcher(&self, name: &str) -> Option<&Dispatcher> {
+        self.dispatchers.iter().find(|d| d.name() == name)
+    }
+
+    /// The dispatchers, in the order they were added.
+    pub fn dispatchers(&self) -> &[Dispatcher] {
+        &self.dispatchers
+    }
+
+    /// Every tool `tools/list` shows: the registered tools, then the
+    /// dispatchers.
+    pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
+        let tools = self.registry.iter().map(PublishedTool::to_tool);
+        tools.chain(self.dispatchers.iter().map(Dispatcher::to_tool)).collect()
     }
 
     /// Keeps continuation results in `store` instead of the default
@@ -136,12 +177,6 @@ impl Server {
     /// that returns `Err` or panics, and a refused continuation token all
     /// answer an `isError` result that says what is wrong (C24).
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
-        let Some(published) = self.registry.get(tool) else {
-            return error_result(format!(
-                "unknown tool `{tool}`; this server has: {}",
-                self.registry.names()
-            ));
-        };
         let args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
@@ -153,6 +188,29 @@ impl Server {
             }
         };
         let owner = Owner { caller: caller.identity(), tool: tool.to_owned() };
+        if let Some(dispatcher) = self.dispatcher(tool) {
+            let discloses = dispatcher.discloses_continuation();
+            if discloses && let Some(token) = args.get(CONTINUATION_TOKEN).cloned() {
+                let mut args = args;
+                args.remove(CONTINUATION_TOKEN);
+                args.remove("resource");
+                args.remove("action");
+                args.remove("params");
+                return self.redeem(&owner, token, args).await;
+            }
+            return match dispatcher.route(&self.registry, args) {
+                Ok((routed, args)) => self.run(routed, discloses, owner, args, caller).await,
+                Err(message) => error_result(message),
+            };
+        }
+        let Some(published) = self.registry.get(tool) else {
+            let mut names = self.registry.names();
+            for dispatcher in self.dispatchers.iter() {
+                names.push_str(", ");
+                names.push_str(dispatcher.name());
+            }
+            return error_result(format!("unknown tool `{tool}`; this server has: {names}"));
+        };
         self.run(published, published.discloses_continuation(), owner, args, caller).await
     }
 

@@ -1,0 +1,173 @@
+//! Group dispatchers (C22): one published tool that routes `resource` and
+//! `action` to the registered tools.
+//!
+//! A dispatcher's schema carries `continuation_token`, so writes routed
+//! through it take outcome 1; everything else — envelope, outcome decision,
+//! redemption — is the flat path's own code, consulted with the
+//! dispatcher's schema instead of the tool's.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::{Map, Value, json};
+
+use crate::error::RegistryError;
+use crate::heavy;
+use crate::registry::{PublishedTool, Registry};
+use crate::schema::{self, VERIFY};
+
+/// The top-level field naming the resource.
+const RESOURCE: &str = "resource";
+/// The top-level field naming the action.
+const ACTION: &str = "action";
+/// The top-level field carrying the routed tool's arguments.
+const PARAMS: &str = "params";
+
+/// One tool that reaches many: `{resource, action, params, verify, ...}`.
+///
+/// Build it with [`Server::with_dispatcher`](crate::Server::with_dispatcher).
+#[derive(Debug, Clone)]
+pub struct Dispatcher {
+    name: String,
+    description: String,
+    input_schema: Arc<Map<String, Value>>,
+    /// resource → action → tool name.
+    routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
+}
+
+impl Dispatcher {
+    /// A dispatcher named `name` over every tool of `registry` that has both
+    /// a resource and an action.
+    pub(crate) fn build(name: String, registry: &Registry) -> Result<Dispatcher, RegistryError> {
+        if let Some(tool) = registry.get(&name) {
+            return Err(RegistryError::DispatcherNameTaken {
+                name,
+                function: tool.def().function.to_owned(),
+            });
+        }
+        let mut routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>> = BTreeMap::new();
+        for tool in registry.iter() {
+            let def = tool.def();
+            let (Some(resource), Some(action)) = (def.resource, def.action) else {
+                continue;
+            };
+            if let Some(first) = routes.entry(resource).or_default().insert(action, def.name) {
+                return Err(RegistryError::AmbiguousRoute {
+                    dispatcher: name,
+                    resource: resource.to_owned(),
+                    action: action.to_owned(),
+                    first: registry.get(first).map_or(first, |t| t.def().function).to_owned(),
+                    second: def.function.to_owned(),
+                });
+            }
+        }
+        let description = describe(&routes);
+        let input_schema = Arc::new(input_schema(&routes));
+        Ok(Dispatcher { name, description, input_schema, routes })
+    }
+
+    /// The dispatcher's tool name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The input schema `tools/list` publishes for it.
+    pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
+        &self.input_schema
+    }
+
+    /// Whether its published schema discloses continuation (C11) — it does,
+    /// by construction; read from the schema like any tool's.
+    pub fn discloses_continuation(&self) -> bool {
+        schema::discloses_continuation(&self.input_schema)
+    }
+
+    /// The tool as `tools/list` describes it.
+    pub fn to_tool(&self) -> Tool {
+        let mut tool = Tool::new(self.name.clone(), self.description.clone(), Arc::clone(&self.input_schema));
+        // It reaches writes and destroys, so it claims no read-only hint.
+        let mut annotations = ToolAnnotations::default();
+        annotations.read_only_hint = Some(false);
+        tool.annotations = Some(annotations);
+        tool
+    }
+
+    /// Picks the tool a call is for and turns the call's arguments into that
+    /// tool's: `params`, plus `verify` and the negotiation fields from the
+    /// top level.
+    pub(crate) fn route<'r>(
+        &self,
+        registry: &'r Registry,
+        mut args: Map<String, Value>,
+    ) -> Result<(&'r PublishedTool, Map<String, Value>), String> {
+        let name = &self.name;
+        let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
+        let resource = match args.remove(RESOURCE) {
+            Some(Value::String(resource)) => resource,
+            None => return Err(format!("`{name}` needs `{RESOURCE}`, one of: {}", resources())),
+            Some(other) => return Err(format!("`{RESOURCE}` must be a string, one of: {}; got {other}", resources())),
+        };
+        let Some(actions) = self.routes.get(resource.as_str()) else {
+            return Err(format!("unknown resource `{resource}` for `{name}`; resources: {}", resources()));
+        };
+        let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
+        let action = match args.remove(ACTION) {
+            Some(Value::String(action)) => action,
+            None => return Err(format!("`{name}` needs `{ACTION}`; for `{resource}` one of: {}", action_list())),
+            Some(other) => return Err(format!("`{ACTION}` must be a string; for `{resource}` one of: {}; got {other}", action_list())),
+        };
+        let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
+            return Err(format!("unknown action `{action}` for resource `{resource}`; actions: {}", action_list()));
+        };
+        let mut routed = match args.remove(PARAMS) {
+            Some(Value::Object(params)) => params,
+            None | Some(Value::Null) => Map::new(),
+            Some(other) => return Err(format!("`{PARAMS}` must be a JSON object of the action's arguments; got {other}")),
+        };
+        for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
+            if let Some(value) = args.remove(field) {
+                routed.insert(field.to_owned(), value);
+            }
+        }
+        if let Some(unknown) = args.keys().next() {
+            return Err(format!(
+                "unknown field `{unknown}` for `{name}`; the top level takes {RESOURCE}, {ACTION}, {PARAMS}, {VERIFY} and {}, and the action's arguments go in `{PARAMS}`",
+                heavy::NEGOTIATION_FIELDS.join(", ")
+            ));
+        }
+        Ok((tool, routed))
+    }
+}
+
+fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> String {
+    let per_resource: Vec<String> = routes
+        .iter()
+        .map(|(resource, actions)| {
+            let actions: Vec<&str> = actions.keys().copied().collect();
+            format!("{resource}: {}", actions.join(", "))
+        })
+        .collect();
+    format!(
+        "Runs an action on a resource ({}). `params` holds the action's arguments.",
+        per_resource.join("; ")
+    )
+}
+
+fn input_schema(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> Map<String, Value> {
+    let resources: Vec<&str> = routes.keys().copied().collect();
+    let mut actions: Vec<&str> = routes.values().flat_map(|a| a.keys().copied()).collect();
+    actions.sort_unstable();
+    actions.dedup();
+    let mut properties = Map::new();
+    properties.insert(RESOURCE.into(), json!({"type": "string", "enum": resources}));
+    properties.insert(ACTION.into(), json!({"type": "string", "enum": actions}));
+    properties.insert(PARAMS.into(), json!({"type": "object"}));
+    properties.insert(VERIFY.into(), schema::verify_property());
+    properties.extend(heavy::negotiation_properties());
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("additionalProperties".into(), false.into());
+    schema
+}
