@@ -43,8 +43,8 @@ pub(crate) struct StateMap {
 }
 
 impl StateMap {
-    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
     }
 }
 

@@ -90,7 +90,13 @@ impl Server {
     /// Hands `value` to every tool, which reads it with
     /// [`Context::state`]. One value per type; a second of the same type
     /// replaces the first.
-    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Server {
+    pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Server {
+        self.with_shared_state(Arc::new(value))
+    }
+
+    /// Like [`Server::with_state`], for a value the host keeps a handle on
+    /// too: tools still read it as `ctx.state::<T>()`.
+    pub fn with_shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Server {
         Arc::make_mut(&mut self.state).insert(value);
         self
     }

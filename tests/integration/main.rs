@@ -1,1 +1,8 @@
-//! Integration tests of mcp-light.
+//! Integration tests of mcp-light: tools declared with the macros, called
+//! through [`mcp_light::Server::call`] with no transport.
+
+mod bad_input;
+mod dispatch;
+mod fixtures;
+mod registry;
+mod write_path;

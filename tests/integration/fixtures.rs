@@ -1,0 +1,272 @@
+//! Tools the tests call: a small device inventory kept in memory.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_light::store::{BoxFuture, ContinuationStore, Entry, StoreError};
+use mcp_light::token::Token;
+use mcp_light::{CallToolResult, MemoryStore, prelude::*};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// A device as the inventory answers it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, LightKey)]
+#[light_key(site_slug, role)]
+pub struct Device {
+    pub id: Uuid,
+    pub url: String,
+    pub name: String,
+    pub site_slug: String,
+    pub role: String,
+    pub serial: String,
+    pub comments: String,
+}
+
+/// What a caller sends to create a device.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewDevice {
+    pub name: String,
+    pub site_slug: String,
+    pub role: String,
+    #[serde(default)]
+    pub serial: String,
+}
+
+/// A record whose identifier is serialized under another name.
+#[derive(Debug, Clone, Serialize, JsonSchema, LightKey)]
+#[serde(rename_all = "camelCase")]
+#[light_key(site_slug)]
+pub struct Renamed {
+    #[serde(rename = "pk")]
+    pub key: u64,
+    pub display: String,
+    pub site_slug: String,
+    pub long_text: String,
+}
+
+/// A record with no identifier at all.
+#[derive(Debug, Clone, Serialize, JsonSchema, LightKey)]
+pub struct Receipt {
+    pub name: String,
+    pub lines: Vec<String>,
+}
+
+/// The inventory the tools share, and how often each ran.
+#[derive(Default)]
+pub struct Inventory {
+    pub devices: Mutex<Vec<Device>>,
+    pub runs: AtomicUsize,
+}
+
+impl Inventory {
+    fn add(&self, new: NewDevice) -> Device {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        let id = Uuid::new_v4();
+        let device = Device {
+            id,
+            url: format!("/api/dcim/devices/{id}/"),
+            name: new.name,
+            site_slug: new.site_slug,
+            role: new.role,
+            serial: new.serial,
+            comments: "racked and cabled; awaiting burn-in".repeat(4),
+        };
+        self.devices.lock().unwrap().push(device.clone());
+        device
+    }
+}
+
+/// Fetch one device by id.
+#[mcp_tool(resource = "device", action = "retrieve")]
+pub fn device_get(ctx: &Context, id: Uuid) -> Result<Device, ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    let devices = inventory.devices.lock().unwrap();
+    devices
+        .iter()
+        .find(|d| d.id == id)
+        .cloned()
+        .ok_or_else(|| ToolError::new(format!("no device with id {id}")))
+}
+
+/// Create one device.
+#[mcp_light(create, resource = "device", retrieve = device_get)]
+pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, ToolError> {
+    Ok(ctx.state::<Inventory>()?.add(device))
+}
+
+/// Create many devices at once.
+#[mcp_light(bulk_create, resource = "device", retrieve = device_get)]
+pub async fn device_bulk_create(ctx: &Context, devices: Vec<NewDevice>) -> Result<Vec<Device>, ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    Ok(devices.into_iter().map(|d| inventory.add(d)).collect())
+}
+
+/// Rename a device.
+#[mcp_light(partial_update, resource = "device", retrieve = device_get)]
+pub fn device_rename(ctx: &Context, id: Uuid, name: String) -> Result<Device, ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    inventory.runs.fetch_add(1, Ordering::SeqCst);
+    let mut devices = inventory.devices.lock().unwrap();
+    let device = devices
+        .iter_mut()
+        .find(|d| d.id == id)
+        .ok_or_else(|| ToolError::new(format!("no device with id {id}")))?;
+    device.name = name;
+    Ok(device.clone())
+}
+
+/// Delete a device.
+#[mcp_light(destroy, resource = "device")]
+pub fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    let mut devices = inventory.devices.lock().unwrap();
+    let before = devices.len();
+    devices.retain(|d| d.id != id);
+    if devices.len() == before {
+        return Err(ToolError::new(format!("no device with id {id}")));
+    }
+    Ok(())
+}
+
+/// Create a device but publish no retrieve tool for it.
+#[mcp_light(create, resource = "gadget")]
+pub fn gadget_create(ctx: &Context, device: NewDevice) -> Result<Device, ToolError> {
+    Ok(ctx.state::<Inventory>()?.add(device))
+}
+
+/// Fetch one renamed record.
+#[mcp_tool(resource = "renamed", action = "retrieve")]
+pub fn renamed_get(pk: u64) -> Renamed {
+    renamed(pk)
+}
+
+/// Create a record whose id is serialized as `pk`.
+#[mcp_light(create, resource = "renamed", retrieve = renamed_get)]
+pub fn renamed_create(pk: u64) -> Renamed {
+    renamed(pk)
+}
+
+fn renamed(pk: u64) -> Renamed {
+    Renamed { key: pk, display: format!("record {pk}"), site_slug: "hq".into(), long_text: "x".repeat(300) }
+}
+
+/// Fetch any record as dynamic JSON.
+#[mcp_tool(resource = "record", action = "retrieve")]
+pub fn record_get(id: Value) -> Value {
+    json!({ "id": id })
+}
+
+/// Write one dynamic record: answers whatever JSON it was given.
+#[mcp_light(create, resource = "record", retrieve = record_get)]
+pub fn record_create(record: Value) -> Value {
+    record
+}
+
+/// Write dynamic records: answers whatever list it was given.
+#[mcp_light(bulk_create, resource = "record", retrieve = record_get)]
+pub fn record_bulk_create(records: Vec<Value>) -> Vec<Value> {
+    records
+}
+
+/// Issue a receipt, which carries no id.
+#[mcp_light(create, resource = "receipt", retrieve = renamed_get)]
+pub fn receipt_create(name: String) -> Receipt {
+    Receipt { name, lines: vec!["one".into(), "two".into()] }
+}
+
+/// Always fails.
+#[mcp_light(create, resource = "broken")]
+pub fn broken_create(reason: String) -> Result<Device, ToolError> {
+    Err(ToolError::new(format!("the inventory refused: {reason}")))
+}
+
+/// Panics instead of answering.
+#[mcp_tool]
+pub fn explode(depth: u32) -> u32 {
+    panic!("exploded at depth {depth}")
+}
+
+/// Counts to `n`, optionally skipping some.
+#[mcp_tool]
+pub fn count(n: u32, #[serde(default)] skip: Option<u32>) -> Vec<u32> {
+    (1..=n).filter(|i| Some(*i) != skip).collect()
+}
+
+/// A store that refuses everything, as an unreachable Redis would.
+pub struct DownStore;
+
+impl ContinuationStore for DownStore {
+    fn put<'a>(&'a self, _: &'a Token, _: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
+    }
+
+    fn get<'a>(&'a self, _: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+        Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
+    }
+}
+
+/// A server over every tool above, its inventory, and its store.
+pub struct Harness {
+    pub server: Server,
+    pub inventory: Arc<Inventory>,
+    pub store: Arc<MemoryStore>,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        let inventory = Arc::new(Inventory::default());
+        let store = Arc::new(MemoryStore::default());
+        let server = Server::from_registry()
+            .expect("the test tools register without clashes")
+            .with_shared_state(Arc::clone(&inventory))
+            .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>));
+        Harness { server, inventory, store }
+    }
+
+    pub fn runs(&self) -> usize {
+        self.inventory.runs.load(Ordering::SeqCst)
+    }
+
+    pub fn device_count(&self) -> usize {
+        self.inventory.devices.lock().unwrap().len()
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
+        self.server.call(tool, args, Caller::Session("alice".into())).await
+    }
+}
+
+/// `n` new devices as call arguments.
+pub fn new_devices(n: usize) -> Value {
+    let devices: Vec<NewDevice> = (0..n)
+        .map(|i| NewDevice {
+            name: format!("edge-{i:02}"),
+            site_slug: "hq-1".into(),
+            role: "leaf".into(),
+            serial: format!("SN{i:06}"),
+        })
+        .collect();
+    serde_json::to_value(devices).unwrap()
+}
+
+/// The JSON a successful result carries, checking text and structured
+/// content agree.
+pub fn ok_json(result: &CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(false), "expected success, got {result:?}");
+    let text = result.content[0].as_text().expect("text content").text.clone();
+    let parsed: Value = serde_json::from_str(&text).expect("text content is JSON");
+    let structured = result.structured_content.clone().expect("structuredContent");
+    match &parsed {
+        Value::Object(_) => assert_eq!(structured, parsed),
+        other => assert_eq!(structured, json!({ "result": other })),
+    }
+    parsed
+}
+
+/// The text of an error result.
+pub fn error_text(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "expected an error, got {result:?}");
+    result.content[0].as_text().expect("text content").text.clone()
+}
