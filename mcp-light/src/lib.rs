@@ -87,16 +87,124 @@ pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::{ToolDef, ToolKind, WriteKind};
 
-/// The attribute that registers a plain (read) tool.
+/// Registers a plain tool.
+///
+/// ```text
+/// #[mcp_tool(name = "...", resource = "...", action = "...")]   // all optional
+/// ```
+///
+/// The function's parameters become the tool's input schema (one JSON
+/// object; a `&Context` parameter is not part of it), its doc comment the
+/// description, and its result the answer. `name` defaults to the function's
+/// name. `resource` and `action` let a dispatcher route to it; a tool with
+/// `action = "retrieve"` can be named by a write's `retrieve = path`.
+/// Parameters may carry `#[serde(...)]` and `#[schemars(...)]` attributes.
+///
+/// ```
+/// use mcp_light::prelude::*;
+///
+/// /// Fetch one site by slug.
+/// #[mcp_tool(resource = "site", action = "retrieve")]
+/// async fn site_retrieve(slug: String, #[serde(default)] with_racks: bool) -> Result<String, ToolError> {
+///     Ok(format!("{slug} {with_racks}"))
+/// }
+/// ```
 pub use mcp_light_macros::mcp_tool;
 
-/// The attribute that makes a write tool answer a lean envelope.
+/// Makes a write tool answer a lean confirmation envelope (C3–C15).
+///
+/// ```text
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201)]
+/// ```
+///
+/// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
+/// `bulk_create`, `bulk_update`; it decides the envelope's shape and its
+/// default `status_code` (201, 200, 200, 204, 201, 200). `retrieve` names the
+/// `#[mcp_tool(action = "retrieve")]` function that reads what was written;
+/// the compiler checks it, and without it a write whose schema gives no slot
+/// for a continuation token answers its full result.
+///
+/// The tool's schema gains `verify: {"type": "boolean", "default": false}`;
+/// `verify: true` answers the full result. A single write's result must
+/// implement [`LightKey`]; a bulk write returns a list ([`BulkResult`]); a
+/// destroy takes an `id` (or `pk`, or a parameter marked `#[id]`) and answers
+/// `{id, deleted: true, status_code}`.
+///
+/// ```
+/// use mcp_light::prelude::*;
+///
+/// #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
+/// pub struct Site { pub id: u32, pub slug: String, pub name: String }
+///
+/// /// Fetch one site.
+/// #[mcp_tool(resource = "site", action = "retrieve")]
+/// fn site_get(id: u32) -> Result<Site, ToolError> {
+///     Ok(Site { id, slug: "hq".into(), name: "Head office".into() })
+/// }
+///
+/// /// Create sites.
+/// #[mcp_light(bulk_create, resource = "site", retrieve = site_get)]
+/// fn site_bulk_create(names: Vec<String>) -> Vec<Site> {
+///     names.into_iter().enumerate()
+///         .map(|(i, name)| Site { id: i as u32 + 1, slug: name.to_lowercase(), name })
+///         .collect()
+/// }
+///
+/// /// Delete a site.
+/// #[mcp_light(destroy, resource = "site")]
+/// fn site_delete(id: u32) -> Result<(), ToolError> {
+///     Ok(())
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = Server::from_registry()?;
+/// let bulk = server.call("site_bulk_create", serde_json::json!({"names": ["HQ", "DC"]}), Caller::Process).await;
+/// assert_eq!(
+///     bulk.structured_content.unwrap().to_string(),
+///     r#"{"accepted":2,"status_code":201,"data_size":72,"ids":[1,2]}"#
+/// );
+/// let gone = server.call("site_delete", serde_json::json!({"id": 2}), Caller::Process).await;
+/// assert_eq!(gone.structured_content.unwrap().to_string(), r#"{"id":2,"deleted":true,"status_code":204}"#);
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// # }).unwrap();
+/// ```
 pub use mcp_light_macros::mcp_light;
 
-/// The attribute that makes a read tool answer a probe and a continuation token.
+/// Makes a read tool answer a probe and a continuation token (C16–C19).
+///
+/// ```text
+/// #[mcp_heavy(name = "...", resource = "...", action = "...")]   // all optional
+/// ```
+///
+/// The tool's schema gains `continuation_token`, `mode`
+/// (`summary|paginated|filtered|full`), `page`, `page_size` and
+/// `filter_keys`. A first call answers `{preview, total_size,
+/// available_modes, continuation_token, usage}` and keeps the result; a call
+/// with the token is served from the store without running the tool again.
+/// On a function that also carries `#[mcp_light]`, in either order, the
+/// heavy behaviour wins.
+///
+/// ```
+/// use mcp_light::prelude::*;
+///
+/// /// List every interface.
+/// #[mcp_heavy(resource = "interface", action = "list")]
+/// async fn interface_list() -> Result<Vec<String>, ToolError> {
+///     Ok((0..500).map(|i| format!("eth{i}")).collect())
+/// }
+/// ```
 pub use mcp_light_macros::mcp_heavy;
 
-/// Derives [`LightKey`] for a struct with named fields.
+/// Derives [`LightKey`](trait@LightKey) for a struct with named fields.
+///
+/// ```text
+/// #[light_key(field, ..., id = field)]   // optional
+/// ```
+///
+/// The identifier is the field serialized as `id` (else `pk`, or the one
+/// named by `id = ...`); `url`, `name` (else `display`) follow, then the
+/// listed fields. Names are checked at compile time and serialized names are
+/// used (serde `rename`, `rename_all`).
 pub use mcp_light_macros::LightKey;
 
 /// The result type of an MCP tool call, as answered on the wire.
