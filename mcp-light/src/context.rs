@@ -50,7 +50,9 @@ impl StateMap {
 
 impl fmt::Debug for StateMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateMap").field("len", &self.values.len()).finish()
+        f.debug_struct("StateMap")
+            .field("len", &self.values.len())
+            .finish()
     }
 }
 

@@ -46,7 +46,8 @@ impl Dispatcher {
                 function: tool.def().function.to_owned(),
             });
         }
-        let mut routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>> = BTreeMap::new();
+        let mut routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>> =
+            BTreeMap::new();
         for tool in registry.iter() {
             let def = tool.def();
             let (Some(resource), Some(action)) = (def.resource, def.action) else {
@@ -57,14 +58,22 @@ impl Dispatcher {
                     dispatcher: name,
                     resource: resource.to_owned(),
                     action: action.to_owned(),
-                    first: registry.get(first).map_or(first, |t| t.def().function).to_owned(),
+                    first: registry
+                        .get(first)
+                        .map_or(first, |t| t.def().function)
+                        .to_owned(),
                     second: def.function.to_owned(),
                 });
             }
         }
         let description = describe(&routes);
         let input_schema = Arc::new(input_schema(&routes));
-        Ok(Dispatcher { name, description, input_schema, routes })
+        Ok(Dispatcher {
+            name,
+            description,
+            input_schema,
+            routes,
+        })
     }
 
     /// The dispatcher's tool name.
@@ -85,7 +94,11 @@ impl Dispatcher {
 
     /// The tool as `tools/list` describes it.
     pub fn to_tool(&self) -> Tool {
-        let mut tool = Tool::new(self.name.clone(), self.description.clone(), Arc::clone(&self.input_schema));
+        let mut tool = Tool::new(
+            self.name.clone(),
+            self.description.clone(),
+            Arc::clone(&self.input_schema),
+        );
         // It reaches writes and destroys, so it claims no read-only hint.
         let mut annotations = ToolAnnotations::default();
         annotations.read_only_hint = Some(false);
@@ -105,25 +118,55 @@ impl Dispatcher {
         let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
         let resource = match args.remove(RESOURCE) {
             Some(Value::String(resource)) => resource,
-            None => return Err(format!("`{name}` needs `{RESOURCE}`, one of: {}", resources())),
-            Some(other) => return Err(format!("`{RESOURCE}` must be a string, one of: {}; got {other}", resources())),
+            None => {
+                return Err(format!(
+                    "`{name}` needs `{RESOURCE}`, one of: {}",
+                    resources()
+                ));
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`{RESOURCE}` must be a string, one of: {}; got {other}",
+                    resources()
+                ));
+            }
         };
         let Some(actions) = self.routes.get(resource.as_str()) else {
-            return Err(format!("unknown resource `{resource}` for `{name}`; resources: {}", resources()));
+            return Err(format!(
+                "unknown resource `{resource}` for `{name}`; resources: {}",
+                resources()
+            ));
         };
         let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
         let action = match args.remove(ACTION) {
             Some(Value::String(action)) => action,
-            None => return Err(format!("`{name}` needs `{ACTION}`; for `{resource}` one of: {}", action_list())),
-            Some(other) => return Err(format!("`{ACTION}` must be a string; for `{resource}` one of: {}; got {other}", action_list())),
+            None => {
+                return Err(format!(
+                    "`{name}` needs `{ACTION}`; for `{resource}` one of: {}",
+                    action_list()
+                ));
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`{ACTION}` must be a string; for `{resource}` one of: {}; got {other}",
+                    action_list()
+                ));
+            }
         };
         let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
-            return Err(format!("unknown action `{action}` for resource `{resource}`; actions: {}", action_list()));
+            return Err(format!(
+                "unknown action `{action}` for resource `{resource}`; actions: {}",
+                action_list()
+            ));
         };
         let mut routed = match args.remove(PARAMS) {
             Some(Value::Object(params)) => params,
             None | Some(Value::Null) => Map::new(),
-            Some(other) => return Err(format!("`{PARAMS}` must be a JSON object of the action's arguments; got {other}")),
+            Some(other) => {
+                return Err(format!(
+                    "`{PARAMS}` must be a JSON object of the action's arguments; got {other}"
+                ));
+            }
         };
         for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
             if let Some(value) = args.remove(field) {
@@ -154,13 +197,18 @@ fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>
     )
 }
 
-fn input_schema(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> Map<String, Value> {
+fn input_schema(
+    routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
+) -> Map<String, Value> {
     let resources: Vec<&str> = routes.keys().copied().collect();
     let mut actions: Vec<&str> = routes.values().flat_map(|a| a.keys().copied()).collect();
     actions.sort_unstable();
     actions.dedup();
     let mut properties = Map::new();
-    properties.insert(RESOURCE.into(), json!({"type": "string", "enum": resources}));
+    properties.insert(
+        RESOURCE.into(),
+        json!({"type": "string", "enum": resources}),
+    );
     properties.insert(ACTION.into(), json!({"type": "string", "enum": actions}));
     properties.insert(PARAMS.into(), json!({"type": "object"}));
     properties.insert(VERIFY.into(), schema::verify_property());

@@ -142,7 +142,10 @@ mod tests {
     #[test]
     fn data_size_counts_what_to_vec_writes() {
         let value = json!({"name": "édge-01 ☃", "n": [1.5, null, true], "s": "a\"b\\c\n"});
-        assert_eq!(data_size(&value).unwrap(), serde_json::to_vec(&value).unwrap().len());
+        assert_eq!(
+            data_size(&value).unwrap(),
+            serde_json::to_vec(&value).unwrap().len()
+        );
     }
 
     #[test]
@@ -162,7 +165,15 @@ mod tests {
         .into_json();
         assert_eq!(
             keys(&out),
-            ["id", "url", "name", "site_slug", "status_code", "data_size", "continuation_token"]
+            [
+                "id",
+                "url",
+                "name",
+                "site_slug",
+                "status_code",
+                "data_size",
+                "continuation_token"
+            ]
         );
     }
 
@@ -197,6 +208,9 @@ mod tests {
             status_code: 204,
         }
         .into_json();
-        assert_eq!(Value::Object(out).to_string(), r#"{"id":"9f1c","deleted":true,"status_code":204}"#);
+        assert_eq!(
+            Value::Object(out).to_string(),
+            r#"{"id":"9f1c","deleted":true,"status_code":204}"#
+        );
     }
 }

@@ -92,7 +92,9 @@ pub enum RegistryError {
         second: String,
     },
     /// A dispatcher was given the name of a registered tool.
-    #[error("the dispatcher name `{name}` is already the name of the tool `{function}`; pick another name")]
+    #[error(
+        "the dispatcher name `{name}` is already the name of the tool `{function}`; pick another name"
+    )]
     DispatcherNameTaken {
         /// The name both claim.
         name: String,

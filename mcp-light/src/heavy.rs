@@ -6,8 +6,13 @@ use crate::store::Origin;
 use crate::token::Token;
 
 /// The names of the fields `#[mcp_heavy]` adds to a schema.
-pub const NEGOTIATION_FIELDS: [&str; 5] =
-    ["continuation_token", "mode", "page", "page_size", "filter_keys"];
+pub const NEGOTIATION_FIELDS: [&str; 5] = [
+    "continuation_token",
+    "mode",
+    "page",
+    "page_size",
+    "filter_keys",
+];
 
 /// How a stored result is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,7 +42,11 @@ pub struct HeavyConfig {
 
 impl Default for HeavyConfig {
     fn default() -> Self {
-        HeavyConfig { default_page_size: 20, max_page_size: 200, size_backstop: Some(25_000) }
+        HeavyConfig {
+            default_page_size: 20,
+            max_page_size: 200,
+            size_backstop: Some(25_000),
+        }
     }
 }
 
@@ -60,14 +69,25 @@ pub struct Negotiation {
 pub struct NegotiationError(String);
 
 /// Removes the negotiation fields (all but `continuation_token`) from `args`.
-pub fn take_negotiation(args: &mut Map<String, Value>, config: &HeavyConfig) -> Result<Negotiation, NegotiationError> {
+pub fn take_negotiation(
+    args: &mut Map<String, Value>,
+    config: &HeavyConfig,
+) -> Result<Negotiation, NegotiationError> {
     let _ = (args, config);
-    Ok(Negotiation { mode: Mode::Paginated, page: 1, page_size: 20, filter_keys: vec![] })
+    Ok(Negotiation {
+        mode: Mode::Paginated,
+        page: 1,
+        page_size: 20,
+        filter_keys: vec![],
+    })
 }
 
 /// The schema properties `#[mcp_heavy]` merges into a tool's schema.
 pub fn negotiation_properties() -> Map<String, Value> {
-    NEGOTIATION_FIELDS.iter().map(|f| (f.to_string(), serde_json::json!({}))).collect()
+    NEGOTIATION_FIELDS
+        .iter()
+        .map(|f| (f.to_string(), serde_json::json!({})))
+        .collect()
 }
 
 /// The probe a first call answers.
@@ -80,7 +100,12 @@ pub fn probe(tool: &str, value: &Value, total_size: usize, token: &Token) -> Map
 }
 
 /// Serves a stored result as `negotiation` asks.
-pub fn serve(value: Value, origin: Origin, negotiation: &Negotiation, config: &HeavyConfig) -> Result<Value, NegotiationError> {
+pub fn serve(
+    value: Value,
+    origin: Origin,
+    negotiation: &Negotiation,
+    config: &HeavyConfig,
+) -> Result<Value, NegotiationError> {
     let _ = (origin, negotiation, config);
     Ok(value)
 }

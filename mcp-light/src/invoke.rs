@@ -54,7 +54,10 @@ impl Invocation {
                 Err(error_result(if path == "." {
                     format!("invalid arguments for `{tool}`: {}", error.inner())
                 } else {
-                    format!("invalid arguments for `{tool}` at `{path}`: {}", error.inner())
+                    format!(
+                        "invalid arguments for `{tool}` at `{path}`: {}",
+                        error.inner()
+                    )
                 }))
             }
         }
@@ -114,7 +117,10 @@ impl Responder {
 
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
     /// data_size}`, with a token, without one, or the full result (C6, C12–C14).
-    pub async fn single<T: Serialize + LightKey>(self, out: Result<T, ToolError>) -> CallToolResult {
+    pub async fn single<T: Serialize + LightKey>(
+        self,
+        out: Result<T, ToolError>,
+    ) -> CallToolResult {
         let value = match out {
             Ok(value) => value,
             Err(error) => return self.failed(error),
@@ -129,7 +135,12 @@ impl Responder {
                 Ok((token, size)) => {
                     let mut key = KeyFields::new();
                     value.light_key(&mut key);
-                    return envelope(LeanEnvelope::Single { key, status_code, data_size: size, token: Some(token) });
+                    return envelope(LeanEnvelope::Single {
+                        key,
+                        status_code,
+                        data_size: size,
+                        token: Some(token),
+                    });
                 }
                 Err(Stash::Unserializable(error)) => return self.unserializable(error),
                 Err(Stash::Refused(size)) => stored_size = Some(size),
@@ -139,7 +150,12 @@ impl Responder {
         value.light_key(&mut key);
         match Outcome::decide(false, key.has_id() && self.retrieve_published) {
             Outcome::Tokenless => match stored_size.map_or_else(|| data_size(&value), Ok) {
-                Ok(data_size) => envelope(LeanEnvelope::Single { key, status_code, data_size, token: None }),
+                Ok(data_size) => envelope(LeanEnvelope::Single {
+                    key,
+                    status_code,
+                    data_size,
+                    token: None,
+                }),
                 Err(error) => self.unserializable(error),
             },
             _ => self.echo(&value),
@@ -209,7 +225,11 @@ impl Responder {
         if self.verify {
             return self.echo(&value);
         }
-        envelope(LeanEnvelope::Destroy { id_name, id, status_code: self.status_code() })
+        envelope(LeanEnvelope::Destroy {
+            id_name,
+            id,
+            status_code: self.status_code(),
+        })
     }
 
     fn status_code(&self) -> u16 {
@@ -226,10 +246,17 @@ impl Responder {
     }
 
     /// Serializes `value` and keeps it in the store under a fresh token.
-    async fn stash<T: Serialize + ?Sized>(&self, value: &T, origin: Origin) -> Result<(Token, usize), Stash> {
+    async fn stash<T: Serialize + ?Sized>(
+        &self,
+        value: &T,
+        origin: Origin,
+    ) -> Result<(Token, usize), Stash> {
         let body = serde_json::to_vec(value).map_err(Stash::Unserializable)?;
         let size = body.len();
-        self.keep(body, origin).await.map(|token| (token, size)).ok_or(Stash::Refused(size))
+        self.keep(body, origin)
+            .await
+            .map(|token| (token, size))
+            .ok_or(Stash::Refused(size))
     }
 
     /// Keeps `body` under a fresh token, or `None` when that cannot be done;
@@ -238,8 +265,16 @@ impl Responder {
         let store = self.shared.store.as_ref()?;
         let stored = match Token::mint() {
             Ok(token) => {
-                let entry = Entry { owner: self.owner.clone(), origin, body: body.into() };
-                store.put(&token, entry).await.map(|()| token).map_err(|e| e.to_string())
+                let entry = Entry {
+                    owner: self.owner.clone(),
+                    origin,
+                    body: body.into(),
+                };
+                store
+                    .put(&token, entry)
+                    .await
+                    .map(|()| token)
+                    .map_err(|e| e.to_string())
             }
             Err(error) => Err(format!("no random token could be drawn: {error}")),
         };
@@ -290,7 +325,10 @@ impl Responder {
     }
 
     fn unserializable(&self, error: serde_json::Error) -> CallToolResult {
-        error_result(format!("`{}` returned a result that cannot be serialized as JSON: {error}", self.tool.name))
+        error_result(format!(
+            "`{}` returned a result that cannot be serialized as JSON: {error}",
+            self.tool.name
+        ))
     }
 }
 

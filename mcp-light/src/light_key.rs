@@ -203,13 +203,19 @@ mod tests {
     #[test]
     fn value_takes_id_then_url_then_name_in_that_order() {
         let object = json!({"name": "edge-01", "serial": "X", "url": "/d/1", "id": 1});
-        assert_eq!(key_of(&object).to_string(), r#"{"id":1,"url":"/d/1","name":"edge-01"}"#);
+        assert_eq!(
+            key_of(&object).to_string(),
+            r#"{"id":1,"url":"/d/1","name":"edge-01"}"#
+        );
     }
 
     #[test]
     fn value_falls_back_to_pk_and_display() {
         let object = json!({"pk": "a1", "display": "Edge 01"});
-        assert_eq!(key_of(&object).to_string(), r#"{"pk":"a1","display":"Edge 01"}"#);
+        assert_eq!(
+            key_of(&object).to_string(),
+            r#"{"pk":"a1","display":"Edge 01"}"#
+        );
         assert_eq!(object.light_id(), Some(json!("a1")));
     }
 

@@ -72,10 +72,11 @@ impl Registry {
         let tools = defs
             .iter()
             .map(|&def| {
-                let input_schema = schema::publish(def).map_err(|reason| RegistryError::BadSchema {
-                    tool: def.name.to_owned(),
-                    reason,
-                })?;
+                let input_schema =
+                    schema::publish(def).map_err(|reason| RegistryError::BadSchema {
+                        tool: def.name.to_owned(),
+                        reason,
+                    })?;
                 Ok(PublishedTool {
                     def,
                     input_schema: Arc::new(input_schema),
@@ -108,7 +109,11 @@ impl Registry {
 
     /// The tool names, comma-separated, for error messages.
     pub(crate) fn names(&self) -> String {
-        self.tools.iter().map(|t| t.def.name).collect::<Vec<_>>().join(", ")
+        self.tools
+            .iter()
+            .map(|t| t.def.name)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

@@ -110,7 +110,9 @@ fn inline_single_use_defs(root: &mut Map<String, Value>) {
             break;
         }
         for name in single {
-            let Some(def) = defs.remove(&name) else { continue };
+            let Some(def) = defs.remove(&name) else {
+                continue;
+            };
             let mut target = def;
             let mut done = replace_ref(root, &name, &mut target);
             if !done {
@@ -195,7 +197,10 @@ fn strip_titles(schema: &mut Map<String, Value>) {
     }
     for (key, value) in schema.iter_mut() {
         match (key.as_str(), value) {
-            ("properties" | "patternProperties" | "$defs" | "dependentSchemas", Value::Object(map)) => {
+            (
+                "properties" | "patternProperties" | "$defs" | "dependentSchemas",
+                Value::Object(map),
+            ) => {
                 for sub in map.values_mut() {
                     if let Value::Object(sub) = sub {
                         strip_titles(sub);
@@ -210,8 +215,16 @@ fn strip_titles(schema: &mut Map<String, Value>) {
                 }
             }
             (
-                "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains"
-                | "propertyNames" | "unevaluatedItems" | "unevaluatedProperties",
+                "items"
+                | "additionalProperties"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "contains"
+                | "propertyNames"
+                | "unevaluatedItems"
+                | "unevaluatedProperties",
                 Value::Object(sub),
             ) => strip_titles(sub),
             _ => {}
@@ -224,7 +237,9 @@ mod tests {
     use super::*;
 
     fn compacted(value: Value) -> Value {
-        let Value::Object(mut map) = value else { unreachable!() };
+        let Value::Object(mut map) = value else {
+            unreachable!()
+        };
         compact(&mut map);
         Value::Object(map)
     }

@@ -58,7 +58,14 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("tools", &self.registry.len())
-            .field("dispatchers", &self.dispatchers.iter().map(Dispatcher::name).collect::<Vec<_>>())
+            .field(
+                "dispatchers",
+                &self
+                    .dispatchers
+                    .iter()
+                    .map(Dispatcher::name)
+                    .collect::<Vec<_>>(),
+            )
             .field("state", &self.state)
             .field("store", &self.shared.store.is_some())
             .field("heavy", &self.shared.heavy)
@@ -135,7 +142,9 @@ impl Server {
     /// dispatchers.
     pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
         let tools = self.registry.iter().map(PublishedTool::to_tool);
-        tools.chain(self.dispatchers.iter().map(Dispatcher::to_tool)).collect()
+        tools
+            .chain(self.dispatchers.iter().map(Dispatcher::to_tool))
+            .collect()
     }
 
     /// Keeps continuation results in `store` instead of the default
@@ -193,7 +202,10 @@ impl Server {
                 ));
             }
         };
-        let owner = Owner { caller: caller.identity(), tool: tool.to_owned() };
+        let owner = Owner {
+            caller: caller.identity(),
+            tool: tool.to_owned(),
+        };
         if let Some(dispatcher) = self.dispatcher(tool) {
             let discloses = dispatcher.discloses_continuation();
             if discloses && let Some(token) = args.get(CONTINUATION_TOKEN).cloned() {
@@ -217,7 +229,14 @@ impl Server {
             }
             return error_result(format!("unknown tool `{tool}`; this server has: {names}"));
         };
-        self.run(published, published.discloses_continuation(), owner, args, caller).await
+        self.run(
+            published,
+            published.discloses_continuation(),
+            owner,
+            args,
+            caller,
+        )
+        .await
     }
 
     /// Runs `tool` for a caller who called the tool `owner.tool`, whose
@@ -278,7 +297,12 @@ impl Server {
     }
 
     /// Serves a stored result; the tool is never run (C17).
-    async fn redeem(&self, owner: &Owner, token: Value, mut args: Map<String, Value>) -> CallToolResult {
+    async fn redeem(
+        &self,
+        owner: &Owner,
+        token: Value,
+        mut args: Map<String, Value>,
+    ) -> CallToolResult {
         let tool = &owner.tool;
         let start_again = format!("start again by calling `{tool}` without `continuation_token`");
         let negotiation = match heavy::take_negotiation(&mut args, &self.shared.heavy) {
@@ -291,7 +315,9 @@ impl Server {
             ));
         };
         let Some(store) = &self.shared.store else {
-            return error_result(format!("this server keeps no continuation store, so no token redeems; {start_again}"));
+            return error_result(format!(
+                "this server keeps no continuation store, so no token redeems; {start_again}"
+            ));
         };
         let entry = match store.get(&token).await {
             Ok(Some(entry)) => entry,
@@ -313,7 +339,11 @@ impl Server {
         }
         let value: Value = match serde_json::from_slice(&entry.body) {
             Ok(value) => value,
-            Err(error) => return error_result(format!("the stored result is damaged ({error}); {start_again}")),
+            Err(error) => {
+                return error_result(format!(
+                    "the stored result is damaged ({error}); {start_again}"
+                ));
+            }
         };
         match heavy::serve(value, entry.origin, &negotiation, &self.shared.heavy) {
             Ok(value) => crate::invoke::full_result(value),

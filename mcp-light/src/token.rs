@@ -16,7 +16,8 @@ impl Token {
 
     /// Reads a token a caller sent back; `None` when it cannot be one.
     pub fn parse(text: &str) -> Option<Token> {
-        (text.len() == 39 && text.bytes().all(|b| b.is_ascii_digit())).then(|| Token(text.to_owned()))
+        (text.len() == 39 && text.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| Token(text.to_owned()))
     }
 
     /// The token as the caller sees it.

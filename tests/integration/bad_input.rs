@@ -17,7 +17,13 @@ async fn a_wrong_type_names_the_field_and_the_expected_type() {
 #[tokio::test]
 async fn a_missing_field_is_named() {
     let h = Harness::new();
-    let text = error_text(&h.call("device_create", json!({"device": {"name": "x", "role": "r"}})).await);
+    let text = error_text(
+        &h.call(
+            "device_create",
+            json!({"device": {"name": "x", "role": "r"}}),
+        )
+        .await,
+    );
     assert!(text.contains("missing field `site_slug`"), "{text}");
     let text = error_text(&h.call("device_create", json!({})).await);
     assert!(text.contains("missing field `device`"), "{text}");
@@ -31,7 +37,10 @@ async fn an_unknown_field_on_a_closed_schema_is_named() {
     assert!(text.contains("unknown field `colour`"), "{text}");
     let args = json!({"device": {"name": "x", "site_slug": "s", "role": "r", "colour": "red"}});
     let text = error_text(&h.call("device_create", args).await);
-    assert!(text.contains("`device`") && text.contains("unknown field `colour`"), "{text}");
+    assert!(
+        text.contains("`device`") && text.contains("unknown field `colour`"),
+        "{text}"
+    );
     assert_eq!(h.device_count(), 0, "nothing was written");
 }
 
@@ -40,7 +49,10 @@ async fn a_write_given_a_verify_that_is_not_a_boolean_is_refused() {
     let h = Harness::new();
     let args = json!({"device": {"name": "x", "site_slug": "s", "role": "r"}, "verify": "yes"});
     let text = error_text(&h.call("device_create", args).await);
-    assert!(text.contains("`verify`") && text.contains("true or false"), "{text}");
+    assert!(
+        text.contains("`verify`") && text.contains("true or false"),
+        "{text}"
+    );
     assert_eq!(h.device_count(), 0);
 }
 
@@ -55,17 +67,29 @@ async fn verify_sent_to_a_read_tool_is_ignored() {
 async fn arguments_that_are_not_an_object_are_refused() {
     let h = Harness::new();
     let text = error_text(&h.call("count", json!([3])).await);
-    assert_eq!(text, "the arguments of `count` must be a JSON object, not an array");
+    assert_eq!(
+        text,
+        "the arguments of `count` must be a JSON object, not an array"
+    );
     let text = error_text(&h.call("count", json!(null)).await);
-    assert!(text.contains("missing field `n`"), "null arguments are no arguments: {text}");
+    assert!(
+        text.contains("missing field `n`"),
+        "null arguments are no arguments: {text}"
+    );
 }
 
 #[tokio::test]
 async fn an_unknown_tool_is_refused_with_the_list_of_tools() {
     let h = Harness::new();
     let text = error_text(&h.call("device_teleport", json!({})).await);
-    assert!(text.starts_with("unknown tool `device_teleport`; this server has: "), "{text}");
-    assert!(text.contains("device_create") && text.contains("device_bulk_create"), "{text}");
+    assert!(
+        text.starts_with("unknown tool `device_teleport`; this server has: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("device_create") && text.contains("device_bulk_create"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -73,11 +97,17 @@ async fn a_panicking_tool_is_an_error_and_the_server_answers_the_next_call() {
     let h = Harness::new();
     let text = error_text(&h.call("explode", json!({"depth": 3})).await);
     assert_eq!(text, "`explode` failed: it panicked: exploded at depth 3");
-    assert_eq!(ok_json(&h.call("count", json!({"n": 2})).await), json!([1, 2]));
+    assert_eq!(
+        ok_json(&h.call("count", json!({"n": 2})).await),
+        json!([1, 2])
+    );
 }
 
 #[tokio::test]
 async fn optional_parameters_may_be_left_out() {
     let h = Harness::new();
-    assert_eq!(ok_json(&h.call("count", json!({"n": 3, "skip": 2})).await), json!([1, 3]));
+    assert_eq!(
+        ok_json(&h.call("count", json!({"n": 3, "skip": 2})).await),
+        json!([1, 3])
+    );
 }

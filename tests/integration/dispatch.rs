@@ -11,11 +11,20 @@ use serde_json::{Value, json};
 use crate::fixtures::{DownStore, Harness, error_text, new_devices, ok_json};
 
 fn keys(value: &Value) -> Vec<&str> {
-    value.as_object().expect("an object").keys().map(String::as_str).collect()
+    value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 fn with_inventory(h: Harness) -> (Harness, Server) {
-    let server = h.server.clone().with_dispatcher("inventory").expect("routes are unambiguous");
+    let server = h
+        .server
+        .clone()
+        .with_dispatcher("inventory")
+        .expect("routes are unambiguous");
     (h, server)
 }
 
@@ -26,16 +35,30 @@ async fn a_routed_bulk_create_answers_a_token_that_redeems_without_running_again
     let args = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(60)}});
     let envelope = ok_json(&server.call("inventory", args, alice()).await);
 
-    assert_eq!(keys(&envelope), ["accepted", "status_code", "data_size", "continuation_token"]);
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "continuation_token"]
+    );
     assert_eq!(envelope["accepted"], 60);
     assert_eq!(envelope["status_code"], 201);
     assert_eq!(h.store.len(), 1, "outcome 1 stores the full result");
     let runs = h.runs();
     let devices = h.inventory.devices.lock().unwrap().clone();
-    assert_eq!(envelope["data_size"], serde_json::to_vec(&devices).unwrap().len());
+    assert_eq!(
+        envelope["data_size"],
+        serde_json::to_vec(&devices).unwrap().len()
+    );
 
     let token = envelope["continuation_token"].clone();
-    let full = ok_json(&server.call("inventory", json!({"continuation_token": token, "mode": "full"}), alice()).await);
+    let full = ok_json(
+        &server
+            .call(
+                "inventory",
+                json!({"continuation_token": token, "mode": "full"}),
+                alice(),
+            )
+            .await,
+    );
     assert_eq!(full, serde_json::to_value(&devices).unwrap());
     assert_eq!(h.runs(), runs, "redemption never runs the tool");
     assert_eq!(h.device_count(), 60, "nothing was written twice");
@@ -48,7 +71,16 @@ async fn a_routed_single_create_answers_the_envelope_with_a_token() {
     let envelope = ok_json(&server.call("inventory", args, Caller::Process).await);
     assert_eq!(
         keys(&envelope),
-        ["id", "url", "name", "site_slug", "role", "status_code", "data_size", "continuation_token"]
+        [
+            "id",
+            "url",
+            "name",
+            "site_slug",
+            "role",
+            "status_code",
+            "data_size",
+            "continuation_token"
+        ]
     );
     let token = envelope["continuation_token"].as_str().unwrap();
     assert_eq!(token.len(), 39);
@@ -80,18 +112,51 @@ async fn a_token_is_refused_to_another_caller_and_through_another_tool() {
     let (_h, server) = with_inventory(Harness::new());
     let server = server.with_dispatcher("inventory_two").unwrap();
     let args = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(2)}});
-    let envelope = ok_json(&server.call("inventory", args, Caller::Session("alice".into())).await);
+    let envelope = ok_json(
+        &server
+            .call("inventory", args, Caller::Session("alice".into()))
+            .await,
+    );
     let redeem = json!({"continuation_token": envelope["continuation_token"], "mode": "full"});
 
-    let other_caller = error_text(&server.call("inventory", redeem.clone(), Caller::Session("mallory".into())).await);
-    assert!(other_caller.contains("issued to another caller or through another tool"), "{other_caller}");
+    let other_caller = error_text(
+        &server
+            .call(
+                "inventory",
+                redeem.clone(),
+                Caller::Session("mallory".into()),
+            )
+            .await,
+    );
+    assert!(
+        other_caller.contains("issued to another caller or through another tool"),
+        "{other_caller}"
+    );
     assert!(other_caller.contains("start again"), "{other_caller}");
-    assert!(!other_caller.contains("alice"), "a refusal reveals nothing about other callers");
+    assert!(
+        !other_caller.contains("alice"),
+        "a refusal reveals nothing about other callers"
+    );
 
-    let other_tool = error_text(&server.call("inventory_two", redeem.clone(), Caller::Session("alice".into())).await);
-    assert_eq!(other_tool.replace("inventory_two", "inventory"), other_caller);
+    let other_tool = error_text(
+        &server
+            .call(
+                "inventory_two",
+                redeem.clone(),
+                Caller::Session("alice".into()),
+            )
+            .await,
+    );
+    assert_eq!(
+        other_tool.replace("inventory_two", "inventory"),
+        other_caller
+    );
 
-    let owner = ok_json(&server.call("inventory", redeem, Caller::Session("alice".into())).await);
+    let owner = ok_json(
+        &server
+            .call("inventory", redeem, Caller::Session("alice".into()))
+            .await,
+    );
     assert_eq!(owner.as_array().unwrap().len(), 2);
 }
 
@@ -101,7 +166,10 @@ async fn an_unknown_token_is_refused_with_how_to_start_again() {
     let redeem = json!({"continuation_token": "1".repeat(39)});
     let text = error_text(&server.call("inventory", redeem, Caller::Process).await);
     assert!(text.contains("unknown or has expired"), "{text}");
-    assert!(text.contains("start again by calling `inventory` without `continuation_token`"), "{text}");
+    assert!(
+        text.contains("start again by calling `inventory` without `continuation_token`"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -115,19 +183,34 @@ async fn with_the_store_down_routed_writes_answer_without_a_token() {
         .unwrap();
     let args = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(3)}});
     let envelope = ok_json(&server.call("inventory", args, Caller::Process).await);
-    assert_eq!(keys(&envelope), ["accepted", "status_code", "data_size", "ids"], "outcome 2, as if undisclosed");
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "ids"],
+        "outcome 2, as if undisclosed"
+    );
     let devices = h.inventory.devices.lock().unwrap().clone();
-    assert_eq!(envelope["data_size"], serde_json::to_vec(&devices).unwrap().len());
+    assert_eq!(
+        envelope["data_size"],
+        serde_json::to_vec(&devices).unwrap().len()
+    );
 
     let args = json!({"resource": "gadget", "action": "create", "params": {"device": {"name": "g", "site_slug": "s", "role": "r", "serial": "Z"}}});
     let result = ok_json(&server.call("inventory", args, Caller::Process).await);
-    assert_eq!(result["serial"], "Z", "outcome 3 when no retrieve tool is published");
+    assert_eq!(
+        result["serial"], "Z",
+        "outcome 3 when no retrieve tool is published"
+    );
 }
 
 #[tokio::test]
 async fn with_no_store_at_all_routed_writes_answer_without_a_token() {
     let h = Harness::new();
-    let server = h.server.clone().with_shared_store(None).with_dispatcher("inventory").unwrap();
+    let server = h
+        .server
+        .clone()
+        .with_shared_store(None)
+        .with_dispatcher("inventory")
+        .unwrap();
     let args = json!({"resource": "device", "action": "create", "params": {"device": {"name": "a", "site_slug": "s", "role": "r"}}});
     let envelope = ok_json(&server.call("inventory", args, Caller::Process).await);
     assert!(envelope.get("continuation_token").is_none());
@@ -137,11 +220,30 @@ async fn with_no_store_at_all_routed_writes_answer_without_a_token() {
 #[tokio::test]
 async fn an_unknown_resource_or_action_lists_what_exists() {
     let (_h, server) = with_inventory(Harness::new());
-    let text = error_text(&server.call("inventory", json!({"resource": "vlan", "action": "create"}), Caller::Process).await);
-    assert!(text.starts_with("unknown resource `vlan` for `inventory`; resources: "), "{text}");
+    let text = error_text(
+        &server
+            .call(
+                "inventory",
+                json!({"resource": "vlan", "action": "create"}),
+                Caller::Process,
+            )
+            .await,
+    );
+    assert!(
+        text.starts_with("unknown resource `vlan` for `inventory`; resources: "),
+        "{text}"
+    );
     assert!(text.contains("device") && text.contains("record"), "{text}");
 
-    let text = error_text(&server.call("inventory", json!({"resource": "device", "action": "teleport"}), Caller::Process).await);
+    let text = error_text(
+        &server
+            .call(
+                "inventory",
+                json!({"resource": "device", "action": "teleport"}),
+                Caller::Process,
+            )
+            .await,
+    );
     assert_eq!(
         text,
         "unknown action `teleport` for resource `device`; actions: bulk_create, create, destroy, partial_update, retrieve"
@@ -151,10 +253,17 @@ async fn an_unknown_resource_or_action_lists_what_exists() {
 #[tokio::test]
 async fn routed_bad_params_name_the_field() {
     let (_h, server) = with_inventory(Harness::new());
-    let args = json!({"resource": "device", "action": "create", "params": {"device": {"name": "a"}}});
+    let args =
+        json!({"resource": "device", "action": "create", "params": {"device": {"name": "a"}}});
     let text = error_text(&server.call("inventory", args, Caller::Process).await);
-    assert!(text.contains("invalid arguments for `device_create`") && text.contains("missing field"), "{text}");
+    assert!(
+        text.contains("invalid arguments for `device_create`") && text.contains("missing field"),
+        "{text}"
+    );
     let args = json!({"resource": "device", "action": "create", "colour": "red"});
     let text = error_text(&server.call("inventory", args, Caller::Process).await);
-    assert!(text.starts_with("unknown field `colour` for `inventory`"), "{text}");
+    assert!(
+        text.starts_with("unknown field `colour` for `inventory`"),
+        "{text}"
+    );
 }

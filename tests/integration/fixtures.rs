@@ -98,7 +98,10 @@ pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, T
 
 /// Create many devices at once.
 #[mcp_light(bulk_create, resource = "device", retrieve = device_get)]
-pub async fn device_bulk_create(ctx: &Context, devices: Vec<NewDevice>) -> Result<Vec<Device>, ToolError> {
+pub async fn device_bulk_create(
+    ctx: &Context,
+    devices: Vec<NewDevice>,
+) -> Result<Vec<Device>, ToolError> {
     let inventory = ctx.state::<Inventory>()?;
     Ok(devices.into_iter().map(|d| inventory.add(d)).collect())
 }
@@ -149,7 +152,12 @@ pub fn renamed_create(pk: u64) -> Renamed {
 }
 
 fn renamed(pk: u64) -> Renamed {
-    Renamed { key: pk, display: format!("record {pk}"), site_slug: "hq".into(), long_text: "x".repeat(300) }
+    Renamed {
+        key: pk,
+        display: format!("record {pk}"),
+        site_slug: "hq".into(),
+        long_text: "x".repeat(300),
+    }
 }
 
 /// Fetch any record as dynamic JSON.
@@ -173,7 +181,10 @@ pub fn record_bulk_create(records: Vec<Value>) -> Vec<Value> {
 /// Issue a receipt, which carries no id.
 #[mcp_light(create, resource = "receipt", retrieve = renamed_get)]
 pub fn receipt_create(name: String) -> Receipt {
-    Receipt { name, lines: vec!["one".into(), "two".into()] }
+    Receipt {
+        name,
+        lines: vec!["one".into(), "two".into()],
+    }
 }
 
 /// Always fails.
@@ -222,7 +233,11 @@ impl Harness {
             .expect("the test tools register without clashes")
             .with_shared_state(Arc::clone(&inventory))
             .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>));
-        Harness { server, inventory, store }
+        Harness {
+            server,
+            inventory,
+            store,
+        }
     }
 
     pub fn runs(&self) -> usize {
@@ -234,7 +249,9 @@ impl Harness {
     }
 
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        self.server.call(tool, args, Caller::Session("alice".into())).await
+        self.server
+            .call(tool, args, Caller::Session("alice".into()))
+            .await
     }
 }
 
@@ -254,10 +271,21 @@ pub fn new_devices(n: usize) -> Value {
 /// The JSON a successful result carries, checking text and structured
 /// content agree.
 pub fn ok_json(result: &CallToolResult) -> Value {
-    assert_eq!(result.is_error, Some(false), "expected success, got {result:?}");
-    let text = result.content[0].as_text().expect("text content").text.clone();
+    assert_eq!(
+        result.is_error,
+        Some(false),
+        "expected success, got {result:?}"
+    );
+    let text = result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone();
     let parsed: Value = serde_json::from_str(&text).expect("text content is JSON");
-    let structured = result.structured_content.clone().expect("structuredContent");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
     match &parsed {
         Value::Object(_) => assert_eq!(structured, parsed),
         other => assert_eq!(structured, json!({ "result": other })),
@@ -267,6 +295,14 @@ pub fn ok_json(result: &CallToolResult) -> Value {
 
 /// The text of an error result.
 pub fn error_text(result: &CallToolResult) -> String {
-    assert_eq!(result.is_error, Some(true), "expected an error, got {result:?}");
-    result.content[0].as_text().expect("text content").text.clone()
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "expected an error, got {result:?}"
+    );
+    result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone()
 }

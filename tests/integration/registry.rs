@@ -16,7 +16,14 @@ fn every_write_schema_carries_verify_and_reads_do_not() {
         let properties = &tool.input_schema()["properties"];
         let verify = properties.get("verify");
         if tool.def().kind.is_write() {
-            assert_eq!(verify, Some(&json!({"type": "boolean", "default": false, "description": "Answer the full result instead of a lean envelope."})), "{}", tool.name());
+            assert_eq!(
+                verify,
+                Some(
+                    &json!({"type": "boolean", "default": false, "description": "Answer the full result instead of a lean envelope."})
+                ),
+                "{}",
+                tool.name()
+            );
         } else {
             assert_eq!(verify, None, "{}", tool.name());
         }
@@ -30,8 +37,17 @@ fn several_parameters_form_one_closed_object_schema() {
     assert_eq!(rename["type"], "object");
     assert_eq!(rename["additionalProperties"], false);
     assert_eq!(rename["required"], json!(["id", "name"]));
-    let properties: Vec<&str> = rename["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(properties, ["id", "name", "verify"], "the context parameter is not part of the schema");
+    let properties: Vec<&str> = rename["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        properties,
+        ["id", "name", "verify"],
+        "the context parameter is not part of the schema"
+    );
 }
 
 #[test]
@@ -43,29 +59,58 @@ fn published_schemas_are_compact() {
         assert!(!text.contains("\"title\""), "{}: {text}", tool.name());
     }
     let create = schema(&registry, "device_create");
-    assert_eq!(create["properties"]["device"]["type"], "object", "a type used once is inlined");
+    assert_eq!(
+        create["properties"]["device"]["type"], "object",
+        "a type used once is inlined"
+    );
     assert!(create.get("$defs").is_none());
 }
 
 #[test]
 fn doc_comments_become_descriptions() {
     let registry = Registry::collect().unwrap();
-    assert_eq!(registry.get("device_bulk_create").unwrap().def().description, "Create many devices at once.");
+    assert_eq!(
+        registry
+            .get("device_bulk_create")
+            .unwrap()
+            .def()
+            .description,
+        "Create many devices at once."
+    );
 }
 
 #[test]
 fn write_kinds_status_codes_and_retrieve_links_are_registered() {
     let registry = Registry::collect().unwrap();
     let def = registry.get("device_bulk_create").unwrap().def();
-    assert_eq!(def.kind, ToolKind::Write { kind: WriteKind::BulkCreate, status_code: 201 });
+    assert_eq!(
+        def.kind,
+        ToolKind::Write {
+            kind: WriteKind::BulkCreate,
+            status_code: 201
+        }
+    );
     assert_eq!(def.resource, Some("device"));
     assert_eq!(def.action, Some("bulk_create"));
     assert_eq!(def.retrieve, Some("device_get"));
-    assert!(def.function.ends_with("fixtures::device_bulk_create"), "{}", def.function);
+    assert!(
+        def.function.ends_with("fixtures::device_bulk_create"),
+        "{}",
+        def.function
+    );
     assert!(registry.get("device_create").unwrap().retrieve_published());
     assert!(!registry.get("gadget_create").unwrap().retrieve_published());
-    assert_eq!(registry.get("device_destroy").unwrap().def().kind, ToolKind::Write { kind: WriteKind::Destroy, status_code: 204 });
-    assert_eq!(registry.get("device_get").unwrap().def().kind, ToolKind::Read);
+    assert_eq!(
+        registry.get("device_destroy").unwrap().def().kind,
+        ToolKind::Write {
+            kind: WriteKind::Destroy,
+            status_code: 204
+        }
+    );
+    assert_eq!(
+        registry.get("device_get").unwrap().def().kind,
+        ToolKind::Read
+    );
 }
 
 #[test]
@@ -74,37 +119,82 @@ fn annotations_follow_the_kind() {
     let get = registry.get("device_get").unwrap().annotations();
     assert_eq!(get.read_only_hint, Some(true));
     let destroy = registry.get("device_destroy").unwrap().annotations();
-    assert_eq!((destroy.read_only_hint, destroy.destructive_hint, destroy.idempotent_hint), (Some(false), Some(true), Some(true)));
+    assert_eq!(
+        (
+            destroy.read_only_hint,
+            destroy.destructive_hint,
+            destroy.idempotent_hint
+        ),
+        (Some(false), Some(true), Some(true))
+    );
     let create = registry.get("device_create").unwrap().annotations();
-    assert_eq!((create.destructive_hint, create.idempotent_hint), (Some(false), Some(false)));
+    assert_eq!(
+        (create.destructive_hint, create.idempotent_hint),
+        (Some(false), Some(false))
+    );
 }
 
 #[test]
 fn only_schemas_with_a_continuation_slot_disclose() {
     let h = Harness::new();
     let server = h.server.with_dispatcher("inventory").unwrap();
-    assert!(server.registry().iter().all(|t| !t.discloses_continuation()), "no flat tool here is heavy");
+    assert!(
+        server
+            .registry()
+            .iter()
+            .all(|t| !t.discloses_continuation()),
+        "no flat tool here is heavy"
+    );
     let dispatcher = server.dispatcher("inventory").unwrap();
     assert!(dispatcher.discloses_continuation());
-    let properties: Vec<&str> = dispatcher.input_schema()["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+    let properties: Vec<&str> = dispatcher.input_schema()["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         properties,
-        ["resource", "action", "params", "verify", "continuation_token", "mode", "page", "page_size", "filter_keys"]
+        [
+            "resource",
+            "action",
+            "params",
+            "verify",
+            "continuation_token",
+            "mode",
+            "page",
+            "page_size",
+            "filter_keys"
+        ]
     );
 }
 
 #[test]
 fn a_dispatcher_may_not_take_a_tool_name() {
     let h = Harness::new();
-    let error = h.server.with_dispatcher("device_get").unwrap_err().to_string();
-    assert!(error.contains("`device_get`") && error.contains("pick another name"), "{error}");
+    let error = h
+        .server
+        .with_dispatcher("device_get")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`device_get`") && error.contains("pick another name"),
+        "{error}"
+    );
 }
 
 #[test]
 fn tools_list_shows_tools_then_dispatchers() {
     let h = Harness::new();
     let server = h.server.with_dispatcher("inventory").unwrap();
-    let names: Vec<String> = server.list_tools().into_iter().map(|t| t.name.into_owned()).collect();
+    let names: Vec<String> = server
+        .list_tools()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
     assert_eq!(names.last().map(String::as_str), Some("inventory"));
-    assert!(names.windows(2).take(names.len() - 2).all(|w| w[0] < w[1]), "tools are sorted: {names:?}");
+    assert!(
+        names.windows(2).take(names.len() - 2).all(|w| w[0] < w[1]),
+        "tools are sorted: {names:?}"
+    );
 }

@@ -6,7 +6,12 @@ use serde_json::{Value, json};
 use crate::fixtures::{Harness, error_text, new_devices, ok_json};
 
 fn keys(value: &Value) -> Vec<&str> {
-    value.as_object().expect("an object").keys().map(String::as_str).collect()
+    value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 #[tokio::test]
@@ -15,7 +20,18 @@ async fn single_create_answers_the_tokenless_envelope_in_key_order() {
     let args = json!({"device": {"name": "edge-01", "site_slug": "hq-1", "role": "leaf"}});
     let envelope = ok_json(&h.call("device_create", args).await);
 
-    assert_eq!(keys(&envelope), ["id", "url", "name", "site_slug", "role", "status_code", "data_size"]);
+    assert_eq!(
+        keys(&envelope),
+        [
+            "id",
+            "url",
+            "name",
+            "site_slug",
+            "role",
+            "status_code",
+            "data_size"
+        ]
+    );
     let device = h.inventory.devices.lock().unwrap()[0].clone();
     assert_eq!(envelope["id"], json!(device.id));
     assert_eq!(envelope["url"], json!(device.url));
@@ -23,24 +39,40 @@ async fn single_create_answers_the_tokenless_envelope_in_key_order() {
     assert_eq!(envelope["site_slug"], "hq-1");
     assert_eq!(envelope["role"], "leaf");
     assert_eq!(envelope["status_code"], 201);
-    assert_eq!(envelope["data_size"], serde_json::to_vec(&device).unwrap().len());
+    assert_eq!(
+        envelope["data_size"],
+        serde_json::to_vec(&device).unwrap().len()
+    );
     assert!(h.store.is_empty(), "outcome 2 stores nothing");
 }
 
 #[tokio::test]
 async fn bulk_create_answers_every_id_in_input_order_and_stores_nothing() {
     let h = Harness::new();
-    let envelope = ok_json(&h.call("device_bulk_create", json!({"devices": new_devices(60)})).await);
+    let envelope = ok_json(
+        &h.call("device_bulk_create", json!({"devices": new_devices(60)}))
+            .await,
+    );
 
-    assert_eq!(keys(&envelope), ["accepted", "status_code", "data_size", "ids"]);
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "ids"]
+    );
     assert_eq!(envelope["accepted"], 60);
     assert_eq!(envelope["status_code"], 201);
     let devices = h.inventory.devices.lock().unwrap().clone();
     let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names[..3], ["edge-00", "edge-01", "edge-02"], "devices were written in input order");
+    assert_eq!(
+        names[..3],
+        ["edge-00", "edge-01", "edge-02"],
+        "devices were written in input order"
+    );
     let ids: Vec<Value> = devices.iter().map(|d| json!(d.id)).collect();
     assert_eq!(envelope["ids"], Value::Array(ids));
-    assert_eq!(envelope["data_size"], serde_json::to_vec(&devices).unwrap().len());
+    assert_eq!(
+        envelope["data_size"],
+        serde_json::to_vec(&devices).unwrap().len()
+    );
     assert!(envelope.get("continuation_token").is_none());
     assert!(h.store.is_empty(), "outcome 2 stores nothing");
 }
@@ -48,7 +80,13 @@ async fn bulk_create_answers_every_id_in_input_order_and_stores_nothing() {
 #[tokio::test]
 async fn verify_returns_the_full_objects_and_stores_nothing() {
     let h = Harness::new();
-    let result = ok_json(&h.call("device_bulk_create", json!({"devices": new_devices(3), "verify": true})).await);
+    let result = ok_json(
+        &h.call(
+            "device_bulk_create",
+            json!({"devices": new_devices(3), "verify": true}),
+        )
+        .await,
+    );
 
     let devices = h.inventory.devices.lock().unwrap().clone();
     assert_eq!(result, serde_json::to_value(&devices).unwrap());
@@ -68,19 +106,37 @@ async fn verify_false_is_the_default_envelope() {
 #[tokio::test]
 async fn destroy_takes_its_id_from_the_arguments() {
     let h = Harness::new();
-    let created = ok_json(&h.call("device_create", json!({"device": {"name": "a", "site_slug": "s", "role": "r"}})).await);
+    let created = ok_json(
+        &h.call(
+            "device_create",
+            json!({"device": {"name": "a", "site_slug": "s", "role": "r"}}),
+        )
+        .await,
+    );
     let id = created["id"].clone();
 
     let envelope = ok_json(&h.call("device_destroy", json!({"id": id})).await);
-    assert_eq!(envelope.to_string(), format!(r#"{{"id":{id},"deleted":true,"status_code":204}}"#));
+    assert_eq!(
+        envelope.to_string(),
+        format!(r#"{{"id":{id},"deleted":true,"status_code":204}}"#)
+    );
     assert_eq!(h.device_count(), 0);
 }
 
 #[tokio::test]
 async fn partial_update_reports_200() {
     let h = Harness::new();
-    let created = ok_json(&h.call("device_create", json!({"device": {"name": "a", "site_slug": "s", "role": "r"}})).await);
-    let envelope = ok_json(&h.call("device_rename", json!({"id": created["id"], "name": "b"})).await);
+    let created = ok_json(
+        &h.call(
+            "device_create",
+            json!({"device": {"name": "a", "site_slug": "s", "role": "r"}}),
+        )
+        .await,
+    );
+    let envelope = ok_json(
+        &h.call("device_rename", json!({"id": created["id"], "name": "b"}))
+            .await,
+    );
     assert_eq!(envelope["name"], "b");
     assert_eq!(envelope["status_code"], 200);
 }
@@ -106,10 +162,14 @@ async fn a_result_without_an_id_returns_the_full_result() {
 async fn a_serde_renamed_id_keeps_its_serialized_name() {
     let h = Harness::new();
     let envelope = ok_json(&h.call("renamed_create", json!({"pk": 5})).await);
-    let size = serde_json::to_vec(&crate::fixtures::renamed_get(5)).unwrap().len();
+    let size = serde_json::to_vec(&crate::fixtures::renamed_get(5))
+        .unwrap()
+        .len();
     assert_eq!(
         envelope.to_string(),
-        format!(r#"{{"pk":5,"display":"record 5","siteSlug":"hq","status_code":201,"data_size":{size}}}"#)
+        format!(
+            r#"{{"pk":5,"display":"record 5","siteSlug":"hq","status_code":201,"data_size":{size}}}"#
+        )
     );
 }
 
@@ -120,7 +180,10 @@ async fn a_value_result_is_keyed_by_the_same_names_at_run_time() {
     let envelope = ok_json(&h.call("record_create", json!({"record": record})).await);
     assert_eq!(
         envelope.to_string(),
-        format!(r#"{{"id":3,"url":"/r/3","name":"n","status_code":201,"data_size":{}}}"#, record.to_string().len())
+        format!(
+            r#"{{"id":3,"url":"/r/3","name":"n","status_code":201,"data_size":{}}}"#,
+            record.to_string().len()
+        )
     );
 }
 
@@ -136,15 +199,24 @@ async fn a_value_result_without_an_id_returns_the_full_result() {
 async fn a_bulk_result_with_one_element_lacking_an_id_returns_everything_and_no_partial_ids() {
     let h = Harness::new();
     let records = json!([{"id": 1}, {"id": 2}, {"name": "no id"}, {"id": 4}]);
-    let result = ok_json(&h.call("record_bulk_create", json!({"records": records})).await);
-    assert_eq!(result, records, "outcome 3: the full list, not an envelope with ids");
+    let result = ok_json(
+        &h.call("record_bulk_create", json!({"records": records}))
+            .await,
+    );
+    assert_eq!(
+        result, records,
+        "outcome 3: the full list, not an envelope with ids"
+    );
 }
 
 #[tokio::test]
 async fn a_bulk_result_with_a_null_id_counts_as_lacking_one() {
     let h = Harness::new();
     let records = json!([{"id": 1}, {"id": null}]);
-    let result = ok_json(&h.call("record_bulk_create", json!({"records": records})).await);
+    let result = ok_json(
+        &h.call("record_bulk_create", json!({"records": records}))
+            .await,
+    );
     assert_eq!(result, records);
 }
 
@@ -152,10 +224,16 @@ async fn a_bulk_result_with_a_null_id_counts_as_lacking_one() {
 async fn a_bulk_value_result_with_all_ids_answers_them_in_order() {
     let h = Harness::new();
     let records = json!([{"pk": "c"}, {"pk": "a"}, {"pk": "b"}]);
-    let envelope = ok_json(&h.call("record_bulk_create", json!({"records": records})).await);
+    let envelope = ok_json(
+        &h.call("record_bulk_create", json!({"records": records}))
+            .await,
+    );
     assert_eq!(
         envelope.to_string(),
-        format!(r#"{{"accepted":3,"status_code":201,"data_size":{},"ids":["c","a","b"]}}"#, records.to_string().len())
+        format!(
+            r#"{{"accepted":3,"status_code":201,"data_size":{},"ids":["c","a","b"]}}"#,
+            records.to_string().len()
+        )
     );
 }
 
@@ -163,7 +241,10 @@ async fn a_bulk_value_result_with_all_ids_answers_them_in_order() {
 async fn an_empty_bulk_write_accepts_zero() {
     let h = Harness::new();
     let envelope = ok_json(&h.call("device_bulk_create", json!({"devices": []})).await);
-    assert_eq!(envelope.to_string(), r#"{"accepted":0,"status_code":201,"data_size":2,"ids":[]}"#);
+    assert_eq!(
+        envelope.to_string(),
+        r#"{"accepted":0,"status_code":201,"data_size":2,"ids":[]}"#
+    );
 }
 
 #[tokio::test]
