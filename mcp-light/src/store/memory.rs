@@ -1,41 +1,899 @@
-//! STUB: replaced by the store/token work.
+//! The in-memory continuation store: the embedded default (C20, C21).
+//!
+//! Entries live in a hash map by token and in an index by insertion order.
+//! Every entry has the same TTL, so insertion order is also expiry order:
+//! the oldest entry is both the first to expire and the first to evict.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
 use super::{BoxFuture, ContinuationStore, Entry, StoreError};
 use crate::token::Token;
-use std::collections::HashMap;
-use std::sync::Mutex;
+
+/// What the store spends on one entry beyond the bytes of its body, its
+/// owner strings and its token, on a 64-bit target.
+///
+/// Covers the hash-map slot (token + [`Slot`], 144 bytes, plus a control
+/// byte, in a table 44–87% full), the order index's `(u64, Token)` in B-tree
+/// nodes that fill to about 6 of 11 on append, the `Arc`'s two reference
+/// counts, and malloc's header and rounding on the three heap blocks (body,
+/// caller, tool; ~16 bytes each). `overhead_per_entry_is_measured` counts
+/// the heap really held: 234–400 bytes per entry beyond the payload (400
+/// just after the table doubles), so 512 covers the worst case with the
+/// malloc headers the count cannot see.
+const ENTRY_OVERHEAD: usize = 512;
 
 /// Tells the store what time it is.
+///
+/// Monotonic time since an arbitrary origin; only differences matter. The
+/// store asks it on every `put` and `get`, so it should be cheap.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_light::store::Clock;
+///
+/// /// A clock stopped at one instant.
+/// struct Frozen(Duration);
+///
+/// impl Clock for Frozen {
+///     fn now(&self) -> Duration {
+///         self.0
+///     }
+/// }
+///
+/// assert_eq!(Frozen(Duration::from_secs(5)).now(), Duration::from_secs(5));
+/// ```
 pub trait Clock: Send + Sync + 'static {
-    /// now
-    fn now(&self) -> std::time::Duration;
+    /// The time elapsed since this clock's origin.
+    fn now(&self) -> Duration;
 }
-/// The real clock.
-#[derive(Debug, Default)]
-pub struct SystemClock;
-impl Clock for SystemClock {
-    fn now(&self) -> std::time::Duration {
-        std::time::Duration::ZERO
+
+/// The real clock: time elapsed since the clock was made, from
+/// [`Instant`], so wall-clock changes never expire or revive entries.
+///
+/// ```
+/// use mcp_light::store::{Clock, SystemClock};
+///
+/// let clock = SystemClock::new();
+/// let before = clock.now();
+/// assert!(clock.now() >= before);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct SystemClock {
+    origin: Instant,
+}
+
+impl SystemClock {
+    /// A clock whose origin is now.
+    ///
+    /// ```
+    /// use mcp_light::store::{Clock, SystemClock};
+    ///
+    /// assert!(SystemClock::new().now().as_secs() < 1);
+    /// ```
+    pub fn new() -> SystemClock {
+        SystemClock {
+            origin: Instant::now(),
+        }
     }
 }
-/// A clock tests move by hand.
-#[derive(Debug, Default)]
-pub struct ManualClock;
-/// Limits.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryStoreConfig;
-/// The in-memory store.
-#[derive(Default)]
-pub struct MemoryStore {
-    map: Mutex<HashMap<Token, Entry>>,
+
+impl Default for SystemClock {
+    fn default() -> SystemClock {
+        SystemClock::new()
+    }
 }
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+}
+
+/// A clock tests move by hand, so entries expire without sleeping.
+///
+/// Share it with the store through an `Arc` and keep a handle to move it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use mcp_light::store::{ContinuationStore, Entry, ManualClock, MemoryStore, MemoryStoreConfig, Origin, Owner};
+/// use mcp_light::token::Token;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let clock = Arc::new(ManualClock::new());
+/// let store = MemoryStore::with_clock(MemoryStoreConfig::default(), clock.clone());
+/// let token = Token::mint().unwrap();
+/// let entry = Entry {
+///     owner: Owner { caller: "process".into(), tool: "device_list".into() },
+///     origin: Origin::Read,
+///     body: Arc::from(&b"[]"[..]),
+/// };
+/// store.put(&token, entry).await.unwrap();
+///
+/// clock.advance(Duration::from_secs(300)); // the default TTL
+/// assert_eq!(store.get(&token).await.unwrap(), None);
+/// # });
+/// ```
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now: Mutex<Duration>,
+}
+
+impl ManualClock {
+    /// A clock that reads zero until moved.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::store::{Clock, ManualClock};
+    ///
+    /// assert_eq!(ManualClock::new().now(), Duration::ZERO);
+    /// ```
+    pub fn new() -> ManualClock {
+        ManualClock::default()
+    }
+
+    /// Moves the clock forward by `by`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::store::{Clock, ManualClock};
+    ///
+    /// let clock = ManualClock::new();
+    /// clock.advance(Duration::from_secs(2));
+    /// clock.advance(Duration::from_secs(3));
+    /// assert_eq!(clock.now(), Duration::from_secs(5));
+    /// ```
+    pub fn advance(&self, by: Duration) {
+        *lock(&self.now) += by;
+    }
+
+    /// Sets the clock to `now`. Setting it backwards is allowed; the store
+    /// then treats entries stored "in the future" as brand new.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::store::{Clock, ManualClock};
+    ///
+    /// let clock = ManualClock::new();
+    /// clock.set(Duration::from_secs(300));
+    /// assert_eq!(clock.now(), Duration::from_secs(300));
+    /// ```
+    pub fn set(&self, now: Duration) {
+        *lock(&self.now) = now;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Duration {
+        *lock(&self.now)
+    }
+}
+
+/// The limits of a [`MemoryStore`].
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
+///
+/// let store = MemoryStore::new(MemoryStoreConfig {
+///     max_bytes: 16 << 20,
+///     ttl: Duration::from_secs(60),
+///     ..MemoryStoreConfig::default()
+/// });
+/// assert_eq!(store.config().max_entries, 10_000);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryStoreConfig {
+    /// The most bytes the store accounts for at once (default 64 MiB). An
+    /// entry costs its body, owner strings and token plus a fixed overhead
+    /// for the store's own bookkeeping; one that alone costs more than this
+    /// is refused with [`StoreError::TooLarge`].
+    pub max_bytes: usize,
+    /// The most entries the store holds at once (default 10,000). Zero makes
+    /// every `put` fail with [`StoreError::Unavailable`].
+    pub max_entries: usize,
+    /// How long an entry stays redeemable after it was stored (default
+    /// 300 s). Reading an entry does not extend it.
+    pub ttl: Duration,
+}
+
+impl Default for MemoryStoreConfig {
+    fn default() -> MemoryStoreConfig {
+        MemoryStoreConfig {
+            max_bytes: 64 << 20,
+            max_entries: 10_000,
+            ttl: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The in-memory continuation store, the embedded default.
+///
+/// Bounded: after every `put`, the accounted bytes are at most
+/// [`max_bytes`](MemoryStoreConfig::max_bytes) and the entries at most
+/// [`max_entries`](MemoryStoreConfig::max_entries); to make room it evicts
+/// the oldest entries first. An entry older than the
+/// [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped when met;
+/// `get` does not refresh the TTL, so a token lives at most `ttl` after its
+/// result was stored however often it is redeemed. A store is local to one
+/// process: replicas behind a load balancer need a shared store.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_light::store::{ContinuationStore, Entry, MemoryStore, Origin, Owner};
+/// use mcp_light::token::Token;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = MemoryStore::default();
+/// let token = Token::mint().unwrap();
+/// let entry = Entry {
+///     owner: Owner { caller: "process".into(), tool: "device_list".into() },
+///     origin: Origin::Read,
+///     body: Arc::from(&b"[1,2,3]"[..]),
+/// };
+/// store.put(&token, entry.clone()).await.unwrap();
+/// assert_eq!(store.get(&token).await.unwrap(), Some(entry));
+/// assert_eq!(store.len(), 1);
+/// # });
+/// ```
+pub struct MemoryStore {
+    config: MemoryStoreConfig,
+    clock: Arc<dyn Clock>,
+    state: Mutex<State>,
+}
+
+/// What the lock guards.
+#[derive(Default)]
+struct State {
+    entries: HashMap<Token, Slot>,
+    /// Tokens by insertion sequence: the first is the oldest.
+    order: BTreeMap<u64, Token>,
+    /// The sum of the entries' accounted costs.
+    bytes: usize,
+    next_seq: u64,
+}
+
+/// One stored entry and what the store needs to expire and evict it.
+struct Slot {
+    seq: u64,
+    stored_at: Duration,
+    cost: usize,
+    entry: Entry,
+}
+
+impl MemoryStore {
+    /// A store with `config`'s limits and the real clock.
+    ///
+    /// ```
+    /// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
+    ///
+    /// let store = MemoryStore::new(MemoryStoreConfig::default());
+    /// assert!(store.is_empty());
+    /// ```
+    pub fn new(config: MemoryStoreConfig) -> MemoryStore {
+        MemoryStore::with_clock(config, Arc::new(SystemClock::new()))
+    }
+
+    /// A store with `config`'s limits that reads the time from `clock`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_light::store::{ManualClock, MemoryStore, MemoryStoreConfig};
+    ///
+    /// let store = MemoryStore::with_clock(MemoryStoreConfig::default(), Arc::new(ManualClock::new()));
+    /// assert_eq!(store.bytes(), 0);
+    /// ```
+    pub fn with_clock(config: MemoryStoreConfig, clock: Arc<dyn Clock>) -> MemoryStore {
+        MemoryStore {
+            config,
+            clock,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// The limits this store was made with.
+    ///
+    /// ```
+    /// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
+    ///
+    /// assert_eq!(MemoryStore::default().config(), &MemoryStoreConfig::default());
+    /// ```
+    pub fn config(&self) -> &MemoryStoreConfig {
+        &self.config
+    }
+
+    /// How many entries the store holds, after dropping expired ones.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStore;
+    ///
+    /// assert_eq!(MemoryStore::default().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.live_state().entries.len()
+    }
+
+    /// Whether the store holds no entries, after dropping expired ones.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStore;
+    ///
+    /// assert!(MemoryStore::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes the store accounts for, after dropping expired entries:
+    /// per entry its body, owner strings and token, plus a fixed overhead
+    /// for the store's bookkeeping. Never more than
+    /// [`max_bytes`](MemoryStoreConfig::max_bytes).
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStore;
+    ///
+    /// assert_eq!(MemoryStore::default().bytes(), 0);
+    /// ```
+    pub fn bytes(&self) -> usize {
+        self.live_state().bytes
+    }
+
+    /// The state with expired entries swept, so introspection counts only
+    /// what is still redeemable.
+    fn live_state(&self) -> MutexGuard<'_, State> {
+        let mut state = lock(&self.state);
+        let now = self.clock.now();
+        state.sweep_expired(now, self.config.ttl);
+        state
+    }
+
+    fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
+        let cost = cost_of(token, &entry);
+        // Refuse before touching anything: a refused put evicts nothing.
+        if cost > self.config.max_bytes {
+            return Err(StoreError::TooLarge {
+                size: cost,
+                limit: self.config.max_bytes,
+            });
+        }
+        if self.config.max_entries == 0 {
+            return Err(StoreError::Unavailable(
+                "the in-memory store is configured with max_entries = 0; set it to at least 1"
+                    .to_owned(),
+            ));
+        }
+
+        let mut state = lock(&self.state);
+        // Read the clock under the lock so sequence order is time order.
+        let now = self.clock.now();
+        // A token put again is a new entry: it replaces the old one.
+        state.remove(token);
+        state.sweep_expired(now, self.config.ttl);
+        while state.entries.len() >= self.config.max_entries
+            || state.bytes + cost > self.config.max_bytes
+        {
+            // Cannot run dry: an empty store has room for this entry.
+            state.evict_oldest();
+        }
+        state.insert(token.clone(), entry, now, cost);
+        Ok(())
+    }
+
+    fn get_now(&self, token: &Token) -> Option<Entry> {
+        let mut state = lock(&self.state);
+        let now = self.clock.now();
+        let slot = state.entries.get(token)?;
+        if !is_expired(slot, now, self.config.ttl) {
+            return Some(slot.entry.clone());
+        }
+        state.remove(token);
+        None
+    }
+}
+
+impl Default for MemoryStore {
+    /// A store with the default limits and the real clock.
+    fn default() -> MemoryStore {
+        MemoryStore::new(MemoryStoreConfig::default())
+    }
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = lock(&self.state);
+        f.debug_struct("MemoryStore")
+            .field("config", &self.config)
+            .field("len", &state.entries.len())
+            .field("bytes", &state.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl ContinuationStore for MemoryStore {
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move {
-            self.map.lock().unwrap().insert(token.clone(), entry);
-            Ok(())
-        })
+        Box::pin(async move { self.put_now(token, entry) })
     }
+
     fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
-        Box::pin(async move { Ok(self.map.lock().unwrap().get(token).cloned()) })
+        Box::pin(async move { Ok(self.get_now(token)) })
+    }
+}
+
+impl State {
+    fn insert(&mut self, token: Token, entry: Entry, now: Duration, cost: usize) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.order.insert(seq, token.clone());
+        self.bytes += cost;
+        let slot = Slot {
+            seq,
+            stored_at: now,
+            cost,
+            entry,
+        };
+        self.entries.insert(token, slot);
+    }
+
+    fn remove(&mut self, token: &Token) {
+        if let Some(slot) = self.entries.remove(token) {
+            self.order.remove(&slot.seq);
+            self.bytes -= slot.cost;
+        }
+    }
+
+    fn evict_oldest(&mut self) {
+        if let Some((_, token)) = self.order.pop_first() {
+            let slot = self
+                .entries
+                .remove(&token)
+                .expect("every ordered token has an entry");
+            self.bytes -= slot.cost;
+        }
+    }
+
+    /// Drops expired entries from the oldest on, stopping at the first live
+    /// one: with one TTL for all, everything newer is live too.
+    fn sweep_expired(&mut self, now: Duration, ttl: Duration) {
+        while let Some((_, token)) = self.order.first_key_value() {
+            if !is_expired(&self.entries[token], now, ttl) {
+                break;
+            }
+            self.evict_oldest();
+        }
+    }
+}
+
+/// Whether `slot` is at or past its TTL. A clock set back makes the age
+/// zero rather than negative.
+fn is_expired(slot: &Slot, now: Duration, ttl: Duration) -> bool {
+    now.saturating_sub(slot.stored_at) >= ttl
+}
+
+/// The bytes an entry is accounted at.
+fn cost_of(token: &Token, entry: &Entry) -> usize {
+    entry.body.len()
+        + entry.owner.caller.len()
+        + entry.owner.tool.len()
+        + token.as_str().len()
+        + ENTRY_OVERHEAD
+}
+
+/// Locks `mutex`, recovering from poisoning: nothing panics while the state
+/// is half-updated (the clock is read before any change), so a poisoned
+/// lock still guards consistent data.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Origin, Owner};
+
+    const TTL: Duration = Duration::from_secs(300);
+
+    fn entry(body_len: usize) -> Entry {
+        Entry {
+            owner: Owner {
+                caller: "session-4f2a".to_owned(),
+                tool: "device_list".to_owned(),
+            },
+            origin: Origin::Read,
+            body: vec![b'x'; body_len].into(),
+        }
+    }
+
+    fn token() -> Token {
+        Token::mint().unwrap()
+    }
+
+    fn store_with(config: MemoryStoreConfig) -> (MemoryStore, Arc<ManualClock>) {
+        let clock = Arc::new(ManualClock::new());
+        (MemoryStore::with_clock(config, clock.clone()), clock)
+    }
+
+    fn store() -> (MemoryStore, Arc<ManualClock>) {
+        store_with(MemoryStoreConfig::default())
+    }
+
+    /// Entries the store holds, without the sweep `len()` does first.
+    fn held(store: &MemoryStore) -> usize {
+        lock(&store.state).entries.len()
+    }
+
+    #[test]
+    fn defaults_are_64_mib_10_000_entries_300_s() {
+        let config = MemoryStoreConfig::default();
+        assert_eq!(config.max_bytes, 64 * 1024 * 1024);
+        assert_eq!(config.max_entries, 10_000);
+        assert_eq!(config.ttl, TTL);
+    }
+
+    #[test]
+    fn the_futures_can_cross_threads() {
+        fn assert_send<T: Send>(_: T) {}
+        let store = MemoryStore::default();
+        let token = token();
+        assert_send(store.put(&token, entry(1)));
+        assert_send(store.get(&token));
+    }
+
+    #[tokio::test]
+    async fn put_then_get_returns_the_entry() {
+        let (store, _) = store();
+        let token = token();
+        let stored = Entry {
+            owner: Owner {
+                caller: "alice".to_owned(),
+                tool: "crm".to_owned(),
+            },
+            origin: Origin::BulkWrite,
+            body: Arc::from(&br#"[{"id":1},{"id":2}]"#[..]),
+        };
+        store.put(&token, stored.clone()).await.unwrap();
+        assert_eq!(store.get(&token).await.unwrap(), Some(stored.clone()));
+        // Reading does not consume: a result is paged through many gets.
+        assert_eq!(store.get(&token).await.unwrap(), Some(stored.clone()));
+        assert_eq!(store.len(), 1);
+        assert!(!store.is_empty());
+        assert_eq!(store.bytes(), cost_of(&token, &stored));
+    }
+
+    #[tokio::test]
+    async fn a_missing_token_reads_as_none() {
+        let (store, _) = store();
+        store.put(&token(), entry(10)).await.unwrap();
+        assert_eq!(store.get(&token()).await.unwrap(), None);
+        assert_eq!(store.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_entry_expires_at_its_ttl_not_before() {
+        let (store, clock) = store();
+        clock.set(Duration::from_secs(1_000));
+        let token = token();
+        store.put(&token, entry(10)).await.unwrap();
+
+        clock.set(Duration::from_secs(1_000) + TTL - Duration::from_nanos(1));
+        assert!(store.get(&token).await.unwrap().is_some());
+        clock.set(Duration::from_secs(1_000) + TTL);
+        assert_eq!(store.get(&token).await.unwrap(), None);
+        // Dropped on that read, not only hidden.
+        assert_eq!(held(&store), 0);
+        assert_eq!(store.bytes(), 0);
+
+        clock.advance(TTL);
+        assert_eq!(store.get(&token).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn get_does_not_refresh_the_ttl() {
+        let (store, clock) = store();
+        let token = token();
+        store.put(&token, entry(10)).await.unwrap();
+        for _ in 0..4 {
+            clock.advance(TTL / 5);
+            assert!(store.get(&token).await.unwrap().is_some());
+        }
+        clock.advance(TTL / 5);
+        assert_eq!(store.get(&token).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn put_sweeps_expired_entries_without_a_read() {
+        let (store, clock) = store();
+        for _ in 0..3 {
+            store.put(&token(), entry(10)).await.unwrap();
+        }
+        clock.advance(TTL / 2);
+        let younger = token();
+        store.put(&younger, entry(10)).await.unwrap();
+        clock.advance(TTL / 2);
+        store.put(&token(), entry(10)).await.unwrap();
+        // The three old ones are gone; the younger and the newest remain.
+        assert_eq!(held(&store), 2);
+        assert!(store.get(&younger).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_flood_stays_under_the_byte_cap_and_keeps_the_newest() {
+        let max_bytes = 16 << 20;
+        let (store, _) = store_with(MemoryStoreConfig {
+            max_bytes,
+            ..MemoryStoreConfig::default()
+        });
+        let mut puts = Vec::with_capacity(10_000);
+        for i in 0..10_000 {
+            // ~7 KB bodies of varying size, so eviction is not in lockstep.
+            let (token, entry) = (token(), entry(7_000 + i % 257));
+            let cost = cost_of(&token, &entry);
+            store.put(&token, entry).await.unwrap();
+            assert!(store.bytes() <= max_bytes, "over the cap after put {i}");
+            puts.push((token, cost));
+        }
+
+        // The survivors are the longest run of newest entries that fits.
+        let mut kept = 0;
+        let mut kept_bytes = 0;
+        for (_, cost) in puts.iter().rev() {
+            if kept_bytes + cost > max_bytes {
+                break;
+            }
+            kept += 1;
+            kept_bytes += cost;
+        }
+        assert!(kept > 2_000 && kept < 2_400, "kept {kept}");
+        assert_eq!(store.len(), kept);
+        assert_eq!(store.bytes(), kept_bytes);
+        let (evicted, survivors) = puts.split_at(puts.len() - kept);
+        for (token, _) in evicted {
+            assert_eq!(store.get(token).await.unwrap(), None);
+        }
+        for (token, _) in survivors {
+            assert!(store.get(token).await.unwrap().is_some());
+        }
+    }
+
+    #[tokio::test]
+    async fn the_entry_cap_evicts_the_oldest() {
+        let (store, _) = store_with(MemoryStoreConfig {
+            max_entries: 3,
+            ..MemoryStoreConfig::default()
+        });
+        let tokens: Vec<Token> = (0..5).map(|_| token()).collect();
+        for token in &tokens {
+            store.put(token, entry(10)).await.unwrap();
+            assert!(store.len() <= 3);
+        }
+        assert_eq!(store.len(), 3);
+        for (i, token) in tokens.iter().enumerate() {
+            assert_eq!(
+                store.get(token).await.unwrap().is_some(),
+                i >= 2,
+                "token {i}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn too_large_leaves_the_store_untouched() {
+        let (store, clock) = store_with(MemoryStoreConfig {
+            max_bytes: 10_000,
+            ..MemoryStoreConfig::default()
+        });
+        let small = token();
+        store.put(&small, entry(100)).await.unwrap();
+        let expired = token();
+        clock.advance(TTL);
+        lock(&store.state).insert(expired.clone(), entry(100), Duration::ZERO, 1_000);
+        let (len, bytes) = (held(&store), lock(&store.state).bytes);
+
+        let big = token();
+        let err = store.put(&big, entry(10_000)).await.unwrap_err();
+        match err {
+            StoreError::TooLarge { size, limit } => {
+                assert_eq!(limit, 10_000);
+                assert_eq!(size, cost_of(&big, &entry(10_000)));
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        // Nothing evicted, nothing swept, nothing stored.
+        assert_eq!((held(&store), lock(&store.state).bytes), (len, bytes));
+        assert!(lock(&store.state).entries.contains_key(&expired));
+        assert_eq!(store.get(&big).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn an_entry_of_exactly_max_bytes_fits_alone() {
+        let body = 5_000;
+        let max_bytes = cost_of(&token(), &entry(body));
+        let (store, _) = store_with(MemoryStoreConfig {
+            max_bytes,
+            ..MemoryStoreConfig::default()
+        });
+        let first = token();
+        store.put(&first, entry(body)).await.unwrap();
+        let second = token();
+        store.put(&second, entry(body)).await.unwrap();
+        assert_eq!(store.bytes(), max_bytes);
+        assert_eq!(store.get(&first).await.unwrap(), None);
+        assert!(store.get(&second).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn putting_a_token_again_replaces_its_entry() {
+        let (store, _) = store();
+        let token = token();
+        store.put(&token, entry(10)).await.unwrap();
+        store.put(&token, entry(20)).await.unwrap();
+        assert_eq!(store.len(), 1);
+        assert_eq!(lock(&store.state).order.len(), 1);
+        assert_eq!(store.bytes(), cost_of(&token, &entry(20)));
+        assert_eq!(store.get(&token).await.unwrap().unwrap().body.len(), 20);
+    }
+
+    #[tokio::test]
+    async fn bytes_return_to_zero_when_everything_expires() {
+        let (store, clock) = store_with(MemoryStoreConfig {
+            max_entries: 50,
+            ..MemoryStoreConfig::default()
+        });
+        // More puts than the cap, so eviction's bookkeeping is exercised too.
+        for i in 0..200 {
+            store.put(&token(), entry(i * 13)).await.unwrap();
+            clock.advance(Duration::from_millis(10));
+        }
+        assert_eq!(store.len(), 50);
+        clock.advance(TTL);
+        assert_eq!(store.bytes(), 0);
+        assert!(store.is_empty());
+        let state = lock(&store.state);
+        assert!(state.order.is_empty() && state.entries.is_empty());
+    }
+
+    #[tokio::test]
+    async fn zero_max_entries_is_unavailable() {
+        let (store, _) = store_with(MemoryStoreConfig {
+            max_entries: 0,
+            ..MemoryStoreConfig::default()
+        });
+        let err = store.put(&token(), entry(1)).await.unwrap_err();
+        assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn debug_shows_the_limits_not_the_tokens() {
+        let (store, _) = store();
+        let token = token();
+        store.put_now(&token, entry(1)).unwrap();
+        let debug = format!("{store:?}");
+        assert!(debug.contains("len: 1"), "{debug}");
+        assert!(!debug.contains(token.as_str()));
+    }
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let clock = ManualClock::new();
+        assert_eq!(clock.now(), Duration::ZERO);
+        clock.advance(Duration::from_secs(1));
+        clock.advance(Duration::from_secs(2));
+        assert_eq!(clock.now(), Duration::from_secs(3));
+        clock.set(Duration::from_secs(1));
+        assert_eq!(clock.now(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn system_clock_is_monotonic_from_its_origin() {
+        let clock = SystemClock::new();
+        let first = clock.now();
+        std::thread::sleep(Duration::from_millis(2));
+        let second = clock.now();
+        assert!(second >= first + Duration::from_millis(2));
+        assert!(second < Duration::from_secs(60));
+    }
+
+    /// Reports, with `--nocapture`, what the store spends per entry: the
+    /// bytes it accounts against the heap it really holds.
+    #[test]
+    fn overhead_per_entry_is_measured() {
+        const BODY: usize = 1_024;
+        let (store, _) = store_with(MemoryStoreConfig {
+            max_bytes: usize::MAX,
+            max_entries: usize::MAX,
+            ttl: TTL,
+        });
+        let payload = entry(BODY).owner.caller.len() + entry(BODY).owner.tool.len() + 39;
+        let tokens: Vec<Token> = (0..10_000).map(|_| token()).collect();
+        let start = heap::held();
+        let mut worst_heap_overhead = 0.0f64;
+        for (n, token) in tokens.iter().enumerate() {
+            store.put_now(token, entry(BODY)).unwrap();
+            let n = n + 1;
+            // 7,169 is just past a hash-table doubling (8,192 buckets hold
+            // 7,168): the emptiest table, the most heap per entry.
+            if [1_000, 7_168, 7_169, 10_000].contains(&n) {
+                let heap = (heap::held() - start) as f64 / n as f64;
+                let accounted = store.bytes() as f64 / n as f64;
+                let heap_overhead = heap - (BODY + payload) as f64;
+                worst_heap_overhead = worst_heap_overhead.max(heap_overhead);
+                println!(
+                    "{n:>6} entries: body {BODY} B, owner+token {payload} B, \
+                     accounted {accounted:.0} B, heap {heap:.0} B per entry \
+                     (overhead: accounted {ENTRY_OVERHEAD} B, heap {heap_overhead:.0} B; \
+                     accounted/body {:.3})",
+                    accounted / BODY as f64
+                );
+                assert!(
+                    heap <= accounted,
+                    "the store holds more than it accounts for"
+                );
+            }
+        }
+        println!("worst heap overhead {worst_heap_overhead:.0} B, accounted {ENTRY_OVERHEAD} B");
+        assert_eq!(store.bytes(), 10_000 * (BODY + payload + ENTRY_OVERHEAD));
+    }
+
+    /// A global allocator that counts, per thread, the bytes requested and
+    /// not yet freed, so one test measures its own heap while others run.
+    mod heap {
+        use std::alloc::{GlobalAlloc, Layout, System};
+        use std::cell::Cell;
+
+        struct Counting;
+
+        thread_local! {
+            static HELD: Cell<isize> = const { Cell::new(0) };
+        }
+
+        fn add(bytes: isize) {
+            // `try_with`: allocations during thread teardown go uncounted.
+            let _ = HELD.try_with(|held| held.set(held.get() + bytes));
+        }
+
+        // SAFETY: every method forwards to `System` unchanged; counting
+        // touches only a const-initialised thread-local, which never
+        // allocates.
+        unsafe impl GlobalAlloc for Counting {
+            unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+                let ptr = unsafe { System.alloc(layout) };
+                if !ptr.is_null() {
+                    add(layout.size() as isize);
+                }
+                ptr
+            }
+
+            unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+                let ptr = unsafe { System.alloc_zeroed(layout) };
+                if !ptr.is_null() {
+                    add(layout.size() as isize);
+                }
+                ptr
+            }
+
+            unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+                unsafe { System.dealloc(ptr, layout) };
+                add(-(layout.size() as isize));
+            }
+
+            unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+                let new = unsafe { System.realloc(ptr, layout, new_size) };
+                if !new.is_null() {
+                    add(new_size as isize - layout.size() as isize);
+                }
+                new
+            }
+        }
+
+        #[global_allocator]
+        static COUNTING: Counting = Counting;
+
+        /// The bytes this thread has allocated and not freed.
+        pub(super) fn held() -> isize {
+            HELD.with(Cell::get)
+        }
     }
 }
