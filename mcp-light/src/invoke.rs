@@ -82,9 +82,9 @@ impl Responder {
     /// A plain read's answer: the result, or a probe when the schema
     /// discloses continuation and the result passes the size backstop (C18).
     pub async fn read<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
-        let value = match self.to_value(out) {
+        let value = match self.value_or_error(out) {
             Ok(value) => value,
-            Err(reply) => return reply,
+            Err(reply) => return *reply,
         };
         let Some(limit) = self.shared.heavy.size_backstop.filter(|_| self.can_mint()) else {
             return full_result(value);
@@ -102,9 +102,9 @@ impl Responder {
     /// A heavy read's answer: a probe, the result kept for redemption (C16).
     /// With no store to keep it in, the result is returned whole (C15).
     pub async fn heavy<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
-        let value = match self.to_value(out) {
+        let value = match self.value_or_error(out) {
             Ok(value) => value,
-            Err(reply) => return reply,
+            Err(reply) => return *reply,
         };
         if !self.can_mint() {
             return full_result(value);
@@ -305,10 +305,15 @@ impl Responder {
         }
     }
 
-    fn to_value<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<Value, CallToolResult> {
+    /// The result as JSON, or the error answer when the tool failed or its
+    /// result cannot be serialized.
+    fn value_or_error<T: Serialize>(
+        &self,
+        out: Result<T, ToolError>,
+    ) -> Result<Value, Box<CallToolResult>> {
         match out {
-            Ok(value) => serde_json::to_value(value).map_err(|e| self.unserializable(e)),
-            Err(error) => Err(self.failed(error)),
+            Ok(value) => serde_json::to_value(value).map_err(|e| Box::new(self.unserializable(e))),
+            Err(error) => Err(Box::new(self.failed(error))),
         }
     }
 
