@@ -13,7 +13,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::error::RegistryError;
-use crate::heavy;
+use crate::heavy::{self, HeavyConfig};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::{self, VERIFY};
 
@@ -39,7 +39,11 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// A dispatcher named `name` over every tool of `registry` that has both
     /// a resource and an action.
-    pub(crate) fn build(name: String, registry: &Registry) -> Result<Dispatcher, RegistryError> {
+    pub(crate) fn build(
+        name: String,
+        registry: &Registry,
+        heavy: &HeavyConfig,
+    ) -> Result<Dispatcher, RegistryError> {
         if let Some(tool) = registry.get(&name) {
             return Err(RegistryError::DispatcherNameTaken {
                 name,
@@ -67,13 +71,21 @@ impl Dispatcher {
             }
         }
         let description = describe(&routes);
-        let input_schema = Arc::new(input_schema(&routes));
+        let input_schema = Arc::new(input_schema(&routes, heavy));
         Ok(Dispatcher {
             name,
             description,
             input_schema,
             routes,
         })
+    }
+
+    /// The same dispatcher, its schema published with the limits of `heavy`.
+    pub(crate) fn republish(&self, heavy: &HeavyConfig) -> Dispatcher {
+        Dispatcher {
+            input_schema: Arc::new(input_schema(&self.routes, heavy)),
+            ..self.clone()
+        }
     }
 
     /// The dispatcher's tool name.
@@ -199,6 +211,7 @@ fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>
 
 fn input_schema(
     routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
+    heavy: &HeavyConfig,
 ) -> Map<String, Value> {
     let resources: Vec<&str> = routes.keys().copied().collect();
     let mut actions: Vec<&str> = routes.values().flat_map(|a| a.keys().copied()).collect();
@@ -212,7 +225,7 @@ fn input_schema(
     properties.insert(ACTION.into(), json!({"type": "string", "enum": actions}));
     properties.insert(PARAMS.into(), json!({"type": "object"}));
     properties.insert(VERIFY.into(), schema::verify_property());
-    properties.extend(heavy::negotiation_properties());
+    properties.extend(heavy::negotiation_properties(heavy));
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));

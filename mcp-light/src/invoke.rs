@@ -300,7 +300,13 @@ impl Responder {
     async fn probe_or_full(&self, value: Value, body: Vec<u8>) -> CallToolResult {
         let total_size = body.len();
         match self.keep(body, Origin::Read).await {
-            Some(token) => envelope_map(heavy::probe(&self.owner.tool, &value, total_size, &token)),
+            Some(token) => envelope_map(heavy::probe(
+                &self.owner.tool,
+                &value,
+                total_size,
+                &token,
+                &self.shared.heavy,
+            )),
             None => full_result(value),
         }
     }

@@ -7,6 +7,7 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::error::RegistryError;
+use crate::heavy::HeavyConfig;
 use crate::schema;
 use crate::tool::{ToolDef, ToolKind, WriteKind};
 
@@ -39,6 +40,8 @@ pub struct Registry {
 #[derive(Debug)]
 pub struct PublishedTool {
     def: &'static ToolDef,
+    /// The parameters' schema, before mcp-light's own fields are added.
+    params_schema: Arc<Map<String, Value>>,
     input_schema: Arc<Map<String, Value>>,
     retrieve_published: bool,
 }
@@ -52,6 +55,15 @@ impl Registry {
     /// A registry of the given tools only (to serve a subset of [`TOOLS`]).
     pub fn from_tools(
         defs: impl IntoIterator<Item = &'static ToolDef>,
+    ) -> Result<Registry, RegistryError> {
+        Registry::from_tools_with(defs, &HeavyConfig::default())
+    }
+
+    /// Like [`Registry::from_tools`], publishing the negotiation fields of
+    /// heavy tools with the limits of `heavy` (the maximum `page_size`).
+    pub fn from_tools_with(
+        defs: impl IntoIterator<Item = &'static ToolDef>,
+        heavy: &HeavyConfig,
     ) -> Result<Registry, RegistryError> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         // The linker's order is not the source order; sort so that tools/list
@@ -72,19 +84,37 @@ impl Registry {
         let tools = defs
             .iter()
             .map(|&def| {
-                let input_schema =
-                    schema::publish(def).map_err(|reason| RegistryError::BadSchema {
-                        tool: def.name.to_owned(),
-                        reason,
-                    })?;
+                let params = schema::params(def).map_err(|reason| RegistryError::BadSchema {
+                    tool: def.name.to_owned(),
+                    reason,
+                })?;
                 Ok(PublishedTool {
                     def,
-                    input_schema: Arc::new(input_schema),
+                    input_schema: Arc::new(schema::publish(&params, def.kind, heavy)),
+                    params_schema: Arc::new(params),
                     retrieve_published: def.retrieve.is_some_and(|r| index.contains_key(r)),
                 })
             })
             .collect::<Result<_, RegistryError>>()?;
         Ok(Registry { tools, index })
+    }
+
+    /// The same tools, their schemas published with the limits of `heavy`.
+    pub(crate) fn republish(&self, heavy: &HeavyConfig) -> Registry {
+        let tools = self
+            .tools
+            .iter()
+            .map(|tool| PublishedTool {
+                def: tool.def,
+                input_schema: Arc::new(schema::publish(&tool.params_schema, tool.def.kind, heavy)),
+                params_schema: Arc::clone(&tool.params_schema),
+                retrieve_published: tool.retrieve_published,
+            })
+            .collect();
+        Registry {
+            tools,
+            index: self.index.clone(),
+        }
     }
 
     /// The tool named `name`.

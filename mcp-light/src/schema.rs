@@ -9,7 +9,7 @@
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::heavy;
+use crate::heavy::{self, HeavyConfig};
 use crate::tool::{ToolDef, ToolKind};
 
 /// The property `#[mcp_light]` adds to every write schema.
@@ -47,8 +47,9 @@ pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
         .is_some_and(|properties| properties.contains_key(CONTINUATION_TOKEN))
 }
 
-/// The schema `tools/list` publishes for `def`.
-pub(crate) fn publish(def: &ToolDef) -> Result<Map<String, Value>, String> {
+/// The compacted schema of `def`'s parameters, checked to be an object
+/// schema with `properties`.
+pub(crate) fn params(def: &ToolDef) -> Result<Map<String, Value>, String> {
     let mut schema = match (def.params_schema)().to_value() {
         Value::Object(schema) => schema,
         other => return Err(format!("expected a JSON object, got `{other}`")),
@@ -57,19 +58,33 @@ pub(crate) fn publish(def: &ToolDef) -> Result<Map<String, Value>, String> {
     if schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err("its `type` is not \"object\"".to_owned());
     }
-    let properties = schema
+    match schema
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or("its `properties` is not an object")?;
-    match def.kind {
-        ToolKind::Write { .. } => {
-            properties.insert(VERIFY.to_owned(), verify_property());
-        }
-        ToolKind::Heavy => properties.extend(heavy::negotiation_properties()),
-        ToolKind::Read => {}
+    {
+        Value::Object(_) => Ok(schema),
+        _ => Err("its `properties` is not an object".to_owned()),
     }
-    Ok(schema)
+}
+
+/// The schema `tools/list` publishes: the parameters' schema plus `verify`
+/// on a write, or the negotiation fields on a heavy read.
+pub(crate) fn publish(
+    params: &Map<String, Value>,
+    kind: ToolKind,
+    heavy: &HeavyConfig,
+) -> Map<String, Value> {
+    let mut schema = params.clone();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        match kind {
+            ToolKind::Write { .. } => {
+                properties.insert(VERIFY.to_owned(), verify_property());
+            }
+            ToolKind::Heavy => properties.extend(heavy::negotiation_properties(heavy)),
+            ToolKind::Read => {}
+        }
+    }
+    schema
 }
 
 /// `verify: {"type": "boolean", "default": false}` (C3), in a few words.

@@ -116,7 +116,7 @@ impl Server {
     ///
     /// Fails when `name` is taken or two tools claim one resource and action.
     pub fn with_dispatcher(mut self, name: impl Into<String>) -> Result<Server, RegistryError> {
-        let dispatcher = Dispatcher::build(name.into(), &self.registry)?;
+        let dispatcher = Dispatcher::build(name.into(), &self.registry, &self.shared.heavy)?;
         if self.dispatcher(dispatcher.name()).is_some() {
             return Err(RegistryError::DuplicateName {
                 name: dispatcher.name().to_owned(),
@@ -162,8 +162,16 @@ impl Server {
         self
     }
 
-    /// Sets page sizes and the size backstop of heavy reads.
+    /// Sets page sizes, the preview length and the size backstop of heavy
+    /// reads. Published schemas follow (the maximum `page_size`).
     pub fn with_heavy_config(mut self, config: HeavyConfig) -> Server {
+        self.registry = Arc::new(self.registry.republish(&config));
+        self.dispatchers = Arc::new(
+            self.dispatchers
+                .iter()
+                .map(|d| d.republish(&config))
+                .collect(),
+        );
         self.shared_mut().heavy = config;
         self
     }
