@@ -306,3 +306,39 @@ pub fn error_text(result: &CallToolResult) -> String {
         .text
         .clone()
 }
+
+/// List devices, optionally of one role; answers a probe and a token.
+#[mcp_heavy(resource = "device", action = "list")]
+pub async fn device_list(ctx: &Context, role: Option<String>) -> Result<Vec<Device>, ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    inventory.runs.fetch_add(1, Ordering::SeqCst);
+    let devices = inventory.devices.lock().unwrap();
+    Ok(devices.iter().filter(|d| role.as_ref().is_none_or(|r| &d.role == r)).cloned().collect())
+}
+
+/// Export devices and record the export: heavy wins over light.
+#[mcp_heavy]
+#[mcp_light(create, resource = "export")]
+pub fn export_heavy_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
+    export(ctx, n)
+}
+
+/// Export devices and record the export: heavy wins whichever comes first.
+#[mcp_light(create, resource = "export")]
+#[mcp_heavy]
+pub fn export_light_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
+    export(ctx, n)
+}
+
+fn export(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
+    let inventory = ctx.state::<Inventory>()?;
+    inventory.runs.fetch_add(1, Ordering::SeqCst);
+    Ok(inventory.devices.lock().unwrap().iter().take(n).cloned().collect())
+}
+
+/// A plain read of `n` rows of `width` characters each.
+#[mcp_tool(resource = "row", action = "list")]
+pub fn row_list(ctx: &Context, n: usize, width: usize) -> Result<Vec<String>, ToolError> {
+    ctx.state::<Inventory>()?.runs.fetch_add(1, Ordering::SeqCst);
+    Ok((0..n).map(|i| format!("{i:0width$}")).collect())
+}

@@ -4,5 +4,6 @@
 mod bad_input;
 mod dispatch;
 mod fixtures;
+mod heavy;
 mod registry;
 mod write_path;
