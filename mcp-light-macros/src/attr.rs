@@ -1,0 +1,521 @@
+//! Attribute arguments, parsed into plain data: the tool attributes'
+//! `name = "..."`-style arguments, the attributes a tool parameter may carry,
+//! and the few serde arguments the macros honor.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, Lit, LitInt, LitStr, Meta, Path, Token};
+
+use crate::ctxt::Ctxt;
+use crate::suggest;
+use crate::symbol::*;
+
+/// Which of the three tool attributes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Attr {
+    Tool,
+    Light,
+    Heavy,
+}
+
+impl Attr {
+    pub const ALL: [Attr; 3] = [Attr::Tool, Attr::Light, Attr::Heavy];
+
+    pub fn symbol(self) -> Symbol {
+        match self {
+            Attr::Tool => MCP_TOOL,
+            Attr::Light => MCP_LIGHT,
+            Attr::Heavy => MCP_HEAVY,
+        }
+    }
+
+    /// The tool attribute an attribute path names, by its last segment, so
+    /// that `#[mcp_light::mcp_heavy]` counts as well as `#[mcp_heavy]`.
+    pub fn from_path(path: &Path) -> Option<Attr> {
+        let last = &path.segments.last()?.ident;
+        Attr::ALL.into_iter().find(|attr| last == attr.symbol())
+    }
+
+    /// The named arguments the attribute takes.
+    fn arguments(self) -> &'static [Symbol] {
+        match self {
+            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION],
+            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS],
+        }
+    }
+
+    /// What the attribute accepts, for error messages.
+    fn accepted(self) -> String {
+        let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
+        match self {
+            Attr::Tool | Attr::Heavy => format!("`#[{self}]` accepts {named}"),
+            Attr::Light => format!(
+                "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, `status = 201`",
+                WriteKind::list()
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Attr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.symbol().fmt(f)
+    }
+}
+
+/// The write kinds of `#[mcp_light(<kind>)]`, mirroring
+/// `mcp_light::WriteKind`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum WriteKind {
+    Create,
+    Update,
+    PartialUpdate,
+    Destroy,
+    BulkCreate,
+    BulkUpdate,
+}
+
+impl WriteKind {
+    pub const ALL: [WriteKind; 6] = [
+        WriteKind::Create,
+        WriteKind::Update,
+        WriteKind::PartialUpdate,
+        WriteKind::Destroy,
+        WriteKind::BulkCreate,
+        WriteKind::BulkUpdate,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteKind::Create => "create",
+            WriteKind::Update => "update",
+            WriteKind::PartialUpdate => "partial_update",
+            WriteKind::Destroy => "destroy",
+            WriteKind::BulkCreate => "bulk_create",
+            WriteKind::BulkUpdate => "bulk_update",
+        }
+    }
+
+    /// The name of the `mcp_light::WriteKind` variant.
+    pub fn variant(self) -> &'static str {
+        match self {
+            WriteKind::Create => "Create",
+            WriteKind::Update => "Update",
+            WriteKind::PartialUpdate => "PartialUpdate",
+            WriteKind::Destroy => "Destroy",
+            WriteKind::BulkCreate => "BulkCreate",
+            WriteKind::BulkUpdate => "BulkUpdate",
+        }
+    }
+
+    pub fn default_status(self) -> u16 {
+        match self {
+            WriteKind::Create | WriteKind::BulkCreate => 201,
+            WriteKind::Update | WriteKind::PartialUpdate | WriteKind::BulkUpdate => 200,
+            WriteKind::Destroy => 204,
+        }
+    }
+
+    pub fn is_bulk(self) -> bool {
+        matches!(self, WriteKind::BulkCreate | WriteKind::BulkUpdate)
+    }
+
+    fn from_name(name: &str) -> Option<WriteKind> {
+        WriteKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// `create | update | ...`, for error messages.
+    pub fn list() -> String {
+        let names: Vec<_> = WriteKind::ALL.iter().map(|kind| kind.as_str()).collect();
+        names.join(" | ")
+    }
+}
+
+/// One tool attribute's arguments, as written.
+pub struct ToolArgs {
+    pub attr: Attr,
+    /// The attribute itself, for errors about it as a whole (empty for the
+    /// attribute being expanded, whose errors go to the call site).
+    pub tokens: TokenStream,
+    pub kind: Option<(WriteKind, Span)>,
+    pub name: Option<LitStr>,
+    pub resource: Option<LitStr>,
+    pub action: Option<LitStr>,
+    pub retrieve: Option<Path>,
+    pub status: Option<(u16, Span)>,
+}
+
+impl ToolArgs {
+    /// Parses the arguments of `#[attr(...)]`, recording every mistake in
+    /// `cx` and keeping what is valid.
+    pub fn parse(cx: &Ctxt, attr: Attr, spanned: TokenStream, tokens: TokenStream) -> ToolArgs {
+        let mut args = ToolArgs {
+            attr,
+            tokens: spanned,
+            kind: None,
+            name: None,
+            resource: None,
+            action: None,
+            retrieve: None,
+            status: None,
+        };
+        let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
+        if let Err(error) = parser.parse2(tokens) {
+            cx.push(error);
+        }
+        args
+    }
+
+    /// Parses the arguments of a tool attribute found on the function.
+    pub fn parse_attribute(cx: &Ctxt, attr: Attr, attribute: &Attribute) -> ToolArgs {
+        let spanned = attribute.to_token_stream();
+        match &attribute.meta {
+            Meta::Path(_) => ToolArgs::parse(cx, attr, spanned, TokenStream::new()),
+            Meta::List(list) => ToolArgs::parse(cx, attr, spanned, list.tokens.clone()),
+            Meta::NameValue(nv) => {
+                cx.error_spanned_by(
+                    &nv.value,
+                    format_args!("write the arguments in parentheses: `#[{attr}(...)]`"),
+                );
+                ToolArgs::parse(cx, attr, spanned, TokenStream::new())
+            }
+        }
+    }
+
+    fn parse_one(&mut self, cx: &Ctxt, meta: ParseNestedMeta) -> syn::Result<()> {
+        let path = &meta.path;
+        let has_value = meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren);
+        if self.attr == Attr::Light
+            && !has_value
+            && let Some(kind) = path
+                .get_ident()
+                .and_then(|i| WriteKind::from_name(&i.to_string()))
+        {
+            if let Some((first, _)) = self.kind {
+                cx.error_spanned_by(
+                    path,
+                    format_args!(
+                        "a tool has one write kind, and this one already says `{}`: remove `{}` \
+                         or `{}`",
+                        first.as_str(),
+                        kind.as_str(),
+                        first.as_str()
+                    ),
+                );
+            } else {
+                self.kind = Some((kind, path.span()));
+            }
+            return Ok(());
+        }
+
+        if path == NAME {
+            let value = string_arg(cx, self.attr, &meta)?;
+            set_once(cx, &mut self.name, value, path);
+        } else if path == RESOURCE {
+            let value = string_arg(cx, self.attr, &meta)?;
+            set_once(cx, &mut self.resource, value, path);
+        } else if path == ACTION {
+            let value = string_arg(cx, self.attr, &meta)?;
+            set_once(cx, &mut self.action, value, path);
+        } else if path == RETRIEVE && self.attr == Attr::Light {
+            let value = path_arg(cx, &meta)?;
+            set_once(cx, &mut self.retrieve, value, path);
+        } else if path == STATUS && self.attr == Attr::Light {
+            let value = status_arg(cx, &meta)?;
+            set_once(cx, &mut self.status, value, path);
+        } else {
+            cx.error_spanned_by(path, self.unknown_argument(path));
+            skip_value(&meta)?;
+        }
+        Ok(())
+    }
+
+    fn unknown_argument(&self, path: &Path) -> String {
+        let written = path_to_string(path);
+        let mut candidates: Vec<&str> = self.attr.arguments().iter().map(|s| s.0).collect();
+        if self.attr == Attr::Light {
+            candidates.extend(WriteKind::ALL.iter().map(|kind| kind.as_str()));
+        }
+        let hint = match suggest::closest(&written, candidates) {
+            Some(close) => format!("did you mean `{close}`? "),
+            None => String::new(),
+        };
+        let elsewhere = match written.as_str() {
+            "retrieve" | "status" => " (`retrieve` and `status` belong to `#[mcp_light]` writes)",
+            w if WriteKind::from_name(w).is_some() => " (write kinds belong to `#[mcp_light]`)",
+            _ => "",
+        };
+        format!(
+            "unknown argument `{written}`{elsewhere}: {hint}{}",
+            self.attr.accepted()
+        )
+    }
+}
+
+fn path_to_string(path: &Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.join("::")
+}
+
+fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, value: Option<T>, path: &Path) {
+    let Some(value) = value else { return };
+    if slot.is_some() {
+        cx.error_spanned_by(
+            path,
+            format_args!(
+                "duplicate argument `{}`: give it once",
+                path_to_string(path)
+            ),
+        );
+    } else {
+        *slot = Some(value);
+    }
+}
+
+/// The `= value` after an argument, or `None` (error recorded) when it is
+/// missing.
+fn value_expr(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<Expr>> {
+    if !meta.input.peek(Token![=]) {
+        cx.error_spanned_by(
+            &meta.path,
+            format_args!(
+                "`{}` takes a value: write `{example}`",
+                path_to_string(&meta.path)
+            ),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    Ok(Some(meta.value()?.parse()?))
+}
+
+fn string_arg(cx: &Ctxt, attr: Attr, meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+    let key = path_to_string(&meta.path);
+    let example = format!("{key} = \"...\"");
+    Ok(match value_expr(cx, meta, &example)? {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        })) => {
+            if s.value().is_empty() {
+                cx.error_spanned_by(&s, format_args!("`{key}` of `#[{attr}]` cannot be empty"));
+                None
+            } else {
+                Some(s)
+            }
+        }
+        Some(other) => {
+            cx.error_spanned_by(
+                &other,
+                format_args!("`{key}` takes a string literal: write `{example}`"),
+            );
+            None
+        }
+        None => None,
+    })
+}
+
+fn path_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
+    Ok(match value_expr(cx, meta, "retrieve = device_get")? {
+        Some(Expr::Path(p)) if p.qself.is_none() => Some(p.path),
+        Some(other) => {
+            cx.error_spanned_by(
+                &other,
+                "`retrieve` takes the path of the retrieve tool's function, unquoted: \
+                 write `retrieve = device_get`",
+            );
+            None
+        }
+        None => None,
+    })
+}
+
+fn status_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<(u16, Span)>> {
+    let invalid = "`status` takes an HTTP status code between 100 and 599: write `status = 201`";
+    Ok(match value_expr(cx, meta, "status = 201")? {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        })) => match status_code(&int) {
+            Some(code) => Some((code, int.span())),
+            None => {
+                cx.error_spanned_by(&int, invalid);
+                None
+            }
+        },
+        Some(other) => {
+            cx.error_spanned_by(&other, invalid);
+            None
+        }
+        None => None,
+    })
+}
+
+fn status_code(int: &LitInt) -> Option<u16> {
+    let code = int.base10_parse::<u16>().ok()?;
+    (100..=599).contains(&code).then_some(code)
+}
+
+/// Consumes whatever follows an argument's name (`= value` or `(...)`), so
+/// parsing can go on after an error.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// What a tool parameter's attributes ask for.
+#[derive(Default)]
+pub struct ParamAttrs {
+    /// `#[serde(...)]` and `#[schemars(...)]`, copied onto the field of the
+    /// generated argument struct.
+    pub forwarded: Vec<Attribute>,
+    /// Lint attributes, left on the function's parameter.
+    pub kept: Vec<Attribute>,
+    /// `#[id]`: the identifying parameter of a destroy.
+    pub id: Option<Attribute>,
+    /// The name serde reads the argument under, if renamed.
+    pub rename: Option<String>,
+}
+
+impl ParamAttrs {
+    pub fn parse(cx: &Ctxt, attrs: Vec<Attribute>) -> ParamAttrs {
+        let mut out = ParamAttrs::default();
+        for attr in attrs {
+            let path = attr.path();
+            if path == ID {
+                match &attr.meta {
+                    Meta::Path(_) if out.id.is_none() => out.id = Some(attr),
+                    Meta::Path(_) => cx.error_spanned_by(&attr, "duplicate `#[id]`: give it once"),
+                    _ => cx.error_spanned_by(&attr, "`#[id]` takes no arguments: write `#[id]`"),
+                }
+            } else if path == SERDE {
+                if let Some(rename) = SerdeField::parse(std::slice::from_ref(&attr)).rename_de {
+                    out.rename = Some(rename);
+                }
+                out.forwarded.push(attr);
+            } else if path == SCHEMARS {
+                out.forwarded.push(attr);
+            } else if LINTS.iter().any(|lint| path == *lint) {
+                out.kept.push(attr);
+            } else if path == CFG {
+                cx.error_spanned_by(
+                    &attr,
+                    "a tool parameter is also a field of the tool's input schema, so it cannot be \
+                     configured out: put the `#[cfg]` on the whole function",
+                );
+                // Kept on the emitted function, so the error stands alone.
+                out.kept.push(attr);
+            } else {
+                cx.error_spanned_by(
+                    &attr,
+                    "a tool parameter accepts `#[serde(...)]` and `#[schemars(...)]` (copied onto \
+                     its schema field) and `#[id]` (the identifier of a destroy): remove this attribute",
+                );
+            }
+        }
+        out
+    }
+}
+
+/// The serde arguments of one field that decide how it serializes. Read
+/// leniently: serde_derive reports malformed serde attributes itself.
+#[derive(Default)]
+pub struct SerdeField {
+    /// `rename = "x"` or `rename(serialize = "x")`.
+    pub rename_ser: Option<String>,
+    /// `rename = "x"` or `rename(deserialize = "x")`.
+    pub rename_de: Option<String>,
+    /// `skip` or `skip_serializing`, with the attribute's span.
+    pub skip_ser: Option<Span>,
+    /// `skip_serializing_if = "path"`.
+    pub skip_ser_if: Option<Path>,
+    /// `with = "..."` or `serialize_with = "..."`, with the argument's span.
+    pub ser_with: Option<Span>,
+    /// `flatten`, with its span.
+    pub flatten: Option<Span>,
+}
+
+impl SerdeField {
+    pub fn parse(attrs: &[Attribute]) -> SerdeField {
+        let mut out = SerdeField::default();
+        for attr in attrs.iter().filter(|attr| attr.path() == SERDE) {
+            let _ = attr.parse_nested_meta(|meta| {
+                let path = &meta.path;
+                if path == RENAME {
+                    if meta.input.peek(Token![=]) {
+                        let name = meta.value()?.parse::<LitStr>()?.value();
+                        out.rename_ser = Some(name.clone());
+                        out.rename_de = Some(name);
+                    } else {
+                        let (ser, de) = ser_de(&meta)?;
+                        out.rename_ser = ser.or(out.rename_ser.take());
+                        out.rename_de = de.or(out.rename_de.take());
+                    }
+                } else if path == SKIP || path == SKIP_SERIALIZING {
+                    out.skip_ser = Some(path.span());
+                } else if path == SKIP_SERIALIZING_IF {
+                    out.skip_ser_if = Some(meta.value()?.parse::<LitStr>()?.parse()?);
+                } else if path == WITH || path == SERIALIZE_WITH {
+                    out.ser_with = Some(path.span());
+                    skip_value(&meta)?;
+                } else if path == FLATTEN {
+                    out.flatten = Some(path.span());
+                } else {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+        }
+        out
+    }
+}
+
+/// The serde arguments of a struct that decide its fields' names.
+#[derive(Default)]
+pub struct SerdeContainer {
+    /// `rename_all = "..."` or `rename_all(serialize = "...")`.
+    pub rename_all: Option<String>,
+}
+
+impl SerdeContainer {
+    pub fn parse(attrs: &[Attribute]) -> SerdeContainer {
+        let mut out = SerdeContainer::default();
+        for attr in attrs.iter().filter(|attr| attr.path() == SERDE) {
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path == RENAME_ALL {
+                    if meta.input.peek(Token![=]) {
+                        out.rename_all = Some(meta.value()?.parse::<LitStr>()?.value());
+                    } else if let (Some(ser), _) = ser_de(&meta)? {
+                        out.rename_all = Some(ser);
+                    }
+                } else {
+                    skip_value(&meta)?;
+                }
+                Ok(())
+            });
+        }
+        out
+    }
+}
+
+/// `(serialize = "a", deserialize = "b")`.
+fn ser_de(meta: &ParseNestedMeta) -> syn::Result<(Option<String>, Option<String>)> {
+    let (mut ser, mut de) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        let value = inner.value()?.parse::<LitStr>()?.value();
+        if inner.path == SERIALIZE {
+            ser = Some(value);
+        } else {
+            de = Some(value);
+        }
+        Ok(())
+    })?;
+    Ok((ser, de))
+}

@@ -1,0 +1,30 @@
+//! `#[derive(LightKey)]` (C7), in the same stages as the tool attributes:
+//! `ast` (the struct and its serialized field names), `attr` (the
+//! `#[light_key(...)]` arguments), `valid` (which fields identify the
+//! object), `expand` (the impl).
+
+mod ast;
+mod attr;
+mod case;
+mod expand;
+mod valid;
+
+use proc_macro2::TokenStream;
+use syn::DeriveInput;
+
+use crate::ctxt::Ctxt;
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = ast::Input::from_syn(&cx, input);
+    match valid::check(&cx, &model) {
+        Some(plan) if !cx.has_errors() => expand::light_key(&model, &plan),
+        _ => {
+            // An impl that does nothing, so that uses of the type as a
+            // `LightKey` do not add errors to the real one.
+            let fallback = expand::fallback(&model);
+            let errors = cx.into_compile_errors();
+            quote::quote!(#errors #fallback)
+        }
+    }
+}

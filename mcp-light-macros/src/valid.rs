@@ -1,0 +1,372 @@
+//! Checks a tool model and decides what it is. Every mistake is recorded
+//! with its span and a sentence saying how to fix it; nothing here emits
+//! code.
+
+use syn::ext::IdentExt;
+use syn::{LitStr, Path, Safety, Type};
+
+use crate::ast::{Param, Role, Tool, ungroup};
+use crate::attr::{Attr, ToolArgs, WriteKind};
+use crate::ctxt::Ctxt;
+
+/// What a checked tool registers.
+pub struct Plan<'a> {
+    pub tool: &'a Tool,
+    pub name: String,
+    pub kind: Kind,
+    pub resource: Option<String>,
+    pub action: Option<String>,
+    pub retrieve: Option<&'a Path>,
+    /// The identifying parameter of a destroy and its key in the input.
+    pub destroy_id: Option<(&'a Param, String)>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Heavy,
+    Write { kind: WriteKind, status: u16 },
+}
+
+/// The fields `#[mcp_heavy]` adds to a tool's schema (C16).
+const NEGOTIATION_FIELDS: [&str; 5] = [
+    "continuation_token",
+    "mode",
+    "page",
+    "page_size",
+    "filter_keys",
+];
+
+/// Checks `tool`; `None` when it has errors (recorded in `cx`).
+pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
+    check_combination(cx, &tool.attrs);
+    check_signature(cx, tool);
+
+    let light = tool.attrs.iter().find(|a| a.attr == Attr::Light);
+    let heavy = tool.attrs.iter().any(|a| a.attr == Attr::Heavy);
+    let write_kind = light.and_then(|light| write_kind(cx, tool, light));
+    let kind = match (heavy, light, write_kind) {
+        (true, _, _) => Kind::Heavy,
+        (false, Some(light), Some((kind, _))) => Kind::Write {
+            kind,
+            status: light
+                .status
+                .map_or_else(|| kind.default_status(), |(code, _)| code),
+        },
+        _ => Kind::Read,
+    };
+
+    let name = merged(cx, &tool.attrs, |a| a.name.as_ref(), "name")
+        .unwrap_or_else(|| tool.item.sig.ident.unraw().to_string());
+    check_tool_name(cx, &tool.attrs, &name);
+    let resource = merged(cx, &tool.attrs, |a| a.resource.as_ref(), "resource");
+    let action = merged(cx, &tool.attrs, |a| a.action.as_ref(), "action")
+        .or_else(|| write_kind.map(|(kind, _)| kind.as_str().to_owned()));
+    let retrieve = light.and_then(|light| light.retrieve.as_ref());
+
+    check_params(cx, tool, kind);
+    let destroy_id = match (kind, write_kind) {
+        (
+            Kind::Write {
+                kind: WriteKind::Destroy,
+                ..
+            },
+            Some((_, span)),
+        ) => destroy_id(cx, tool, span),
+        _ => {
+            if let Some(id) = tool.params.iter().find_map(|p| p.attrs.id.as_ref()) {
+                cx.push(syn::Error::new_spanned(
+                    id,
+                    "`#[id]` marks the identifier of a `#[mcp_light(destroy)]` tool, and this tool \
+                     is not a destroy: remove `#[id]`",
+                ));
+            }
+            None
+        }
+    };
+
+    if cx.has_errors() {
+        return None;
+    }
+    Some(Plan {
+        tool,
+        name,
+        kind,
+        resource,
+        action,
+        retrieve,
+        destroy_id,
+    })
+}
+
+/// C19: `#[mcp_heavy]` and `#[mcp_light]` combine; `#[mcp_tool]` combines
+/// with neither; no attribute is given twice.
+fn check_combination(cx: &Ctxt, attrs: &[ToolArgs]) {
+    for (i, args) in attrs.iter().enumerate().skip(1) {
+        let earlier = &attrs[..i];
+        if earlier.iter().any(|a| a.attr == args.attr) {
+            cx.push(syn::Error::new_spanned(
+                &args.tokens,
+                format_args!(
+                    "`#[{}]` is given twice on this function: keep one",
+                    args.attr
+                ),
+            ));
+        } else if args.attr == Attr::Tool || earlier.iter().any(|a| a.attr == Attr::Tool) {
+            cx.push(syn::Error::new_spanned(
+                &args.tokens,
+                "use one of `#[mcp_tool]` (a plain read tool), `#[mcp_heavy]` (a heavy read) or \
+                 `#[mcp_light]` (a write): only `#[mcp_heavy]` and `#[mcp_light]` combine, \
+                 into a heavy tool",
+            ));
+        }
+    }
+}
+
+fn check_signature(cx: &Ctxt, tool: &Tool) {
+    let sig = &tool.item.sig;
+    let what = format!("`#[{}]`", tool.attrs[0].attr);
+    if let Some(receiver) = sig.receiver() {
+        cx.error_spanned_by(
+            receiver,
+            format_args!(
+                "{what} goes on a free function, not a method: move the function out of the \
+                 `impl` block and take what `self` held as a parameter or from the `Context`"
+            ),
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a tool cannot be generic: its parameter and result types make its published schema, \
+             so they must be concrete types; remove the generic parameters",
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        cx.error_spanned_by(constness, "a tool cannot be a `const fn`: remove `const`");
+    }
+    if let Safety::Unsafe(unsafety) = &sig.safety {
+        cx.error_spanned_by(
+            unsafety,
+            "a tool cannot be an `unsafe fn`, since nothing can promise its safety contract \
+             when a client calls it: remove `unsafe` and use an `unsafe` block inside",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(
+            abi,
+            "a tool is called by mcp-light, not across an ABI: remove the `extern`",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(
+            variadic,
+            "a tool cannot be variadic: take a `Vec<T>` parameter instead",
+        );
+    }
+}
+
+/// The write kind of `#[mcp_light]`, required, and consistent with a `Vec`
+/// result (C4: ambiguity is a compile error, not a guess).
+fn write_kind(cx: &Ctxt, tool: &Tool, light: &ToolArgs) -> Option<(WriteKind, proc_macro2::Span)> {
+    let heavy = tool.attrs.iter().any(|a| a.attr == Attr::Heavy);
+    let Some((kind, span)) = light.kind else {
+        let hint = if tool.output.returns_vec() {
+            "this function returns a Vec, so it writes a list: \
+             `#[mcp_light(bulk_create, ...)]` or `#[mcp_light(bulk_update, ...)]`"
+        } else if tool.output.returns_unit() {
+            "this function returns nothing, as a delete does: `#[mcp_light(destroy, ...)]`?"
+        } else {
+            "for example `#[mcp_light(create, resource = \"device\")]`"
+        };
+        cx.push(syn::Error::new_spanned(
+            &light.tokens,
+            format_args!(
+                "`#[mcp_light]` needs the kind of write, one of {}; {hint}",
+                WriteKind::list()
+            ),
+        ));
+        return None;
+    };
+    // A heavy tool answers a probe whatever the write kind says (C19).
+    if !heavy && tool.output.returns_vec() && !kind.is_bulk() && kind != WriteKind::Destroy {
+        cx.push(syn::Error::new(
+            span,
+            format_args!(
+                "`{}` returns a Vec, so it writes a list: use bulk_create or bulk_update \
+                 instead of `{}`",
+                tool.item.sig.ident,
+                kind.as_str()
+            ),
+        ));
+    }
+    Some((kind, span))
+}
+
+/// One value of `key` from all the attributes; two different values are an
+/// error.
+fn merged(
+    cx: &Ctxt,
+    attrs: &[ToolArgs],
+    get: impl Fn(&ToolArgs) -> Option<&LitStr>,
+    key: &str,
+) -> Option<String> {
+    let mut found: Option<(&ToolArgs, &LitStr)> = None;
+    for args in attrs {
+        let Some(lit) = get(args) else { continue };
+        match found {
+            None => found = Some((args, lit)),
+            Some((first, first_lit)) if first_lit.value() != lit.value() => {
+                cx.error_spanned_by(
+                    lit,
+                    format_args!(
+                        "conflicting `{key}`: `#[{}]` says {:?} and `#[{}]` says {:?}; \
+                         give `{key}` in one attribute",
+                        first.attr,
+                        first_lit.value(),
+                        args.attr,
+                        lit.value()
+                    ),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    found.map(|(_, lit)| lit.value())
+}
+
+/// MCP tool names: letters, digits, `_`, `-`, `.`; 1 to 64 characters.
+fn check_tool_name(cx: &Ctxt, attrs: &[ToolArgs], name: &str) {
+    let valid = name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !valid && let Some(lit) = attrs.iter().find_map(|a| a.name.as_ref()) {
+        cx.error_spanned_by(
+            lit,
+            "a tool name has at most 64 characters, each a letter, a digit, `_`, `-` or `.`: \
+             choose another `name`",
+        );
+    }
+}
+
+fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
+    let mut context_seen = false;
+    for param in &tool.params {
+        let Some(ident) = &param.ident else {
+            cx.error_spanned_by(
+                &param.pat,
+                "give this parameter a plain name, such as `device: NewDevice`: \
+                 the name is the argument's key in the tool's input schema",
+            );
+            continue;
+        };
+        match param.role {
+            Role::Context { .. } => {
+                if let Type::Reference(reference) = ungroup(&param.ty)
+                    && reference.mutability.is_some()
+                {
+                    cx.error_spanned_by(
+                        &param.ty,
+                        "the `Context` is shared by the server's calls: take `&Context`",
+                    );
+                }
+                if context_seen {
+                    cx.error_spanned_by(
+                        ident,
+                        "a tool receives the `Context` once: remove this parameter",
+                    );
+                }
+                context_seen = true;
+                continue;
+            }
+            Role::Arg => check_arg_type(cx, ident, &param.ty),
+        }
+        let key = param.key().unwrap_or_default();
+        match kind {
+            Kind::Write { .. } if key == "verify" => cx.error_spanned_by(
+                ident,
+                "`verify` is injected by mcp-light into every write tool's schema \
+                 (`verify: true` returns the full result): rename this parameter",
+            ),
+            Kind::Heavy if NEGOTIATION_FIELDS.contains(&key.as_str()) => cx.error_spanned_by(
+                ident,
+                format_args!(
+                    "`{key}` is one of the negotiation fields `#[mcp_heavy]` adds to the tool's \
+                     schema ({}): rename this parameter",
+                    NEGOTIATION_FIELDS.join(", ")
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// Arguments are parsed from JSON into owned values.
+fn check_arg_type(cx: &Ctxt, ident: &syn::Ident, ty: &Type) {
+    match ungroup(ty) {
+        Type::Reference(reference) => {
+            let instead = match ungroup(&reference.elem) {
+                Type::Path(p) if p.path.is_ident("str") => "take `String` instead of `&str`".into(),
+                Type::Slice(slice) => format!(
+                    "take `Vec<{}>` instead of `&[{0}]`",
+                    quote::ToTokens::to_token_stream(&slice.elem)
+                ),
+                elem => format!("take `{}` by value", quote::ToTokens::to_token_stream(elem)),
+            };
+            cx.error_spanned_by(
+                ty,
+                format_args!(
+                    "the argument `{ident}` is parsed from the call's JSON, so the tool owns it: \
+                     {instead}"
+                ),
+            );
+        }
+        Type::ImplTrait(_) => cx.error_spanned_by(
+            ty,
+            format_args!(
+                "the argument `{ident}` needs a concrete type, since its schema is published: \
+                 replace `impl ...` with a type that implements `Deserialize` and `JsonSchema`"
+            ),
+        ),
+        _ => {}
+    }
+}
+
+/// A destroy's identifying parameter: the one marked `#[id]`, else the one
+/// named `id`, else `pk` (C6: the destroy envelope's `id` comes from the
+/// call's arguments).
+fn destroy_id<'a>(
+    cx: &Ctxt,
+    tool: &'a Tool,
+    kind_span: proc_macro2::Span,
+) -> Option<(&'a Param, String)> {
+    let args = || tool.params.iter().filter(|p| p.role == Role::Arg);
+    let mut marked = args().filter(|p| p.attrs.id.is_some());
+    let param = match (marked.next(), marked.next()) {
+        (Some(_), Some(second)) => {
+            cx.push(syn::Error::new_spanned(
+                &second.attrs.id,
+                "a destroy has one identifying parameter: remove one `#[id]`",
+            ));
+            return None;
+        }
+        (Some(param), None) => param,
+        (None, _) => {
+            let named =
+                |name: &str| args().find(|p| p.ident.as_ref().is_some_and(|i| i.unraw() == name));
+            match named("id").or_else(|| named("pk")) {
+                Some(param) => param,
+                None => {
+                    cx.push(syn::Error::new(
+                        kind_span,
+                        "destroy needs the id of what it deletes: add an `id` parameter or \
+                         mark one `#[id]`",
+                    ));
+                    return None;
+                }
+            }
+        }
+    };
+    Some((param, param.key()?))
+}
