@@ -49,7 +49,7 @@
 //! // envelope carries none; the id and the retrieve tool reach the device.
 //! assert_eq!(
 //!     result.structured_content.unwrap().to_string(),
-//!     r#"{"id":7,"name":"edge-01","site":"hq","status_code":201,"data_size":55}"#
+//!     r#"{"id":7,"name":"edge-01","site":"hq","status_code":201,"data_size":51}"#
 //! );
 //! # Ok::<(), mcp_light::RegistryError>(())
 //! # }).unwrap();
@@ -161,7 +161,7 @@ pub use mcp_light_macros::mcp_tool;
 /// let bulk = server.call("site_bulk_create", serde_json::json!({"names": ["HQ", "DC"]}), Caller::Process).await;
 /// assert_eq!(
 ///     bulk.structured_content.unwrap().to_string(),
-///     r#"{"accepted":2,"status_code":201,"data_size":72,"ids":[1,2]}"#
+///     r#"{"accepted":2,"status_code":201,"data_size":67,"ids":[1,2]}"#
 /// );
 /// let gone = server.call("site_delete", serde_json::json!({"id": 2}), Caller::Process).await;
 /// assert_eq!(gone.structured_content.unwrap().to_string(), r#"{"id":2,"deleted":true,"status_code":204}"#);

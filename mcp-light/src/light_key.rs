@@ -32,6 +32,11 @@ use serde_json::{Map, Value};
 ///
 /// `serde_json::Value` implements it by looking the same names up at run
 /// time, so tools with dynamic results get envelopes too.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say which of its fields identify it in a lean envelope",
+    label = "the result of a single write must implement `LightKey`",
+    note = "add `#[derive(LightKey)]` to `{Self}` (with `#[light_key(...)]` for extra key fields), or return a `serde_json::Value`"
+)]
 pub trait LightKey {
     /// Appends the identifying fields to `out`, in envelope order.
     fn light_key(&self, out: &mut KeyFields);

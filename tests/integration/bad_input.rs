@@ -38,7 +38,7 @@ async fn an_unknown_field_on_a_closed_schema_is_named() {
     let args = json!({"device": {"name": "x", "site_slug": "s", "role": "r", "colour": "red"}});
     let text = error_text(&h.call("device_create", args).await);
     assert!(
-        text.contains("`device`") && text.contains("unknown field `colour`"),
+        text.contains("at `device.colour`: unknown field `colour`"),
         "{text}"
     );
     assert_eq!(h.device_count(), 0, "nothing was written");

@@ -246,7 +246,7 @@ async fn an_unknown_resource_or_action_lists_what_exists() {
     );
     assert_eq!(
         text,
-        "unknown action `teleport` for resource `device`; actions: bulk_create, create, destroy, partial_update, retrieve"
+        "unknown action `teleport` for resource `device`; actions: bulk_create, create, destroy, list, partial_update, retrieve"
     );
 }
 

@@ -178,8 +178,17 @@ pub fn record_bulk_create(records: Vec<Value>) -> Vec<Value> {
     records
 }
 
+/// Fetch a receipt by name.
+#[mcp_tool(resource = "receipt", action = "retrieve")]
+pub fn receipt_get(name: String) -> Receipt {
+    Receipt {
+        name,
+        lines: vec![],
+    }
+}
+
 /// Issue a receipt, which carries no id.
-#[mcp_light(create, resource = "receipt", retrieve = renamed_get)]
+#[mcp_light(create, resource = "receipt", retrieve = receipt_get)]
 pub fn receipt_create(name: String) -> Receipt {
     Receipt {
         name,
@@ -313,7 +322,11 @@ pub async fn device_list(ctx: &Context, role: Option<String>) -> Result<Vec<Devi
     let inventory = ctx.state::<Inventory>()?;
     inventory.runs.fetch_add(1, Ordering::SeqCst);
     let devices = inventory.devices.lock().unwrap();
-    Ok(devices.iter().filter(|d| role.as_ref().is_none_or(|r| &d.role == r)).cloned().collect())
+    Ok(devices
+        .iter()
+        .filter(|d| role.as_ref().is_none_or(|r| &d.role == r))
+        .cloned()
+        .collect())
 }
 
 /// Export devices and record the export: heavy wins over light.
@@ -324,7 +337,7 @@ pub fn export_heavy_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolEr
 }
 
 /// Export devices and record the export: heavy wins whichever comes first.
-#[mcp_light(create, resource = "export")]
+#[mcp_light(create, resource = "export", action = "archive")]
 #[mcp_heavy]
 pub fn export_light_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
     export(ctx, n)
@@ -333,12 +346,21 @@ pub fn export_light_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolEr
 fn export(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
     let inventory = ctx.state::<Inventory>()?;
     inventory.runs.fetch_add(1, Ordering::SeqCst);
-    Ok(inventory.devices.lock().unwrap().iter().take(n).cloned().collect())
+    Ok(inventory
+        .devices
+        .lock()
+        .unwrap()
+        .iter()
+        .take(n)
+        .cloned()
+        .collect())
 }
 
 /// A plain read of `n` rows of `width` characters each.
 #[mcp_tool(resource = "row", action = "list")]
 pub fn row_list(ctx: &Context, n: usize, width: usize) -> Result<Vec<String>, ToolError> {
-    ctx.state::<Inventory>()?.runs.fetch_add(1, Ordering::SeqCst);
+    ctx.state::<Inventory>()?
+        .runs
+        .fetch_add(1, Ordering::SeqCst);
     Ok((0..n).map(|i| format!("{i:0width$}")).collect())
 }

@@ -14,24 +14,53 @@ use crate::fixtures::{DownStore, Harness, error_text, new_devices, ok_json};
 
 async fn with_devices(n: usize) -> Harness {
     let h = Harness::new();
-    ok_json(&h.call("device_bulk_create", json!({"devices": new_devices(n)})).await);
+    ok_json(
+        &h.call("device_bulk_create", json!({"devices": new_devices(n)}))
+            .await,
+    );
     h
 }
 
 fn keys(value: &Value) -> Vec<&str> {
-    value.as_object().expect("an object").keys().map(String::as_str).collect()
+    value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 #[tokio::test]
 async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
     let h = with_devices(50).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
-    assert_eq!(keys(&probe), ["preview", "total_size", "available_modes", "continuation_token", "usage"]);
+    assert_eq!(
+        keys(&probe),
+        [
+            "preview",
+            "total_size",
+            "available_modes",
+            "continuation_token",
+            "usage"
+        ]
+    );
     let devices = h.inventory.devices.lock().unwrap().clone();
-    assert_eq!(probe["total_size"], serde_json::to_vec(&devices).unwrap().len());
-    assert!(probe["preview"].to_string().len() <= 200, "{}", probe["preview"]);
+    assert_eq!(
+        probe["total_size"],
+        serde_json::to_vec(&devices).unwrap().len()
+    );
+    assert!(
+        probe["preview"].to_string().chars().count() <= 200,
+        "{}",
+        probe["preview"]
+    );
     let usage = probe["usage"].as_str().unwrap();
-    assert!(usage.contains("device_list") && usage.contains("continuation_token") && usage.contains("mode"), "{usage}");
+    assert!(
+        usage.contains("device_list")
+            && usage.contains("continuation_token")
+            && usage.contains("mode"),
+        "{usage}"
+    );
     assert_eq!(h.store.len(), 1);
 }
 
@@ -43,28 +72,77 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
     let runs = h.runs();
     let devices = serde_json::to_value(h.inventory.devices.lock().unwrap().clone()).unwrap();
 
-    let page1 = ok_json(&h.call("device_list", json!({"continuation_token": token})).await);
-    assert_eq!(keys(&page1), ["items", "page", "page_size", "total", "has_more"]);
-    assert_eq!(page1["items"].as_array().unwrap()[..], devices.as_array().unwrap()[..20]);
-    assert_eq!((page1["page"].clone(), page1["total"].clone(), page1["has_more"].clone()), (json!(1), json!(45), json!(true)));
+    let page1 = ok_json(
+        &h.call("device_list", json!({"continuation_token": token}))
+            .await,
+    );
+    assert_eq!(
+        keys(&page1),
+        ["items", "page", "page_size", "total", "has_more"]
+    );
+    assert_eq!(
+        page1["items"].as_array().unwrap()[..],
+        devices.as_array().unwrap()[..20]
+    );
+    assert_eq!(
+        (
+            page1["page"].clone(),
+            page1["total"].clone(),
+            page1["has_more"].clone()
+        ),
+        (json!(1), json!(45), json!(true))
+    );
 
-    let page3 = ok_json(&h.call("device_list", json!({"continuation_token": token, "page": 3})).await);
-    assert_eq!(page3["items"].as_array().unwrap()[..], devices.as_array().unwrap()[40..]);
+    let page3 = ok_json(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "page": 3}),
+        )
+        .await,
+    );
+    assert_eq!(
+        page3["items"].as_array().unwrap()[..],
+        devices.as_array().unwrap()[40..]
+    );
     assert_eq!(page3["has_more"], false);
 
-    let small = ok_json(&h.call("device_list", json!({"continuation_token": token, "page": 2, "page_size": 7})).await);
-    assert_eq!(small["items"].as_array().unwrap()[..], devices.as_array().unwrap()[7..14]);
+    let small = ok_json(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "page": 2, "page_size": 7}),
+        )
+        .await,
+    );
+    assert_eq!(
+        small["items"].as_array().unwrap()[..],
+        devices.as_array().unwrap()[7..14]
+    );
 
-    let summary = ok_json(&h.call("device_list", json!({"continuation_token": token, "mode": "summary"})).await);
+    let summary = ok_json(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "mode": "summary"}),
+        )
+        .await,
+    );
     assert_eq!(summary["count"], 45);
 
-    let filtered = ok_json(&h.call(
-        "device_list",
-        json!({"continuation_token": token, "mode": "filtered", "filter_keys": ["name", "id"]}),
-    ).await);
+    let filtered = ok_json(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "mode": "filtered", "filter_keys": ["name", "id"]}),
+        )
+        .await,
+    );
     assert_eq!(keys(&filtered["items"][0]), ["id", "name"]);
 
-    let full = ok_json(&h.call("device_list", json!({"continuation_token": token, "mode": "full"})).await);
+    let full = ok_json(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "mode": "full"}),
+        )
+        .await,
+    );
     assert_eq!(full, devices);
 
     assert_eq!(h.runs(), runs, "no redemption ran the tool");
@@ -75,11 +153,32 @@ async fn negotiation_mistakes_name_what_is_allowed() {
     let h = with_devices(3).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
     let token = probe["continuation_token"].clone();
-    let text = error_text(&h.call("device_list", json!({"continuation_token": token, "mode": "pages"})).await);
-    assert!(text.contains("summary, paginated, filtered, full") && text.contains("pages"), "{text}");
-    let text = error_text(&h.call("device_list", json!({"continuation_token": token, "page": "2"})).await);
+    let text = error_text(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "mode": "pages"}),
+        )
+        .await,
+    );
+    assert!(
+        text.contains("summary, paginated, filtered, full") && text.contains("pages"),
+        "{text}"
+    );
+    let text = error_text(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "page": "2"}),
+        )
+        .await,
+    );
     assert!(text.contains("page"), "{text}");
-    let text = error_text(&h.call("device_list", json!({"continuation_token": token, "page_size": 100_000})).await);
+    let text = error_text(
+        &h.call(
+            "device_list",
+            json!({"continuation_token": token, "page_size": 100_000}),
+        )
+        .await,
+    );
     assert!(text.contains("page_size") && text.contains("200"), "{text}");
 }
 
@@ -87,30 +186,65 @@ async fn negotiation_mistakes_name_what_is_allowed() {
 async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
     let h = with_devices(3).await;
     let server = h.server.clone().with_dispatcher("inventory").unwrap();
-    let probe = ok_json(&server.call("device_list", json!({}), Caller::Session("alice".into())).await);
+    let probe = ok_json(
+        &server
+            .call("device_list", json!({}), Caller::Session("alice".into()))
+            .await,
+    );
     let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "full"});
 
-    let text = error_text(&server.call("device_list", redeem.clone(), Caller::Session("bob".into())).await);
-    assert!(text.contains("another caller or through another tool"), "{text}");
-    let text = error_text(&server.call("inventory", redeem.clone(), Caller::Session("alice".into())).await);
-    assert!(text.contains("another caller or through another tool"), "{text}");
-    ok_json(&server.call("device_list", redeem, Caller::Session("alice".into())).await);
+    let text = error_text(
+        &server
+            .call("device_list", redeem.clone(), Caller::Session("bob".into()))
+            .await,
+    );
+    assert!(
+        text.contains("another caller or through another tool"),
+        "{text}"
+    );
+    let text = error_text(
+        &server
+            .call("inventory", redeem.clone(), Caller::Session("alice".into()))
+            .await,
+    );
+    assert!(
+        text.contains("another caller or through another tool"),
+        "{text}"
+    );
+    ok_json(
+        &server
+            .call("device_list", redeem, Caller::Session("alice".into()))
+            .await,
+    );
 }
 
 #[tokio::test]
 async fn a_token_expires_with_the_store_ttl() {
     let clock = Arc::new(ManualClock::new());
-    let config = MemoryStoreConfig { ttl: Duration::from_secs(300), ..MemoryStoreConfig::default() };
+    let config = MemoryStoreConfig {
+        ttl: Duration::from_secs(300),
+        ..MemoryStoreConfig::default()
+    };
     let h = with_devices(3).await;
-    let server = h.server.clone().with_store(MemoryStore::with_clock(config, clock.clone()));
+    let server = h
+        .server
+        .clone()
+        .with_store(MemoryStore::with_clock(config, clock.clone()));
     let probe = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
     let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "full"});
 
     clock.advance(Duration::from_secs(299));
-    ok_json(&server.call("device_list", redeem.clone(), Caller::Process).await);
+    ok_json(
+        &server
+            .call("device_list", redeem.clone(), Caller::Process)
+            .await,
+    );
     clock.advance(Duration::from_secs(1));
     let text = error_text(&server.call("device_list", redeem, Caller::Process).await);
-    assert!(text.contains("unknown or has expired") && text.contains("start again"), "{text}");
+    assert!(
+        text.contains("unknown or has expired") && text.contains("start again"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -119,15 +253,34 @@ async fn a_routed_bulk_write_token_redeems_a_page_by_default_and_a_single_write_
     let server = h.server.clone().with_dispatcher("inventory").unwrap();
     let bulk = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(30)}});
     let envelope = ok_json(&server.call("inventory", bulk, Caller::Process).await);
-    let page = ok_json(&server.call("inventory", json!({"continuation_token": envelope["continuation_token"]}), Caller::Process).await);
+    let page = ok_json(
+        &server
+            .call(
+                "inventory",
+                json!({"continuation_token": envelope["continuation_token"]}),
+                Caller::Process,
+            )
+            .await,
+    );
     assert_eq!(page["items"].as_array().unwrap().len(), 20);
     assert_eq!(page["total"], 30);
 
     let single = json!({"resource": "device", "action": "create", "params": {"device": {"name": "a", "site_slug": "s", "role": "r"}}});
     let envelope = ok_json(&server.call("inventory", single, Caller::Process).await);
-    let whole = ok_json(&server.call("inventory", json!({"continuation_token": envelope["continuation_token"]}), Caller::Process).await);
+    let whole = ok_json(
+        &server
+            .call(
+                "inventory",
+                json!({"continuation_token": envelope["continuation_token"]}),
+                Caller::Process,
+            )
+            .await,
+    );
     assert_eq!(whole["name"], "a");
-    assert_eq!(whole["comments"], h.inventory.devices.lock().unwrap()[30].comments);
+    assert_eq!(
+        whole["comments"],
+        h.inventory.devices.lock().unwrap()[30].comments
+    );
 }
 
 #[tokio::test]
@@ -137,10 +290,22 @@ async fn both_attributes_in_either_order_behave_as_heavy_alone() {
         let def = h.server.registry().get(tool).unwrap();
         assert_eq!(def.def().kind, ToolKind::Heavy, "{tool}");
         let properties = def.input_schema()["properties"].as_object().unwrap();
-        assert!(properties.contains_key("continuation_token") && !properties.contains_key("verify"), "{tool}");
+        assert!(
+            properties.contains_key("continuation_token") && !properties.contains_key("verify"),
+            "{tool}"
+        );
         let probe = ok_json(&h.call(tool, json!({"n": 4})).await);
-        assert!(probe.get("preview").is_some() && probe.get("status_code").is_none(), "{tool}: {probe}");
-        let full = ok_json(&h.call(tool, json!({"continuation_token": probe["continuation_token"], "mode": "full"})).await);
+        assert!(
+            probe.get("preview").is_some() && probe.get("status_code").is_none(),
+            "{tool}: {probe}"
+        );
+        let full = ok_json(
+            &h.call(
+                tool,
+                json!({"continuation_token": probe["continuation_token"], "mode": "full"}),
+            )
+            .await,
+        );
         assert_eq!(full.as_array().unwrap().len(), 4, "{tool}");
     }
 }
@@ -148,11 +313,35 @@ async fn both_attributes_in_either_order_behave_as_heavy_alone() {
 #[tokio::test]
 async fn a_heavy_schema_stays_closed_with_the_negotiation_fields() {
     let h = Harness::new();
-    let schema = h.server.registry().get("device_list").unwrap().input_schema().clone();
+    let schema = h
+        .server
+        .registry()
+        .get("device_list")
+        .unwrap()
+        .input_schema()
+        .clone();
     assert_eq!(schema["additionalProperties"], false);
-    let properties: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(properties, ["role", "continuation_token", "mode", "page", "page_size", "filter_keys"]);
-    assert_eq!(schema["properties"]["mode"]["enum"], json!(["summary", "paginated", "filtered", "full"]));
+    let properties: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        properties,
+        [
+            "role",
+            "continuation_token",
+            "mode",
+            "page",
+            "page_size",
+            "filter_keys"
+        ]
+    );
+    assert_eq!(
+        schema["properties"]["mode"]["enum"],
+        json!(["summary", "paginated", "filtered", "full"])
+    );
 }
 
 #[tokio::test]
@@ -160,28 +349,69 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
     let h = Harness::new();
     let server = h.server.clone().with_dispatcher("inventory").unwrap();
     let large = json!({"resource": "row", "action": "list", "params": {"n": 300, "width": 100}});
-    let probe = ok_json(&server.call("inventory", large.clone(), Caller::Process).await);
-    assert!(probe.get("continuation_token").is_some(), "30 KB through a disclosing schema: {probe}");
+    let probe = ok_json(
+        &server
+            .call("inventory", large.clone(), Caller::Process)
+            .await,
+    );
+    assert!(
+        probe.get("continuation_token").is_some(),
+        "30 KB through a disclosing schema: {probe}"
+    );
 
     let small = json!({"resource": "row", "action": "list", "params": {"n": 10, "width": 100}});
-    assert_eq!(ok_json(&server.call("inventory", small, Caller::Process).await).as_array().unwrap().len(), 10);
+    assert_eq!(
+        ok_json(&server.call("inventory", small, Caller::Process).await)
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
 
     let flat = ok_json(&h.call("row_list", json!({"n": 300, "width": 100})).await);
-    assert_eq!(flat.as_array().unwrap().len(), 300, "a flat read gives no slot for a token: whole");
+    assert_eq!(
+        flat.as_array().unwrap().len(),
+        300,
+        "a flat read gives no slot for a token: whole"
+    );
 
-    let off = server.clone().with_heavy_config(HeavyConfig { size_backstop: None, ..HeavyConfig::default() });
-    assert_eq!(ok_json(&off.call("inventory", large.clone(), Caller::Process).await).as_array().unwrap().len(), 300);
+    let off = server.clone().with_heavy_config(HeavyConfig {
+        size_backstop: None,
+        ..HeavyConfig::default()
+    });
+    assert_eq!(
+        ok_json(&off.call("inventory", large.clone(), Caller::Process).await)
+            .as_array()
+            .unwrap()
+            .len(),
+        300
+    );
 
-    let low = server.with_heavy_config(HeavyConfig { size_backstop: Some(1_000), ..HeavyConfig::default() });
+    let low = server.with_heavy_config(HeavyConfig {
+        size_backstop: Some(1_000),
+        ..HeavyConfig::default()
+    });
     let medium = json!({"resource": "row", "action": "list", "params": {"n": 20, "width": 100}});
-    assert!(ok_json(&low.call("inventory", medium, Caller::Process).await).get("continuation_token").is_some());
+    assert!(
+        ok_json(&low.call("inventory", medium, Caller::Process).await)
+            .get("continuation_token")
+            .is_some()
+    );
 }
 
 #[tokio::test]
 async fn the_page_size_maximum_is_published_and_configurable() {
     let h = Harness::new();
-    let server = h.server.clone().with_heavy_config(HeavyConfig { max_page_size: 50, ..HeavyConfig::default() });
-    let schema = server.registry().get("device_list").unwrap().input_schema().clone();
+    let server = h.server.clone().with_heavy_config(HeavyConfig {
+        max_page_size: 50,
+        ..HeavyConfig::default()
+    });
+    let schema = server
+        .registry()
+        .get("device_list")
+        .unwrap()
+        .input_schema()
+        .clone();
     assert_eq!(schema["properties"]["page_size"]["maximum"], 50);
 }
 
@@ -219,12 +449,27 @@ async fn with_the_store_down_no_token_is_handed_out_and_the_outage_is_logged_onc
         .unwrap();
 
     let read = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
-    assert_eq!(read.as_array().unwrap().len(), 25, "a heavy read answers whole");
+    assert_eq!(
+        read.as_array().unwrap().len(),
+        25,
+        "a heavy read answers whole"
+    );
 
     let write = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(2)}});
-    let envelope = ok_json(&server.call("inventory", write.clone(), Caller::Process).await);
-    assert_eq!(keys(&envelope), ["accepted", "status_code", "data_size", "ids"]);
+    let envelope = ok_json(
+        &server
+            .call("inventory", write.clone(), Caller::Process)
+            .await,
+    );
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "ids"]
+    );
     ok_json(&server.call("inventory", write, Caller::Process).await);
 
-    assert_eq!(warnings.load(Ordering::SeqCst), 1, "one warning for the outage, not one per call");
+    assert_eq!(
+        warnings.load(Ordering::SeqCst),
+        1,
+        "one warning for the outage, not one per call"
+    );
 }

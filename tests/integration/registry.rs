@@ -138,13 +138,14 @@ fn annotations_follow_the_kind() {
 fn only_schemas_with_a_continuation_slot_disclose() {
     let h = Harness::new();
     let server = h.server.with_dispatcher("inventory").unwrap();
-    assert!(
-        server
-            .registry()
-            .iter()
-            .all(|t| !t.discloses_continuation()),
-        "no flat tool here is heavy"
-    );
+    for tool in server.registry().iter() {
+        assert_eq!(
+            tool.discloses_continuation(),
+            tool.def().kind.is_heavy(),
+            "{}",
+            tool.name()
+        );
+    }
     let dispatcher = server.dispatcher("inventory").unwrap();
     assert!(dispatcher.discloses_continuation());
     let properties: Vec<&str> = dispatcher.input_schema()["properties"]
