@@ -65,6 +65,7 @@ mod light_key;
 mod outcome;
 mod registry;
 mod schema;
+mod serve;
 mod server;
 mod tool;
 
@@ -83,6 +84,7 @@ pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use outcome::Outcome;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
+pub use serve::ServeError;
 pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::{ToolDef, ToolKind, WriteKind};
