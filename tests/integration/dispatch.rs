@@ -8,16 +8,7 @@ use mcp_light::store::ContinuationStore;
 use mcp_light::{Caller, Server};
 use serde_json::{Value, json};
 
-use crate::fixtures::{DownStore, Harness, error_text, new_devices, ok_json};
-
-fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
-}
+use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
 fn with_inventory(h: Harness) -> (Harness, Server) {
     let server = h
