@@ -212,10 +212,9 @@ impl Responder {
         id: Value,
         out: Result<T, ToolError>,
     ) -> CallToolResult {
-        let value = match self.accept(out) {
-            Ok(value) => value,
-            Err(reply) => return *reply,
-        };
+        if let Err(reply) = self.accept(out) {
+            return *reply;
+        }
         envelope(LeanEnvelope::Destroy {
             id_name,
             id,
