@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mcp_light::store::ContinuationStore;
 use mcp_light::{Caller, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::store::{ContinuationStore, ManualClock, MemoryStoreConfig};
 use mcp_light::{Caller, MemoryStore, ToolKind};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
