@@ -121,13 +121,10 @@ impl Responder {
         self,
         out: Result<T, ToolError>,
     ) -> CallToolResult {
-        let value = match out {
+        let value = match self.accept(out) {
             Ok(value) => value,
-            Err(error) => return self.failed(error),
+            Err(reply) => return *reply,
         };
-        if self.verify {
-            return self.echo(&value);
-        }
         let status_code = self.status_code();
         let mut stored_size = None;
         if self.can_mint() {
@@ -166,13 +163,10 @@ impl Responder {
     /// token or with `ids` — every id, in order, or the full result (C6, C9,
     /// C14: never a partial `ids` list).
     pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> CallToolResult {
-        let value = match out {
+        let value = match self.accept(out) {
             Ok(value) => value,
-            Err(error) => return self.failed(error),
+            Err(reply) => return *reply,
         };
-        if self.verify {
-            return self.echo(&value);
-        }
         let status_code = self.status_code();
         let accepted = value.items().len();
         let mut stored_size = None;
@@ -218,12 +212,8 @@ impl Responder {
         id: Value,
         out: Result<T, ToolError>,
     ) -> CallToolResult {
-        let value = match out {
-            Ok(value) => value,
-            Err(error) => return self.failed(error),
-        };
-        if self.verify {
-            return self.echo(&value);
+        if let Err(reply) = self.accept(out) {
+            return *reply;
         }
         envelope(LeanEnvelope::Destroy {
             id_name,
@@ -308,6 +298,17 @@ impl Responder {
                 &self.shared.heavy,
             )),
             None => full_result(value),
+        }
+    }
+
+    /// A write's result, unless the answer is already decided: the tool
+    /// failed, or the caller asked for the full result with `verify: true`
+    /// (C10: nothing cached, no token).
+    fn accept<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<T, Box<CallToolResult>> {
+        match out {
+            Err(error) => Err(Box::new(self.failed(error))),
+            Ok(value) if self.verify => Err(Box::new(self.echo(&value))),
+            Ok(value) => Ok(value),
         }
     }
 

@@ -84,7 +84,7 @@ pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use outcome::Outcome;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
-pub use serve::ServeError;
+pub use serve::{McpHandler, Principal, ServeError};
 pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::{ToolDef, ToolKind, WriteKind};

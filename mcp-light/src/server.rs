@@ -49,6 +49,7 @@ use crate::{Caller, Context, Registry, RegistryError};
 #[derive(Clone)]
 pub struct Server {
     registry: Arc<Registry>,
+    implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
     state: Arc<StateMap>,
     shared: Arc<Shared>,
@@ -84,6 +85,10 @@ impl Server {
     pub fn new(registry: Registry) -> Server {
         Server {
             registry: Arc::new(registry),
+            implementation: rmcp::model::Implementation::new(
+                "mcp-light",
+                env!("CARGO_PKG_VERSION"),
+            ),
             dispatchers: Arc::new(Vec::new()),
             state: Arc::new(StateMap::default()),
             shared: Arc::new(Shared {
@@ -186,6 +191,22 @@ impl Server {
             self.shared = Arc::new(shared);
         }
         Arc::get_mut(&mut self.shared).expect("a fresh Arc is unique")
+    }
+
+    /// Names this server in the MCP handshake (`serverInfo`); by default
+    /// `mcp-light` and its version.
+    pub fn with_implementation(
+        mut self,
+        name: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Server {
+        self.implementation = rmcp::model::Implementation::new(name, version);
+        self
+    }
+
+    /// What this server calls itself in the MCP handshake.
+    pub fn implementation(&self) -> &rmcp::model::Implementation {
+        &self.implementation
     }
 
     /// The tools this server serves.

@@ -6,18 +6,9 @@ use std::sync::Arc;
 
 use mcp_light::store::ContinuationStore;
 use mcp_light::{Caller, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::fixtures::{DownStore, Harness, error_text, new_devices, ok_json};
-
-fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
-}
+use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
 fn with_inventory(h: Harness) -> (Harness, Server) {
     let server = h

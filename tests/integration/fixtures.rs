@@ -364,3 +364,13 @@ pub fn row_list(ctx: &Context, n: usize, width: usize) -> Result<Vec<String>, To
         .fetch_add(1, Ordering::SeqCst);
     Ok((0..n).map(|i| format!("{i:0width$}")).collect())
 }
+
+/// The keys of a JSON object, in order.
+pub fn keys(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect()
+}

@@ -8,9 +8,9 @@ use std::time::Duration;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::store::{ContinuationStore, ManualClock, MemoryStoreConfig};
 use mcp_light::{Caller, MemoryStore, ToolKind};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::fixtures::{DownStore, Harness, error_text, new_devices, ok_json};
+use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
 async fn with_devices(n: usize) -> Harness {
     let h = Harness::new();
@@ -19,15 +19,6 @@ async fn with_devices(n: usize) -> Harness {
             .await,
     );
     h
-}
-
-fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
 }
 
 #[tokio::test]

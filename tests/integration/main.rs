@@ -6,4 +6,5 @@ mod dispatch;
 mod fixtures;
 mod heavy;
 mod registry;
+mod wire;
 mod write_path;

@@ -3,16 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::fixtures::{Harness, error_text, new_devices, ok_json};
-
-fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect()
-}
+use crate::fixtures::{Harness, error_text, keys, new_devices, ok_json};
 
 #[tokio::test]
 async fn single_create_answers_the_tokenless_envelope_in_key_order() {
