@@ -21,9 +21,7 @@ use mcp_light::ToolError;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, params};
 use uuid::Uuid;
 
-use crate::model::{
-    Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus,
-};
+use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus};
 
 const SCHEMA: &str = "
 PRAGMA foreign_keys = ON;
@@ -251,9 +249,8 @@ pub fn get_site(conn: &mut Connection, id: i64) -> Result<Site, InventoryError> 
 
 /// Every site, by slug.
 pub fn list_sites(conn: &mut Connection) -> Result<Vec<Site>, InventoryError> {
-    let mut statement = conn.prepare_cached(&format!(
-        "SELECT {SITE_COLUMNS} FROM sites ORDER BY slug"
-    ))?;
+    let mut statement =
+        conn.prepare_cached(&format!("SELECT {SITE_COLUMNS} FROM sites ORDER BY slug"))?;
     let sites = statement
         .query_map([], site_from_row)?
         .collect::<Result<_, _>>()?;
@@ -523,8 +520,7 @@ fn device_from_row(row: &Row<'_>) -> rusqlite::Result<Device> {
         airflow: row.get(12)?,
         comments: row.get(13)?,
         tags: serde_json::from_str(&tags).map_err(|e| conversion_error(14, e))?,
-        custom_fields: serde_json::from_str(&custom_fields)
-            .map_err(|e| conversion_error(15, e))?,
+        custom_fields: serde_json::from_str(&custom_fields).map_err(|e| conversion_error(15, e))?,
         created: row.get(16)?,
         last_updated: row.get(17)?,
     })
@@ -614,7 +610,10 @@ fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), Inven
         ));
     }
     if device.position == Some(0) {
-        return Err(invalid("position", "counts rack units from 1; got 0".into()));
+        return Err(invalid(
+            "position",
+            "counts rack units from 1; got 0".into(),
+        ));
     }
     Ok(())
 }
@@ -713,6 +712,9 @@ mod tests {
         assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000000Z");
         // 2000-02-29 (a leap day in a century leap year) 23:59:59.
         assert_eq!(rfc3339(951_868_799, 42), "2000-02-29T23:59:59.000042Z");
-        assert_eq!(rfc3339(1_748_781_296, 123_456), "2025-06-01T12:34:56.123456Z");
+        assert_eq!(
+            rfc3339(1_748_781_296, 123_456),
+            "2025-06-01T12:34:56.123456Z"
+        );
     }
 }

@@ -147,9 +147,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             }
             "--seed" => {
                 let count = value("a number of devices")?;
-                let count = count.parse().map_err(|_| {
-                    format!("--seed needs a number of devices, not {count:?}")
-                })?;
+                let count = count
+                    .parse()
+                    .map_err(|_| format!("--seed needs a number of devices, not {count:?}"))?;
                 options.seed = Some(count);
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -194,7 +194,10 @@ mod tests {
             parse(&["--seed=many"]).unwrap_err(),
             "--seed needs a number of devices, not \"many\""
         );
-        assert_eq!(parse(&["--verbose"]).unwrap_err(), "unknown argument \"--verbose\"");
+        assert_eq!(
+            parse(&["--verbose"]).unwrap_err(),
+            "unknown argument \"--verbose\""
+        );
     }
 
     #[test]
