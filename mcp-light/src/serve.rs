@@ -162,7 +162,13 @@ impl Server {
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until
     /// `shutdown` completes, with rmcp's default configuration (see
-    /// [`Server::http_service`]).
+    /// [`Server::http_service`]) and JSON rather than SSE answers wherever
+    /// rmcp allows them.
+    ///
+    /// A client on a legacy protocol version with sessions is always
+    /// answered over SSE by rmcp; some clients cap an SSE event (the Python
+    /// SDK at 1 MiB), so such a client reads a result larger than that in
+    /// pages (`mode: paginated`) rather than with `mode: full`.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -177,7 +183,11 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
+        // Plain JSON answers where rmcp can give them (requests without a
+        // legacy session): a multi-megabyte `full` redemption then reaches
+        // clients whose SSE event limit (1 MiB in the Python SDK) it exceeds.
+        let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default()
+            .with_json_response(true);
         let cancel = config.cancellation_token.clone();
         let router = axum::Router::new().nest_service("/mcp", self.http_service(config));
         axum::serve(listener, router)

@@ -250,11 +250,6 @@ async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_stdi
         await multi_megabyte_redemption(inventory)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Server::serve_http answers over SSE (rmcp's default: json_response is false) and "
-    "the Python client refuses SSE events over 1 MiB; see the example's report",
-)
 async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http(http_server):
     # The protocol version without sessions, where rmcp can answer plain
     # JSON when the server allows it (in session mode it always streams SSE).
