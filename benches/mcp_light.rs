@@ -383,6 +383,70 @@ fn per_call(c: &mut Criterion, rt: &Runtime) {
     }
 }
 
+/// Where the per-call difference goes, in building blocks: parsing a
+/// tool's arguments the way mcp-light does (`serde_path_to_error`, for the
+/// field path in the error) against plain serde_json, by value and from a
+/// borrowed `Value`.
+fn args_parse(c: &mut Criterion) {
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Add {
+        a: i64,
+        b: i64,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct BulkCreate {
+        devices: Vec<model::NewDevice>,
+    }
+    fn cases<A: serde::de::DeserializeOwned>(c: &mut Criterion, name: &str, value: Value) {
+        let mut group = c.benchmark_group(format!("args_parse/{name}"));
+        group.bench_function("path_to_error", |b| {
+            b.iter_batched(
+                || value.clone(),
+                |v| serde_path_to_error::deserialize::<_, A>(v).ok().unwrap(),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+        group.bench_function("from_value", |b| {
+            b.iter_batched(
+                || value.clone(),
+                |v| serde_json::from_value::<A>(v).unwrap(),
+                criterion::BatchSize::SmallInput,
+            )
+        });
+        group.bench_function("from_borrowed_value", |b| {
+            b.iter(|| A::deserialize(black_box(&value)).unwrap())
+        });
+        group.finish();
+    }
+    cases::<Add>(c, "add", json!({"a": 2, "b": 40}));
+    cases::<BulkCreate>(
+        c,
+        "bulk_create_60",
+        json!({ "devices": fixture::new_devices(60, 1) }),
+    );
+}
+
+/// Where a redemption's time goes, in building blocks: parsing the stored
+/// body into a `Value`, and writing the `Value` back out as the text content.
+fn redeem_parts(c: &mut Criterion) {
+    let body = serde_json::to_vec(&first(1_481)).unwrap();
+    let value: Value = serde_json::from_slice(&body).unwrap();
+    let mut group = c.benchmark_group("redeem_parts/1MB");
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.bench_function("from_slice_value", |b| {
+        b.iter(|| serde_json::from_slice::<Value>(black_box(&body)).unwrap())
+    });
+    group.bench_function("value_to_string", |b| {
+        b.iter(|| black_box(&value).to_string())
+    });
+    group.bench_function("body_to_string", |b| {
+        b.iter(|| String::from_utf8(black_box(&body).to_vec()).unwrap())
+    });
+    group.finish();
+}
+
 /// c. Outcome 1 and redemption, by result size.
 fn store(c: &mut Criterion, rt: &Runtime) {
     let server = server();
@@ -665,6 +729,25 @@ fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {
     }
     println!("(criterion prints the same as MiB/s under `thrpt`.)");
 
+    println!("\n## Building blocks (this run)\n");
+    println!("| benchmark | time |");
+    println!("|---|---:|");
+    for id in [
+        "args_parse_add/path_to_error",
+        "args_parse_add/from_value",
+        "args_parse_add/from_borrowed_value",
+        "args_parse_bulk_create_60/path_to_error",
+        "args_parse_bulk_create_60/from_value",
+        "args_parse_bulk_create_60/from_borrowed_value",
+        "redeem_parts_1MB/from_slice_value",
+        "redeem_parts_1MB/value_to_string",
+        "redeem_parts_1MB/body_to_string",
+    ] {
+        if let Some(ns) = estimate(dir, id, since) {
+            println!("| `{id}` | {} |", time(ns));
+        }
+    }
+
     println!("\n## Store memory at 10,000 entries\n");
     println!(
         "| body | accounted (`bytes()`) | accounted per body byte | heap held | heap per body byte | heap overhead per entry |"
@@ -695,6 +778,8 @@ fn main() {
     write_path(&mut c, &rt);
     per_call(&mut c, &rt);
     store(&mut c, &rt);
+    args_parse(&mut c);
+    redeem_parts(&mut c);
     c.final_summary();
     print_summary(&dir, since, &memory);
 }
