@@ -23,10 +23,10 @@
 //! costs the timings one relaxed load per allocation) and prints the ratios,
 //! read from criterion's own estimates of this run.
 
-#[path = "../examples/token_report/fixture.rs"]
+#[path = "../examples/inventory/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
-#[path = "../examples/token_report/model.rs"]
+#[path = "../examples/inventory/model.rs"]
 #[allow(dead_code)]
 mod model;
 

@@ -14,15 +14,16 @@
 //! formatted here. The counts are tiktoken's `cl100k_base` and `o200k_base`
 //! encodings; bytes ÷ 4 is shown only to show how far off it is.
 //!
-//! The devices are the inventory example's fixture (its model and its
-//! deterministic generator); the tools are kept in memory here, so the
-//! report needs no database. Ids are v4 UUIDs drawn from a seeded stream, so
+//! The devices are the inventory example's (`examples/inventory/model.rs`
+//! and its deterministic generator `fixture.rs`, included as they are); the
+//! tools are written here over an in-memory list, so the report needs no
+//! SQLite database and measures the envelope, not the storage. Ids are v4 UUIDs drawn from a seeded stream, so
 //! every run counts the same texts.
 
-#[path = "fixture.rs"]
+#[path = "../inventory/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
-#[path = "model.rs"]
+#[path = "../inventory/model.rs"]
 #[allow(dead_code)]
 mod model;
 

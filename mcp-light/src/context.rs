@@ -20,7 +20,10 @@ pub enum Caller {
     Session(String),
     /// The client process at the other end of stdio.
     Process,
-    /// Nobody in particular: the 128-bit token alone is the capability.
+    /// Nobody in particular — a client on a protocol version with neither
+    /// sessions nor authentication. Every such caller shares this identity,
+    /// so a continuation token's 128 random bits alone are the capability to
+    /// redeem it: treat tokens as secrets.
     Anonymous,
 }
 

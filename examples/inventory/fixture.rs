@@ -17,8 +17,8 @@ use crate::model::{DeviceStatus, NewDevice, NewSite, SiteStatus};
 
 /// The sites every generated device belongs to; create them first.
 pub fn new_sites() -> Vec<NewSite> {
-    let site = |slug: &str, name: &str, region: &str, facility: &str, tz: &str, addr: &str| {
-        NewSite {
+    let site =
+        |slug: &str, name: &str, region: &str, facility: &str, tz: &str, addr: &str| NewSite {
             name: name.to_owned(),
             slug: slug.to_owned(),
             status: SiteStatus::Active,
@@ -27,8 +27,7 @@ pub fn new_sites() -> Vec<NewSite> {
             time_zone: Some(tz.to_owned()),
             physical_address: addr.to_owned(),
             description: format!("{name}, production hall"),
-        }
-    };
+        };
     vec![
         site(
             "ams1",
@@ -163,7 +162,11 @@ pub fn new_devices(count: usize, seed: u64) -> Vec<NewDevice> {
             );
             custom_fields.insert(
                 "commissioned".to_owned(),
-                json!(format!("2025-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28))),
+                json!(format!(
+                    "2025-{:02}-{:02}",
+                    1 + rng.below(12),
+                    1 + rng.below(28)
+                )),
             );
             custom_fields.insert(
                 "support_tier".to_owned(),

@@ -1,0 +1,720 @@
+//! The inventory's SQLite database: schema, queries and transactions.
+//!
+//! Every write runs in one transaction. A failure anywhere — an unknown
+//! site, a name already taken at a site, a duplicate asset tag, a bad field —
+//! drops the transaction, which rolls back, so the database is exactly as it
+//! was and the caller gets an [`InventoryError`] that says what to fix.
+//!
+//! rusqlite is synchronous. [`Db`] keeps its one `Connection` in a
+//! `std::sync::Mutex` and [`Db::run`] hands each piece of work to
+//! `tokio::task::spawn_blocking`: a write to a file database waits on fsync,
+//! and that wait belongs on the blocking pool, not on a runtime worker that
+//! is also serving other sessions' requests. The lock is taken and released
+//! inside the blocking closure, so it is never held across an `.await`.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_light::ToolError;
+use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, params};
+use uuid::Uuid;
+
+use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus};
+
+const SCHEMA: &str = "
+PRAGMA foreign_keys = ON;
+CREATE TABLE IF NOT EXISTS sites (
+    id               INTEGER PRIMARY KEY,
+    slug             TEXT NOT NULL UNIQUE,
+    name             TEXT NOT NULL UNIQUE,
+    status           TEXT NOT NULL,
+    region           TEXT,
+    facility         TEXT,
+    time_zone        TEXT,
+    physical_address TEXT NOT NULL,
+    description      TEXT NOT NULL,
+    created          TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS devices (
+    seq           INTEGER PRIMARY KEY, -- insertion order, so lists are stable
+    id            TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    site_slug     TEXT NOT NULL REFERENCES sites (slug),
+    role          TEXT NOT NULL,
+    device_type   TEXT NOT NULL,
+    platform      TEXT,
+    serial        TEXT NOT NULL,
+    asset_tag     TEXT UNIQUE,
+    status        TEXT NOT NULL,
+    rack          TEXT,
+    position      INTEGER,
+    face          TEXT,
+    airflow       TEXT,
+    comments      TEXT NOT NULL,
+    tags          TEXT NOT NULL, -- JSON array
+    custom_fields TEXT NOT NULL, -- JSON object
+    created       TEXT NOT NULL,
+    last_updated  TEXT NOT NULL,
+    UNIQUE (site_slug, name)
+);
+CREATE INDEX IF NOT EXISTS devices_role ON devices (role);
+";
+
+const DEVICE_COLUMNS: &str = "id, name, site_slug, role, device_type, platform, serial, asset_tag, \
+     status, rack, position, face, airflow, comments, tags, custom_fields, created, last_updated";
+
+const SITE_COLUMNS: &str = "id, name, slug, status, region, facility, time_zone, physical_address, \
+     description, created, (SELECT count(*) FROM devices d WHERE d.site_slug = sites.slug)";
+
+/// Why a query or a write was refused. Each message names the field and the
+/// fix, and says that nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    /// A device names a site that does not exist.
+    #[error("unknown site `{slug}`; existing sites: {known}. Create it with site_create first")]
+    UnknownSite {
+        /// The slug asked for.
+        slug: String,
+        /// The slugs that exist, comma-separated.
+        known: String,
+    },
+    /// Another device at the site already has this name.
+    #[error("site `{site}` already has a device named `{name}`; names are unique per site")]
+    DuplicateName {
+        /// The site.
+        site: String,
+        /// The name.
+        name: String,
+    },
+    /// Another device already has this asset tag.
+    #[error("asset tag `{0}` is already used by another device; asset tags are unique")]
+    DuplicateAssetTag(String),
+    /// A site with this slug or name exists.
+    #[error("a site with slug `{slug}` or name `{name}` already exists")]
+    DuplicateSite {
+        /// The slug.
+        slug: String,
+        /// The name.
+        name: String,
+    },
+    /// No device has this id.
+    #[error("no device with id `{0}`; device_list finds ids")]
+    NoDevice(Uuid),
+    /// No site has this id.
+    #[error("no site with id {0}; site_list shows the sites")]
+    NoSite(i64),
+    /// A field's value is not allowed.
+    #[error("`{field}` {reason}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// What is wrong, as the end of a sentence.
+        reason: String,
+    },
+    /// One device of a bulk write failed; the whole batch was rolled back.
+    #[error("device {index} of the batch (`{name}`): {source}. Nothing was written")]
+    InBatch {
+        /// Position in the batch, from 0.
+        index: usize,
+        /// The device's name.
+        name: String,
+        /// Why it failed.
+        source: Box<InventoryError>,
+    },
+    /// SQLite itself failed.
+    #[error("the database failed: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+/// The inventory database: one SQLite connection behind a mutex, cheap to
+/// clone (every clone shares the connection).
+#[derive(Clone)]
+pub struct Db {
+    conn: Arc<Mutex<Connection>>,
+}
+
+impl Db {
+    /// Opens the database at `path`, or an in-memory one for `None`, and
+    /// creates the tables if they are missing.
+    pub fn open(path: Option<&Path>) -> Result<Db, rusqlite::Error> {
+        let conn = match path {
+            Some(path) => Connection::open(path)?,
+            None => Connection::open_in_memory()?,
+        };
+        conn.execute_batch(SCHEMA)?;
+        Ok(Db {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    /// Runs `work` on the connection on tokio's blocking pool.
+    ///
+    /// A panic inside `work` rolls its transaction back (the transaction is
+    /// dropped while unwinding) and comes back as an error, so recovering the
+    /// lock from poisoning is safe.
+    pub async fn run<T, F>(&self, work: F) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, InventoryError> + Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        let result = tokio::task::spawn_blocking(move || {
+            let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+            work(&mut conn)
+        })
+        .await?;
+        Ok(result?)
+    }
+
+    /// Runs `work` on the connection on this thread, for setup before
+    /// serving.
+    pub fn run_now<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, InventoryError>,
+    ) -> Result<T, InventoryError> {
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        work(&mut conn)
+    }
+}
+
+/// Which devices a list returns; `None` matches everything.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceFilter {
+    /// Only devices at this site.
+    pub site_slug: Option<String>,
+    /// Only devices with this role.
+    pub role: Option<String>,
+    /// Only devices in this state.
+    pub status: Option<DeviceStatus>,
+}
+
+// ----- sites -----------------------------------------------------------------
+
+/// Creates one site.
+pub fn create_site(conn: &mut Connection, site: NewSite) -> Result<Site, InventoryError> {
+    check_site(&site)?;
+    let tx = conn.transaction()?;
+    tx.execute(
+        "INSERT INTO sites (slug, name, status, region, facility, time_zone, physical_address, \
+         description, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            site.slug,
+            site.name,
+            site.status.as_str(),
+            site.region,
+            site.facility,
+            site.time_zone,
+            site.physical_address,
+            site.description,
+            now_rfc3339(),
+        ],
+    )
+    .map_err(|error| {
+        if is_unique_violation(&error, "sites.") {
+            InventoryError::DuplicateSite {
+                slug: site.slug.clone(),
+                name: site.name.clone(),
+            }
+        } else {
+            error.into()
+        }
+    })?;
+    let id = tx.last_insert_rowid();
+    let created = site_by_id(&tx, id)?;
+    tx.commit()?;
+    Ok(created)
+}
+
+/// Creates sites that do not exist yet (matched by slug); for seeding.
+pub fn ensure_sites(conn: &mut Connection, sites: Vec<NewSite>) -> Result<(), InventoryError> {
+    for site in sites {
+        let exists: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sites WHERE slug = ?1)",
+            [&site.slug],
+            |row| row.get(0),
+        )?;
+        if !exists {
+            create_site(conn, site)?;
+        }
+    }
+    Ok(())
+}
+
+/// The site with this id.
+pub fn get_site(conn: &mut Connection, id: i64) -> Result<Site, InventoryError> {
+    site_by_id(conn, id)
+}
+
+/// Every site, by slug.
+pub fn list_sites(conn: &mut Connection) -> Result<Vec<Site>, InventoryError> {
+    let mut statement =
+        conn.prepare_cached(&format!("SELECT {SITE_COLUMNS} FROM sites ORDER BY slug"))?;
+    let sites = statement
+        .query_map([], site_from_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(sites)
+}
+
+fn site_by_id(conn: &Connection, id: i64) -> Result<Site, InventoryError> {
+    conn.query_row(
+        &format!("SELECT {SITE_COLUMNS} FROM sites WHERE id = ?1"),
+        [id],
+        site_from_row,
+    )
+    .optional()?
+    .ok_or(InventoryError::NoSite(id))
+}
+
+fn site_from_row(row: &Row<'_>) -> rusqlite::Result<Site> {
+    let id: i64 = row.get(0)?;
+    Ok(Site {
+        id,
+        url: format!("/api/dcim/sites/{id}/"),
+        name: row.get(1)?,
+        slug: row.get(2)?,
+        status: SiteStatus::parse(&row.get::<_, String>(3)?).unwrap_or_default(),
+        region: row.get(4)?,
+        facility: row.get(5)?,
+        time_zone: row.get(6)?,
+        physical_address: row.get(7)?,
+        description: row.get(8)?,
+        created: row.get(9)?,
+        device_count: row.get(10)?,
+    })
+}
+
+fn check_site(site: &NewSite) -> Result<(), InventoryError> {
+    let slug_ok = !site.slug.is_empty()
+        && site
+            .slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    if !slug_ok {
+        return Err(invalid(
+            "slug",
+            format!(
+                "must be lowercase letters, digits, `-` or `_`; got {:?}",
+                site.slug
+            ),
+        ));
+    }
+    if site.name.trim().is_empty() {
+        return Err(invalid("name", "must not be empty".into()));
+    }
+    Ok(())
+}
+
+// ----- devices ---------------------------------------------------------------
+
+/// Creates `devices` in one transaction: all of them, or none.
+///
+/// A single create passes one device and gets its error unwrapped; a bulk
+/// create's error names the failing device's position in the batch.
+pub fn create_devices(
+    conn: &mut Connection,
+    devices: Vec<NewDevice>,
+) -> Result<Vec<Device>, InventoryError> {
+    let single = devices.len() == 1;
+    let tx = conn.transaction()?;
+    let sites = site_slugs(&tx)?;
+    let now = now_rfc3339();
+    let mut created = Vec::with_capacity(devices.len());
+    for (index, device) in devices.into_iter().enumerate() {
+        let name = device.name.clone();
+        match insert_device(&tx, &sites, device, &now) {
+            Ok(device) => created.push(device),
+            Err(error) if single => return Err(error),
+            Err(error) => {
+                return Err(InventoryError::InBatch {
+                    index,
+                    name,
+                    source: Box::new(error),
+                });
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(created)
+}
+
+fn insert_device(
+    tx: &Transaction<'_>,
+    sites: &HashSet<String>,
+    device: NewDevice,
+    now: &str,
+) -> Result<Device, InventoryError> {
+    check_device(&device, sites)?;
+    let id = Uuid::new_v4();
+    let mut insert = tx.prepare_cached(&format!(
+        "INSERT INTO devices ({DEVICE_COLUMNS}) VALUES \
+         (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+    ))?;
+    insert
+        .execute(params![
+            id.to_string(),
+            device.name,
+            device.site_slug,
+            device.role,
+            device.device_type,
+            device.platform,
+            device.serial,
+            device.asset_tag,
+            device.status.as_str(),
+            device.rack,
+            device.position,
+            device.face,
+            device.airflow,
+            device.comments,
+            serde_json::to_string(&device.tags).expect("strings serialize"),
+            serde_json::to_string(&device.custom_fields).expect("JSON values serialize"),
+            now,
+            now,
+        ])
+        .map_err(|error| unique_device_error(error, &device))?;
+    Ok(device_record(id, device, now.to_owned(), now.to_owned()))
+}
+
+/// The device with this id.
+pub fn get_device(conn: &mut Connection, id: Uuid) -> Result<Device, InventoryError> {
+    device_by_id(conn, id)
+}
+
+/// Replaces every writable field of a device (PUT).
+pub fn replace_device(
+    conn: &mut Connection,
+    id: Uuid,
+    device: NewDevice,
+) -> Result<Device, InventoryError> {
+    let tx = conn.transaction()?;
+    let updated = write_device(&tx, id, device)?;
+    tx.commit()?;
+    Ok(updated)
+}
+
+/// Changes the fields `patch` carries (PATCH).
+pub fn patch_device(
+    conn: &mut Connection,
+    id: Uuid,
+    patch: DevicePatch,
+) -> Result<Device, InventoryError> {
+    let tx = conn.transaction()?;
+    let current = device_by_id(&tx, id)?;
+    let updated = write_device(&tx, id, apply(current, patch))?;
+    tx.commit()?;
+    Ok(updated)
+}
+
+fn write_device(
+    tx: &Transaction<'_>,
+    id: Uuid,
+    device: NewDevice,
+) -> Result<Device, InventoryError> {
+    let created: String = tx
+        .query_row(
+            "SELECT created FROM devices WHERE id = ?1",
+            [id.to_string()],
+            |row| row.get(0),
+        )
+        .optional()?
+        .ok_or(InventoryError::NoDevice(id))?;
+    check_device(&device, &site_slugs(tx)?)?;
+    let now = now_rfc3339();
+    tx.execute(
+        "UPDATE devices SET name = ?2, site_slug = ?3, role = ?4, device_type = ?5, \
+         platform = ?6, serial = ?7, asset_tag = ?8, status = ?9, rack = ?10, position = ?11, \
+         face = ?12, airflow = ?13, comments = ?14, tags = ?15, custom_fields = ?16, \
+         last_updated = ?17 WHERE id = ?1",
+        params![
+            id.to_string(),
+            device.name,
+            device.site_slug,
+            device.role,
+            device.device_type,
+            device.platform,
+            device.serial,
+            device.asset_tag,
+            device.status.as_str(),
+            device.rack,
+            device.position,
+            device.face,
+            device.airflow,
+            device.comments,
+            serde_json::to_string(&device.tags).expect("strings serialize"),
+            serde_json::to_string(&device.custom_fields).expect("JSON values serialize"),
+            now,
+        ],
+    )
+    .map_err(|error| unique_device_error(error, &device))?;
+    Ok(device_record(id, device, created, now))
+}
+
+/// Deletes a device.
+pub fn delete_device(conn: &mut Connection, id: Uuid) -> Result<(), InventoryError> {
+    let deleted = conn.execute("DELETE FROM devices WHERE id = ?1", [id.to_string()])?;
+    if deleted == 0 {
+        return Err(InventoryError::NoDevice(id));
+    }
+    Ok(())
+}
+
+/// The devices `filter` matches, oldest first.
+pub fn list_devices(
+    conn: &mut Connection,
+    filter: &DeviceFilter,
+) -> Result<Vec<Device>, InventoryError> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {DEVICE_COLUMNS} FROM devices \
+         WHERE (?1 IS NULL OR site_slug = ?1) AND (?2 IS NULL OR role = ?2) \
+         AND (?3 IS NULL OR status = ?3) ORDER BY seq"
+    ))?;
+    let devices = statement
+        .query_map(
+            params![
+                filter.site_slug,
+                filter.role,
+                filter.status.map(DeviceStatus::as_str)
+            ],
+            device_from_row,
+        )?
+        .collect::<Result<_, _>>()?;
+    Ok(devices)
+}
+
+/// How many devices there are.
+pub fn count_devices(conn: &mut Connection) -> Result<i64, InventoryError> {
+    Ok(conn.query_row("SELECT count(*) FROM devices", [], |row| row.get(0))?)
+}
+
+fn device_by_id(conn: &Connection, id: Uuid) -> Result<Device, InventoryError> {
+    conn.query_row(
+        &format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?1"),
+        [id.to_string()],
+        device_from_row,
+    )
+    .optional()?
+    .ok_or(InventoryError::NoDevice(id))
+}
+
+fn device_from_row(row: &Row<'_>) -> rusqlite::Result<Device> {
+    let id: String = row.get(0)?;
+    let id = Uuid::parse_str(&id).map_err(|e| conversion_error(0, e))?;
+    let status: String = row.get(8)?;
+    let tags: String = row.get(14)?;
+    let custom_fields: String = row.get(15)?;
+    Ok(Device {
+        id,
+        url: device_url(id),
+        name: row.get(1)?,
+        site_slug: row.get(2)?,
+        role: row.get(3)?,
+        device_type: row.get(4)?,
+        platform: row.get(5)?,
+        serial: row.get(6)?,
+        asset_tag: row.get(7)?,
+        status: DeviceStatus::parse(&status).unwrap_or_default(),
+        rack: row.get(9)?,
+        position: row.get(10)?,
+        face: row.get(11)?,
+        airflow: row.get(12)?,
+        comments: row.get(13)?,
+        tags: serde_json::from_str(&tags).map_err(|e| conversion_error(14, e))?,
+        custom_fields: serde_json::from_str(&custom_fields).map_err(|e| conversion_error(15, e))?,
+        created: row.get(16)?,
+        last_updated: row.get(17)?,
+    })
+}
+
+fn device_record(id: Uuid, device: NewDevice, created: String, last_updated: String) -> Device {
+    Device {
+        id,
+        url: device_url(id),
+        name: device.name,
+        site_slug: device.site_slug,
+        role: device.role,
+        device_type: device.device_type,
+        platform: device.platform,
+        serial: device.serial,
+        asset_tag: device.asset_tag,
+        status: device.status,
+        rack: device.rack,
+        position: device.position,
+        face: device.face,
+        airflow: device.airflow,
+        comments: device.comments,
+        tags: device.tags,
+        custom_fields: device.custom_fields,
+        created,
+        last_updated,
+    }
+}
+
+fn device_url(id: Uuid) -> String {
+    format!("/api/dcim/devices/{id}/")
+}
+
+/// `current` with the fields of `patch` applied; `null` custom fields are
+/// removed.
+fn apply(current: Device, patch: DevicePatch) -> NewDevice {
+    let mut custom_fields = current.custom_fields;
+    for (key, value) in patch.custom_fields.unwrap_or_default() {
+        if value.is_null() {
+            custom_fields.remove(&key);
+        } else {
+            custom_fields.insert(key, value);
+        }
+    }
+    NewDevice {
+        name: patch.name.unwrap_or(current.name),
+        site_slug: patch.site_slug.unwrap_or(current.site_slug),
+        role: patch.role.unwrap_or(current.role),
+        device_type: patch.device_type.unwrap_or(current.device_type),
+        platform: patch.platform.or(current.platform),
+        serial: patch.serial.unwrap_or(current.serial),
+        asset_tag: patch.asset_tag.or(current.asset_tag),
+        status: patch.status.unwrap_or(current.status),
+        rack: patch.rack.or(current.rack),
+        position: patch.position.or(current.position),
+        face: patch.face.or(current.face),
+        airflow: patch.airflow.or(current.airflow),
+        comments: patch.comments.unwrap_or(current.comments),
+        tags: patch.tags.unwrap_or(current.tags),
+        custom_fields,
+    }
+}
+
+fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), InventoryError> {
+    if device.name.trim().is_empty() {
+        return Err(invalid("name", "must not be empty".into()));
+    }
+    if !sites.contains(&device.site_slug) {
+        let mut known: Vec<&str> = sites.iter().map(String::as_str).collect();
+        known.sort_unstable();
+        return Err(InventoryError::UnknownSite {
+            slug: device.site_slug.clone(),
+            known: if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            },
+        });
+    }
+    if let Some(face) = &device.face
+        && face != "front"
+        && face != "rear"
+    {
+        return Err(invalid(
+            "face",
+            format!("must be `front` or `rear`; got {face:?}"),
+        ));
+    }
+    if device.position == Some(0) {
+        return Err(invalid(
+            "position",
+            "counts rack units from 1; got 0".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn site_slugs(conn: &Connection) -> Result<HashSet<String>, InventoryError> {
+    let mut statement = conn.prepare_cached("SELECT slug FROM sites")?;
+    let slugs = statement
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(slugs)
+}
+
+fn unique_device_error(error: rusqlite::Error, device: &NewDevice) -> InventoryError {
+    if is_unique_violation(&error, "devices.asset_tag") {
+        InventoryError::DuplicateAssetTag(device.asset_tag.clone().unwrap_or_default())
+    } else if is_unique_violation(&error, "devices.site_slug, devices.name") {
+        InventoryError::DuplicateName {
+            site: device.site_slug.clone(),
+            name: device.name.clone(),
+        }
+    } else {
+        error.into()
+    }
+}
+
+/// Whether `error` is a UNIQUE constraint on columns whose description
+/// starts with `columns` (SQLite says "UNIQUE constraint failed: t.a, t.b").
+fn is_unique_violation(error: &rusqlite::Error, columns: &str) -> bool {
+    match error {
+        rusqlite::Error::SqliteFailure(failure, Some(message)) => {
+            failure.code == ErrorCode::ConstraintViolation
+                && message
+                    .strip_prefix("UNIQUE constraint failed: ")
+                    .is_some_and(|failed| failed.starts_with(columns))
+        }
+        _ => false,
+    }
+}
+
+fn invalid(field: &'static str, reason: String) -> InventoryError {
+    InventoryError::Invalid { field, reason }
+}
+
+fn conversion_error(
+    column: usize,
+    error: impl std::error::Error + Send + Sync + 'static,
+) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, rusqlite::types::Type::Text, Box::new(error))
+}
+
+// ----- time ------------------------------------------------------------------
+
+/// Now, as RFC 3339 in UTC with microseconds, the way NetBox renders it:
+/// `2025-06-01T12:34:56.123456Z`.
+pub fn now_rfc3339() -> String {
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339(since_epoch.as_secs(), since_epoch.subsec_micros())
+}
+
+/// Formats `secs` since the Unix epoch (plus `micros`) as RFC 3339 UTC.
+fn rfc3339(secs: u64, micros: u32) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{micros:06}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_rfc3339() {
+        assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000000Z");
+        // 2000-02-29 (a leap day in a century leap year) 23:59:59.
+        assert_eq!(rfc3339(951_868_799, 42), "2000-02-29T23:59:59.000042Z");
+        assert_eq!(
+            rfc3339(1_748_781_296, 123_456),
+            "2025-06-01T12:34:56.123456Z"
+        );
+    }
+}

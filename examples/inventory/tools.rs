@@ -1,0 +1,120 @@
+//! The inventory's MCP tools.
+//!
+//! Each doc comment is the tool's description in `tools/list`, paid for by
+//! every caller in every conversation: one short sentence, no repetition of
+//! what the schema already says. Every tool names its `resource` and
+//! `action`, so the `inventory` dispatcher routes to all of them.
+//!
+//! The work itself is in [`crate::db`]; a tool only takes the database from
+//! the server's state and hands the work to [`Db::run`].
+
+use mcp_light::prelude::*;
+use uuid::Uuid;
+
+use crate::db::{self, Db, DeviceFilter};
+use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site};
+
+/// Fetch one device by id.
+#[mcp_tool(resource = "device", action = "retrieve")]
+pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::get_device(conn, id))
+        .await
+}
+
+/// List devices, optionally only those of one site, role or status.
+#[mcp_heavy(resource = "device", action = "list")]
+pub async fn device_list(
+    ctx: &Context,
+    site_slug: Option<String>,
+    role: Option<String>,
+    status: Option<DeviceStatus>,
+) -> Result<Vec<Device>, ToolError> {
+    let filter = DeviceFilter {
+        site_slug,
+        role,
+        status,
+    };
+    ctx.state::<Db>()?
+        .run(move |conn| db::list_devices(conn, &filter))
+        .await
+}
+
+/// Create one device.
+#[mcp_light(create, resource = "device", retrieve = device_retrieve)]
+pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, ToolError> {
+    let mut created = ctx
+        .state::<Db>()?
+        .run(move |conn| db::create_devices(conn, vec![device]))
+        .await?;
+    Ok(created.remove(0))
+}
+
+/// Create many devices in one transaction: all of them or none.
+#[mcp_light(bulk_create, resource = "device", retrieve = device_retrieve)]
+pub async fn device_bulk_create(
+    ctx: &Context,
+    devices: Vec<NewDevice>,
+) -> Result<Vec<Device>, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::create_devices(conn, devices))
+        .await
+}
+
+/// Replace every field of a device.
+#[mcp_light(update, resource = "device", retrieve = device_retrieve)]
+pub async fn device_update(
+    ctx: &Context,
+    id: Uuid,
+    device: NewDevice,
+) -> Result<Device, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::replace_device(conn, id, device))
+        .await
+}
+
+/// Change some fields of a device; the others keep their values.
+#[mcp_light(partial_update, resource = "device", retrieve = device_retrieve)]
+pub async fn device_partial_update(
+    ctx: &Context,
+    id: Uuid,
+    changes: DevicePatch,
+) -> Result<Device, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::patch_device(conn, id, changes))
+        .await
+}
+
+/// Delete a device.
+#[mcp_light(destroy, resource = "device")]
+pub async fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::delete_device(conn, id))
+        .await
+}
+
+/// Fetch one site by id.
+#[mcp_tool(resource = "site", action = "retrieve")]
+pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::get_site(conn, id))
+        .await
+}
+
+/// List every site with its device count.
+// A plain read, not `#[mcp_heavy]`: an inventory has tens of sites, not
+// thousands, so a probe would only cost every caller a second round trip.
+// Through the dispatcher the size backstop still probes an unusually large
+// answer.
+#[mcp_tool(resource = "site", action = "list")]
+pub async fn site_list(ctx: &Context) -> Result<Vec<Site>, ToolError> {
+    ctx.state::<Db>()?.run(db::list_sites).await
+}
+
+/// Create a site.
+#[mcp_light(create, resource = "site", retrieve = site_retrieve)]
+pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError> {
+    ctx.state::<Db>()?
+        .run(move |conn| db::create_site(conn, site))
+        .await
+}

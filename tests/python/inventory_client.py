@@ -1,0 +1,188 @@
+"""Start the inventory example and talk to it with the official MCP client.
+
+The tests drive the real binary (`target/debug/examples/inventory`, built by
+`run.sh`) over stdio and over Streamable HTTP, exactly as an MCP host would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = Path(
+    os.environ.get("INVENTORY_BIN", REPO / "target" / "debug" / "examples" / "inventory")
+)
+# A single large answer (3,000 devices, ~2 MB) must arrive well within this.
+READ_TIMEOUT = 60.0
+
+SITE = {"name": "Python Lab", "slug": "py-lab"}
+
+
+class Inventory:
+    """A client session with JSON-in, JSON-out helpers."""
+
+    def __init__(self, session: ClientSession):
+        self.session = session
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None):
+        """The raw `CallToolResult`."""
+        return await self.session.call_tool(tool, arguments or {})
+
+    async def ok(self, tool: str, arguments: dict[str, Any] | None = None) -> Any:
+        """The JSON a successful call answers (text content), checked against
+        `structuredContent` (an object; a non-object is wrapped as
+        `{"result": ...}`)."""
+        result = await self.call(tool, arguments)
+        text = _text(result)
+        assert not result.is_error, f"{tool} failed: {text}"
+        value = json.loads(text)
+        expected = value if isinstance(value, dict) else {"result": value}
+        assert result.structured_content == expected, "text and structuredContent differ"
+        return value
+
+    async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
+        """The message of a call that must fail."""
+        result = await self.call(tool, arguments)
+        text = _text(result)
+        assert result.is_error, f"{tool} should have failed, answered: {text[:300]}"
+        return text
+
+    async def create_site(self) -> dict[str, Any]:
+        return await self.ok("site_create", {"site": SITE})
+
+    async def device_count(self) -> int:
+        """How many devices exist, read honestly through `device_list`: its
+        probe's token, redeemed for one item, tells the `total`."""
+        probe = await self.ok("device_list")
+        page = await self.ok(
+            "device_list",
+            {"continuation_token": probe["continuation_token"], "page_size": 1},
+        )
+        return page["total"]
+
+
+def _text(result) -> str:
+    assert result.content and result.content[0].type == "text", result
+    return result.content[0].text
+
+
+def new_devices(n: int, site: str = SITE["slug"], prefix: str = "py") -> list[dict[str, Any]]:
+    """`n` realistic new devices at `site`, named `{prefix}-leaf-0001`..."""
+    roles = [
+        ("leaf", "Arista DCS-7050CX3-32S", "arista-eos", "JPE"),
+        ("spine", "Arista DCS-7280CR3-32P4", "arista-eos", "JAS"),
+        ("firewall", "Palo Alto PA-5220", "panos", "0130"),
+    ]
+    devices = []
+    for i in range(n):
+        role, device_type, platform, serial = roles[i % len(roles)]
+        devices.append(
+            {
+                "name": f"{prefix}-{role}-{i + 1:04}",
+                "site_slug": site,
+                "role": role,
+                "device_type": device_type,
+                "platform": platform,
+                "serial": f"{serial}{i * 7919 % 10**8:08}",
+                "asset_tag": f"AT-{prefix}-{i + 1:05}",
+                "status": "active",
+                "rack": f"C{i % 24 + 1:02}",
+                "position": i % 40 + 1,
+                "face": "front",
+                "airflow": "front-to-rear",
+                "comments": f"Racked and cabled per CHG{40000 + i:07}; uplinks on ports 49-52, mgmt on OOB port 1.",
+                "tags": ["prod", role, "row-c"],
+                "custom_fields": {
+                    "owner": "netops",
+                    "mgmt_vlan": 110,
+                    "contract_id": f"SVC-2025-{i:05}",
+                    "commissioned": "2025-03-14",
+                    "support_tier": "gold",
+                },
+            }
+        )
+    return devices
+
+
+@contextlib.asynccontextmanager
+async def stdio_inventory(*args: str) -> AsyncIterator[Inventory]:
+    """The example on stdio, in-memory database, one initialized session."""
+    params = StdioServerParameters(command=str(BINARY), args=list(args))
+    with tempfile.TemporaryFile("w+") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+                await session.initialize()
+                yield Inventory(session)
+
+
+class HttpServer:
+    """The example serving Streamable HTTP on a free port."""
+
+    def __init__(self, *args: str):
+        self.process = subprocess.Popen(
+            [str(BINARY), "--http", "127.0.0.1:0", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.stderr: list[str] = []
+        self.url = self._read_url()
+        # Keep draining stderr so the server never blocks on a full pipe.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _read_url(self) -> str:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line)
+            found = re.search(r"at (http://127\.0\.0\.1:(\d+)/mcp)", line)
+            if found:
+                assert found.group(2) != "0", "port 0 must be replaced by the bound port"
+                return found.group(1)
+        self.process.kill()
+        raise RuntimeError("the server exited before printing its address:\n" + "".join(self.stderr))
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line)
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[Inventory]:
+        """A new MCP session (its own `mcp-session-id`)."""
+        async with streamable_http_client(self.url) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+                await session.initialize()
+                yield Inventory(session)
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """ctrl-c, as a person would; the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                return self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise
+        return self.process.returncode
+
+
+def log(message: str) -> None:
+    """Measurements worth seeing with `pytest -s`."""
+    print(message, file=sys.stderr)

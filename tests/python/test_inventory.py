@@ -1,0 +1,272 @@
+"""The inventory example driven by the official Python MCP client.
+
+Each test starts the real binary (over stdio, or over Streamable HTTP on a
+free port) with an in-memory database, so tests share nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from conftest import serve
+from inventory_client import (
+    READ_TIMEOUT,
+    Inventory,
+    log,
+    new_devices,
+    stdio_inventory,
+)
+
+pytestmark = pytest.mark.anyio
+
+WRITES = {
+    "device_create",
+    "device_bulk_create",
+    "device_update",
+    "device_partial_update",
+    "device_destroy",
+    "site_create",
+}
+READS = {"device_retrieve", "device_list", "site_retrieve", "site_list"}
+DEVICE_FIELDS = [
+    "id", "url", "name", "site_slug", "role", "device_type", "platform", "serial",
+    "asset_tag", "status", "rack", "position", "face", "airflow", "comments", "tags",
+    "custom_fields", "created", "last_updated",
+]  # fmt: skip
+
+
+def compact(value) -> int:
+    """Bytes of compact JSON, as `data_size` counts them."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+async def test_tools_list_shows_verify_on_writes_and_tokens_on_device_list_and_inventory():
+    async with stdio_inventory() as inventory:
+        tools = {t.name: t for t in (await inventory.session.list_tools()).tools}
+        assert set(tools) == WRITES | READS | {"inventory"}
+        for name, tool in tools.items():
+            properties = tool.input_schema["properties"]
+            assert ("verify" in properties) == (name in WRITES | {"inventory"}), name
+            discloses = "continuation_token" in properties
+            assert discloses == (name in {"device_list", "inventory"}), name
+        log("tools/list bytes: " + ", ".join(
+            f"{name} {compact(tool.model_dump(by_alias=True, exclude_none=True))}"
+            for name, tool in sorted(tools.items())
+        ))  # fmt: skip
+
+
+async def test_flat_bulk_create_of_60_answers_ids_and_no_token(inventory: Inventory):
+    sent = new_devices(60)
+    envelope = await inventory.ok("device_bulk_create", {"devices": sent})
+    assert list(envelope) == ["accepted", "status_code", "data_size", "ids"]
+    assert envelope["accepted"] == 60
+    assert envelope["status_code"] == 201
+    assert len(envelope["ids"]) == len(set(envelope["ids"])) == 60
+    # The ids reach what was written, in order, through the retrieve tool.
+    last = await inventory.ok("device_retrieve", {"id": envelope["ids"][-1]})
+    assert last["name"] == sent[-1]["name"]
+    log(f"flat 60-device envelope: {compact(envelope)} bytes; data_size {envelope['data_size']}")
+
+
+async def test_dispatcher_bulk_create_answers_a_token_that_redeems_without_writing_again(
+    inventory: Inventory,
+):
+    sent = new_devices(60)
+    envelope = await inventory.ok(
+        "inventory",
+        {"resource": "device", "action": "bulk_create", "params": {"devices": sent}},
+    )
+    assert list(envelope) == ["accepted", "status_code", "data_size", "continuation_token"]
+    assert envelope["accepted"] == 60
+    assert await inventory.device_count() == 60
+
+    full = await inventory.ok(
+        "inventory", {"continuation_token": envelope["continuation_token"], "mode": "full"}
+    )
+    assert [d["name"] for d in full] == [d["name"] for d in sent]
+    assert all(list(d) == DEVICE_FIELDS for d in full)
+    assert compact(full) == envelope["data_size"]
+    assert await inventory.device_count() == 60, "redeeming ran the write again"
+    log(f"dispatcher 60-device envelope: {compact(envelope)} bytes; "
+        f"full echo {envelope['data_size']} bytes, {envelope['data_size'] // 60} per device")  # fmt: skip
+
+
+async def test_verify_true_answers_the_full_objects(inventory: Inventory):
+    sent = new_devices(3)
+    devices = await inventory.ok("device_bulk_create", {"devices": sent, "verify": True})
+    assert [d["name"] for d in devices] == [d["name"] for d in sent]
+    assert all(list(d) == DEVICE_FIELDS for d in devices)
+    assert devices[0]["url"] == f"/api/dcim/devices/{devices[0]['id']}/"
+
+    one = await inventory.ok(
+        "inventory",
+        {
+            "resource": "device",
+            "action": "create",
+            "params": {"device": new_devices(1, prefix="v")[0]},
+            "verify": True,
+        },
+    )
+    assert list(one) == DEVICE_FIELDS
+    assert "continuation_token" not in one
+
+
+async def test_single_writes_answer_lean_envelopes_with_the_light_keys(inventory: Inventory):
+    device = new_devices(1)[0]
+    created = await inventory.ok("device_create", {"device": device})
+    assert list(created) == ["id", "url", "name", "site_slug", "role", "status_code", "data_size"]
+    assert created["status_code"] == 201
+    device_id = created["id"]
+
+    patched = await inventory.ok(
+        "device_partial_update", {"id": device_id, "changes": {"status": "offline"}}
+    )
+    assert (patched["id"], patched["status_code"]) == (device_id, 200)
+    moved = {**device, "role": "spine"}
+    replaced = await inventory.ok("device_update", {"id": device_id, "device": moved})
+    assert replaced["role"] == "spine"
+    stored = await inventory.ok("device_retrieve", {"id": device_id})
+    assert (stored["status"], stored["role"]) == ("active", "spine")  # PUT replaced the patch
+
+    deleted = await inventory.ok("device_destroy", {"id": device_id})
+    assert deleted == {"id": device_id, "deleted": True, "status_code": 204}
+    gone = await inventory.error("device_retrieve", {"id": device_id})
+    assert f"no device with id `{device_id}`" in gone
+
+
+async def test_device_list_over_500_devices_answers_a_probe_and_pages():
+    async with stdio_inventory("--seed", "500") as inventory:
+        probe = await inventory.ok("device_list")
+        assert list(probe) == [
+            "preview", "total_size", "available_modes", "continuation_token", "usage",
+        ]  # fmt: skip
+        assert probe["total_size"] > 500 * 600
+        assert len(json.dumps(probe["preview"], separators=(",", ":"), ensure_ascii=False)) <= 200
+        token = probe["continuation_token"]
+
+        first = await inventory.ok("device_list", {"continuation_token": token})
+        assert (first["page"], first["page_size"], first["total"]) == (1, 20, 500)
+        assert first["has_more"] and len(first["items"]) == 20
+        last = await inventory.ok(
+            "device_list", {"continuation_token": token, "page": 3, "page_size": 200}
+        )
+        assert len(last["items"]) == 100 and not last["has_more"]
+
+        leafs = await inventory.ok("device_list", {"role": "leaf", "site_slug": "ams1"})
+        page = await inventory.ok(
+            "device_list", {"continuation_token": leafs["continuation_token"], "page_size": 200}
+        )
+        assert page["total"] > 0
+        assert {(d["role"], d["site_slug"]) for d in page["items"]} == {("leaf", "ams1")}
+        log(f"device_list probe over 500 devices: {compact(probe)} bytes "
+            f"for {probe['total_size']} bytes stored")  # fmt: skip
+
+
+async def test_token_from_one_http_session_is_refused_in_another(http_server):
+    async with http_server.session() as alice, http_server.session() as bob:
+        await alice.create_site()
+        envelope = await alice.ok(
+            "inventory",
+            {"resource": "device", "action": "bulk_create",
+             "params": {"devices": new_devices(60)}},
+        )  # fmt: skip
+        redeem = {"continuation_token": envelope["continuation_token"], "mode": "full"}
+        refused = await bob.error("inventory", redeem)
+        assert "issued to another caller" in refused
+        assert len(await alice.ok("inventory", redeem)) == 60
+
+
+async def test_failed_bulk_write_leaves_the_database_as_it_was(inventory: Inventory):
+    await inventory.ok("device_bulk_create", {"devices": new_devices(10)})
+    batch = new_devices(40, prefix="new")
+    batch[30]["site_slug"] = "atlantis"
+    message = await inventory.error("device_bulk_create", {"devices": batch})
+    assert "device 30 of the batch (`new-leaf-0031`)" in message
+    assert "unknown site `atlantis`" in message and "Nothing was written" in message
+    assert await inventory.device_count() == 10
+
+    clash = new_devices(40, prefix="new")
+    clash[39]["name"] = "py-leaf-0001"  # taken at py-lab by the first batch
+    message = await inventory.error("device_bulk_create", {"devices": clash})
+    assert "already has a device named `py-leaf-0001`" in message
+    assert await inventory.device_count() == 10
+
+
+async def test_wrong_argument_type_is_a_clear_error_and_the_server_answers_the_next_call(
+    inventory: Inventory,
+):
+    message = await inventory.error("device_bulk_create", {"devices": "sixty"})
+    assert "`device_bulk_create` at `devices`" in message and "expected a sequence" in message
+    message = await inventory.error("device_retrieve", {"id": 42})
+    assert "at `id`" in message and "UUID" in message
+    assert (await inventory.ok("site_list"))[0]["slug"] == "py-lab"
+
+
+async def test_unknown_tool_is_a_clear_error_and_the_server_answers_the_next_call(
+    inventory: Inventory,
+):
+    message = await inventory.error("device_explode", {})
+    assert "unknown tool `device_explode`" in message and "device_bulk_create" in message
+    assert (await inventory.ok("site_list"))[0]["slug"] == "py-lab"
+
+
+async def test_unknown_dispatcher_action_is_a_clear_error_and_the_server_answers_the_next_call(
+    inventory: Inventory,
+):
+    message = await inventory.error(
+        "inventory", {"resource": "device", "action": "explode", "params": {}}
+    )
+    assert "unknown action `explode` for resource `device`" in message
+    assert "bulk_create" in message
+    sites = await inventory.ok("inventory", {"resource": "site", "action": "list"})
+    assert sites[0]["slug"] == "py-lab"
+
+
+async def multi_megabyte_redemption(inventory: Inventory) -> None:
+    """3,000 devices written through the dispatcher, redeemed whole."""
+    await inventory.create_site()
+    sent = new_devices(3000)
+    envelope = await inventory.ok(
+        "inventory",
+        {"resource": "device", "action": "bulk_create", "params": {"devices": sent}},
+    )
+    assert envelope["accepted"] == 3000
+    assert envelope["data_size"] > 2_000_000
+    full = await inventory.ok(
+        "inventory", {"continuation_token": envelope["continuation_token"], "mode": "full"}
+    )
+    assert len(full) == 3000
+    assert full[-1]["name"] == sent[-1]["name"]
+    assert compact(full) == envelope["data_size"]
+    log(f"3,000-device full redemption: {envelope['data_size']} bytes")
+
+
+async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_stdio():
+    async with serve("stdio") as inventory:
+        await multi_megabyte_redemption(inventory)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Server::serve_http answers over SSE (rmcp's default: json_response is false) and "
+    "the Python client refuses SSE events over 1 MiB; see the example's report",
+)
+async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http(http_server):
+    # The protocol version without sessions, where rmcp can answer plain
+    # JSON when the server allows it (in session mode it always streams SSE).
+    async with streamable_http_client(http_server.url) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+            await session.discover()
+            await multi_megabyte_redemption(Inventory(session))
+
+
+async def test_http_binds_port_0_to_a_real_port_and_stops_on_ctrl_c(http_server):
+    assert not http_server.url.endswith(":0/mcp")
+    async with http_server.session() as inventory:
+        assert await inventory.ok("site_list") == []
+    assert http_server.stop() == 0
+    assert any("shutting down" in line for line in http_server.stderr)
