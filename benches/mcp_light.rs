@@ -274,7 +274,8 @@ fn write_path(c: &mut Criterion, rt: &Runtime) {
         let mut group = c.benchmark_group(format!("write_path/{count}"));
         let call_args = json!({ "count": count });
         // What the two sides answer, checked once.
-        let lean = rt.block_on(server.call("device_bulk_create", call_args.clone(), Caller::Process));
+        let lean =
+            rt.block_on(server.call("device_bulk_create", call_args.clone(), Caller::Process));
         let envelope: Value = serde_json::from_str(text(&lean)).unwrap();
         let echo_len = serde_json::to_vec(&first(count)).unwrap().len();
         assert_eq!(envelope["data_size"], echo_len);
@@ -452,9 +453,7 @@ fn store(c: &mut Criterion, rt: &Runtime) {
     let server = server();
     let per_device = serde_json::to_vec(&first(60)).unwrap().len() / 60;
     let sizes = [(1usize, "1KB"), (16, "16KB"), (256, "256KB"), (1024, "1MB")];
-    let routed = |count: usize| {
-        json!({"resource": "device", "action": "bulk_create", "params": {"count": count}})
-    };
+    let routed = |count: usize| json!({"resource": "device", "action": "bulk_create", "params": {"count": count}});
     let mint = |count: usize| -> (String, usize) {
         let envelope = rt.block_on(server.call(DISPATCHER, routed(count), Caller::Process));
         let envelope: Value = serde_json::from_str(text(&envelope)).unwrap();
@@ -717,7 +716,7 @@ fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {
     for label in ["1KB", "16KB", "256KB", "1MB"] {
         let cell = |group: &str| {
             estimate(dir, &format!("{group}/{label}"), since)
-                .map(|ns| time(ns))
+                .map(&time)
                 .unwrap_or_else(|| "not run".to_owned())
         };
         println!(
