@@ -1,45 +1,63 @@
 //! Continuation tokens (C20).
 //!
-//! A token is 128 bits from the operating system's CSPRNG written as a
-//! zero-padded 39-digit decimal number. Decimal because both cl100k and o200k
-//! split digits into groups of three, each group one token: a token costs a
-//! model exactly 13 tokens to read back, where hex or base64 of the same 128
-//! bits costs 20 or more. Digits are also URL-safe and survive any quoting.
+//! A token is four groups of six random decimal digits, each followed by a
+//! random word from a fixed list: `481207ment930114ound552019ship118345est`.
+//! The shape is chosen for what a model pays to read a token back. Both
+//! cl100k and o200k split digits into groups of three, each group one model
+//! token (about 10 bits), and every word in the list is one model token
+//! between digits (about 12.6 bits), so a token costs exactly 12 model
+//! tokens for 130 bits from the operating system's CSPRNG — where 128 bits as
+//! 39 digits cost 13, and hex or base64 cost 20 or more. Digits and lowercase
+//! ASCII letters are URL-safe and survive any quoting.
 //!
 //! ```
 //! use mcp_light::token::Token;
 //!
 //! let token = Token::mint()?;
-//! assert_eq!(token.as_str().len(), 39);
 //! assert_eq!(Token::parse(token.as_str()), Some(token));
 //! # Ok::<(), getrandom::Error>(())
 //! ```
 
 use std::fmt;
+use std::sync::LazyLock;
 
-/// How many decimal digits a token has: `u128::MAX` has 39.
-const DIGITS: usize = 39;
+/// How many digit-and-word groups a token has.
+const GROUPS: usize = 4;
 
-/// How many leading digits `Debug` shows: enough to tell tokens apart in a
-/// log, few enough (about 13 of 128 bits) to leave the capability secret.
-const DEBUG_DIGITS: usize = 4;
+/// How many digits open each group: two model tokens of three digits.
+const GROUP_DIGITS: usize = 6;
+
+/// `10^GROUP_DIGITS`: the number of values a group's digits take.
+const GROUP_VALUES: u32 = 1_000_000;
+
+/// How many leading characters `Debug` shows: enough to tell tokens apart in
+/// a log, few enough (about 13 of 130 bits) to leave the capability secret.
+const DEBUG_CHARS: usize = 4;
+
+/// The words a group ends with, sorted: every lowercase ASCII string of two
+/// to four letters that is a single model token in both cl100k and o200k
+/// when it stands between digits, less words that read as offensive or
+/// alarming. 6,421 words: about 12.6 bits each.
+static WORDS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| include_str!("token/words.txt").lines().collect());
 
 /// A continuation token: the capability that redeems a stored result.
 ///
-/// Always 39 ASCII digits whose value fits a `u128`, so each token has one
-/// spelling and store lookups compare bytes. `Display` prints the whole token
-/// (that is what goes on the wire); `Debug` prints only its first digits,
-/// because a token in a log is a token anyone reading the log can redeem.
+/// Always four groups of six ASCII digits and a listed word, so each token
+/// has one spelling and store lookups compare bytes. `Display` prints the
+/// whole token (that is what goes on the wire); `Debug` prints only its
+/// first characters, because a token in a log is a token anyone reading the
+/// log can redeem.
 ///
 /// ```
 /// use mcp_light::token::Token;
 ///
-/// let token = Token::parse("000000000000000000000000000000000000042").unwrap();
-/// assert_eq!(token.to_string(), "000000000000000000000000000000000000042");
+/// let token = Token::parse("000042ment930114ound552019ship118345est").unwrap();
+/// assert_eq!(token.to_string(), "000042ment930114ound552019ship118345est");
 /// assert_eq!(format!("{token:?}"), "Token(0000…)");
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Token([u8; DIGITS]);
+pub struct Token(Box<str>);
 
 impl Token {
     /// Mints a fresh token from the operating system's CSPRNG.
@@ -56,60 +74,99 @@ impl Token {
     /// # Ok::<(), getrandom::Error>(())
     /// ```
     pub fn mint() -> Result<Token, getrandom::Error> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes)?;
-        Ok(Token::from_u128(u128::from_le_bytes(bytes)))
+        let words = &*WORDS;
+        let mut random = Random::new()?;
+        let mut text = String::with_capacity(GROUPS * (GROUP_DIGITS + 4));
+        for _ in 0..GROUPS {
+            let digits = random.below(GROUP_VALUES)?;
+            let word = words[random.below(words.len() as u32)? as usize];
+            text.push_str(&format!("{digits:06}{word}"));
+        }
+        Ok(Token(text.into_boxed_str()))
     }
 
     /// Reads a token a caller sent back; `None` when it cannot be one.
     ///
-    /// Accepts exactly the canonical form: 39 ASCII digits, value at most
-    /// `u128::MAX`. Nothing is trimmed or normalised (no whitespace, sign,
-    /// or shorter unpadded number), so a token has one spelling and a string
+    /// Accepts exactly the canonical form: four groups of six ASCII digits
+    /// followed by a listed word. Nothing is trimmed or normalised (no
+    /// whitespace, no capitals), so a token has one spelling and a string
     /// that is not byte-for-byte a minted token is refused rather than
     /// guessed at.
     ///
     /// ```
     /// use mcp_light::token::Token;
     ///
-    /// let text = "340282366920938463463374607431768211455"; // u128::MAX
-    /// assert_eq!(Token::parse(text).unwrap().as_str(), text);
-    ///
-    /// assert!(Token::parse("42").is_none()); // not padded
-    /// assert!(Token::parse(" 340282366920938463463374607431768211455").is_none());
-    /// assert!(Token::parse("999999999999999999999999999999999999999").is_none()); // > u128::MAX
+    /// assert!(Token::parse("481207ment930114ound552019ship118345est").is_some());
+    /// assert!(Token::parse("481207MENT930114ound552019ship118345est").is_none());
+    /// assert!(Token::parse("481207ment930114ound552019ship").is_none());
+    /// assert!(Token::parse(" 481207ment930114ound552019ship118345est").is_none());
     /// ```
     pub fn parse(text: &str) -> Option<Token> {
-        let bytes: [u8; DIGITS] = text.as_bytes().try_into().ok()?;
-        if !bytes.iter().all(u8::is_ascii_digit) {
-            return None;
+        let mut rest = text;
+        for _ in 0..GROUPS {
+            let digits = rest.get(..GROUP_DIGITS)?;
+            if !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            rest = &rest[GROUP_DIGITS..];
+            let end = rest
+                .find(|c: char| !c.is_ascii_lowercase())
+                .unwrap_or(rest.len());
+            WORDS.binary_search(&&rest[..end]).ok()?;
+            rest = &rest[end..];
         }
-        // All digits, so the only way `parse` fails is a value above u128::MAX.
-        text.parse::<u128>().ok()?;
-        Some(Token(bytes))
+        rest.is_empty().then(|| Token(text.into()))
     }
 
-    /// The token as the caller sees it: 39 ASCII digits.
+    /// The token as the caller sees it.
     ///
     /// ```
     /// use mcp_light::token::Token;
     ///
     /// let token = Token::mint()?;
-    /// assert!(token.as_str().bytes().all(|b| b.is_ascii_digit()));
+    /// assert!(token.as_str().bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
     /// # Ok::<(), getrandom::Error>(())
     /// ```
     pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0).expect("a token holds only ASCII digits")
+        &self.0
+    }
+}
+
+/// Uniform draws from the OS CSPRNG, a buffer at a time.
+struct Random {
+    buffer: [u8; 64],
+    used: usize,
+}
+
+impl Random {
+    fn new() -> Result<Random, getrandom::Error> {
+        let mut buffer = [0; 64];
+        getrandom::fill(&mut buffer)?;
+        Ok(Random { buffer, used: 0 })
     }
 
-    /// Writes `value` as 39 zero-padded decimal digits, without allocating.
-    fn from_u128(mut value: u128) -> Token {
-        let mut digits = [b'0'; DIGITS];
-        for digit in digits.iter_mut().rev() {
-            *digit = b'0' + (value % 10) as u8;
-            value /= 10;
+    fn next_u32(&mut self) -> Result<u32, getrandom::Error> {
+        if self.used + 4 > self.buffer.len() {
+            getrandom::fill(&mut self.buffer)?;
+            self.used = 0;
         }
-        Token(digits)
+        let bytes = self.buffer[self.used..self.used + 4]
+            .try_into()
+            .expect("four bytes");
+        self.used += 4;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    /// A value in `0..bound`, every one equally likely: draws at or above the
+    /// largest multiple of `bound` are thrown away rather than folded in.
+    fn below(&mut self, bound: u32) -> Result<u32, getrandom::Error> {
+        let zone = u32::MAX - u32::MAX % bound;
+        loop {
+            let draw = self.next_u32()?;
+            if draw < zone {
+                return Ok(draw % bound);
+            }
+        }
     }
 }
 
@@ -121,7 +178,7 @@ impl fmt::Display for Token {
 
 impl fmt::Debug for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Token({}…)", &self.as_str()[..DEBUG_DIGITS])
+        write!(f, "Token({}…)", &self.as_str()[..DEBUG_CHARS])
     }
 }
 
@@ -133,49 +190,108 @@ mod tests {
 
     use super::*;
 
-    /// The most model tokens a continuation token may cost (C20).
-    const MAX_MODEL_TOKENS: usize = 13;
+    /// What a token costs a model to read back: 2 digit tokens and a word
+    /// per group. C20 allows at most 13.
+    const MODEL_TOKENS: usize = 12;
+
+    fn encodings() -> [(&'static str, &'static CoreBPE); 2] {
+        [
+            ("cl100k_base", cl100k_base_singleton()),
+            ("o200k_base", o200k_base_singleton()),
+        ]
+    }
+
+    /// The groups of three digits and the words of `token`, in order: the
+    /// pieces a model should see.
+    fn expected_pieces(token: &Token) -> Vec<String> {
+        let mut pieces = Vec::new();
+        let mut rest = token.as_str();
+        while !rest.is_empty() {
+            let split = rest
+                .find(|c: char| {
+                    c.is_ascii_digit() != rest.starts_with(|c: char| c.is_ascii_digit())
+                })
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(split);
+            if run.starts_with(|c: char| c.is_ascii_digit()) {
+                pieces.extend(
+                    run.as_bytes()
+                        .chunks(3)
+                        .map(|g| String::from_utf8(g.to_vec()).unwrap()),
+                );
+            } else {
+                pieces.push(run.to_owned());
+            }
+            rest = tail;
+        }
+        pieces
+    }
 
     #[test]
-    fn minted_tokens_are_39_digits_and_parse_back() {
-        for _ in 0..1_000 {
-            let token = Token::mint().unwrap();
-            assert_eq!(token.as_str().len(), DIGITS);
-            assert!(token.as_str().bytes().all(|b| b.is_ascii_digit()));
-            assert_eq!(token.to_string(), token.as_str());
-            assert_eq!(Token::parse(token.as_str()), Some(token));
+    fn the_word_list_is_sorted_lowercase_and_carries_enough_entropy() {
+        let words = &*WORDS;
+        assert!(
+            words.windows(2).all(|w| w[0] < w[1]),
+            "sorted and unique, for binary search"
+        );
+        assert!(
+            words
+                .iter()
+                .all(|w| (2..=4).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_lowercase()))
+        );
+        let bits = GROUPS as f64 * ((GROUP_VALUES as f64).log2() + (words.len() as f64).log2());
+        assert!(bits >= 128.0, "a token carries {bits:.1} bits");
+        println!("{} words; a token carries {bits:.2} bits", words.len());
+    }
+
+    #[test]
+    fn every_word_is_one_model_token_between_digits() {
+        for (name, bpe) in encodings() {
+            for word in WORDS.iter() {
+                let text = format!("123456{word}789012");
+                assert_eq!(
+                    bpe.split_by_token_ordinary(&text).unwrap(),
+                    ["123", "456", word, "789", "012"],
+                    "{name}: {word}"
+                );
+            }
         }
     }
 
     #[test]
-    fn formatting_zero_pads_and_covers_the_whole_u128_range() {
-        assert_eq!(Token::from_u128(0).as_str(), "0".repeat(DIGITS));
-        assert_eq!(Token::from_u128(42).as_str(), format!("{:039}", 42));
-        assert_eq!(Token::from_u128(u128::MAX).as_str(), u128::MAX.to_string());
-        let max = Token::parse(&u128::MAX.to_string()).unwrap();
-        assert_eq!(max, Token::from_u128(u128::MAX));
+    fn minted_tokens_have_the_canonical_shape_and_parse_back() {
+        for _ in 0..1_000 {
+            let token = Token::mint().unwrap();
+            let text = token.as_str();
+            assert!(
+                (GROUPS * (GROUP_DIGITS + 2)..=GROUPS * (GROUP_DIGITS + 4)).contains(&text.len()),
+                "{text}"
+            );
+            assert_eq!(token.to_string(), text);
+            assert_eq!(Token::parse(text), Some(token.clone()));
+            assert_eq!(expected_pieces(&token).len(), MODEL_TOKENS, "{text}");
+        }
     }
 
     #[test]
     fn parse_rejects_everything_but_the_canonical_form() {
-        let good = "0".repeat(DIGITS);
-        assert!(Token::parse(&good).is_some());
+        let good = "000000aa000000aa000000aa000000aa";
+        assert!(Token::parse(good).is_some());
         let refused = [
-            "0".repeat(38),
-            "0".repeat(40),
             String::new(),
-            // 39 nines overflow u128 (max is 340282366920938463463374607431768211455).
-            "9".repeat(39),
-            "340282366920938463463374607431768211456".to_owned(),
-            format!("a{}", "0".repeat(38)),
-            format!("{}A", "0".repeat(38)),
-            format!(" {}", "0".repeat(38)),
+            good[..good.len() - 2].to_owned(),
+            format!("{good}000000aa"),
+            format!("{good}0"),
+            format!(" {good}"),
             format!("{good} "),
             format!("{good}\n"),
-            format!("+{}", "0".repeat(38)),
-            format!("-{}", "0".repeat(38)),
-            // A non-ASCII digit, two bytes long, in a 39-byte string.
-            format!("٣{}", "0".repeat(37)),
+            good.replacen("aa", "AA", 1),
+            good.replacen("aa", "zzzz", 1), // not in the list
+            good.replacen("000000", "00000", 1),
+            good.replacen("000000", "0000000", 1),
+            good.replacen("000000", "+00000", 1),
+            good.replacen("000000", "٣0000", 1),
+            "0".repeat(39), // the shape of an older token
         ];
         for text in &refused {
             assert_eq!(Token::parse(text), None, "accepted {text:?}");
@@ -183,16 +299,23 @@ mod tests {
     }
 
     #[test]
+    fn draws_below_a_bound_stay_below_it_and_reach_every_value() {
+        let mut random = Random::new().unwrap();
+        let mut seen = [false; 7];
+        for _ in 0..1_000 {
+            let value = random.below(7).unwrap();
+            seen[value as usize] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
     fn debug_redacts_display_does_not() {
         let token = Token::mint().unwrap();
         let debug = format!("{token:?}");
-        assert_eq!(
-            debug,
-            format!("Token({}…)", &token.as_str()[..DEBUG_DIGITS])
-        );
-        assert!(!debug.contains(&token.as_str()[..DEBUG_DIGITS + 1]));
+        assert_eq!(debug, format!("Token({}…)", &token.as_str()[..DEBUG_CHARS]));
+        assert!(!debug.contains(&token.as_str()[..DEBUG_CHARS + 1]));
         assert_eq!(format!("{token}"), token.as_str());
-        // Debug of a containing struct must not leak it either.
         assert!(!format!("{:?}", Some(&token)).contains(token.as_str()));
     }
 
@@ -202,90 +325,42 @@ mod tests {
         assert_eq!(tokens.len(), 10_000);
     }
 
-    /// Counts the model tokens of 1,000 minted tokens; returns (min, max, mean).
-    fn cost_of_minted_tokens(bpe: &CoreBPE) -> (usize, usize, f64) {
-        let counts: Vec<usize> = (0..1_000)
-            .map(|_| bpe.count_ordinary(Token::mint().unwrap().as_str()))
-            .collect();
-        let min = *counts.iter().min().unwrap();
-        let max = *counts.iter().max().unwrap();
-        let mean = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
-        (min, max, mean)
-    }
-
     /// A write envelope around a token: what comes before and after it.
     const ENVELOPE_HEAD: &str = r#"{"status_code":201,"continuation_token":""#;
     const ENVELOPE_TAIL: &str = r#""}"#;
 
-    /// `text` split at its model-token boundaries.
-    fn pieces(bpe: &CoreBPE, text: &str) -> Vec<String> {
-        bpe.split_by_token_ordinary(text).unwrap()
-    }
-
     #[test]
-    fn a_token_costs_at_most_13_model_tokens_in_cl100k_and_o200k() {
-        for (name, bpe) in [
-            ("cl100k_base", cl100k_base_singleton()),
-            ("o200k_base", o200k_base_singleton()),
-        ] {
-            let (min, max, mean) = cost_of_minted_tokens(bpe);
-            println!(
-                "{name}: 1,000 minted tokens cost min {min}, max {max}, mean {mean:.3} model tokens"
-            );
-            assert!(
-                max <= MAX_MODEL_TOKENS,
-                "{name}: a token cost {max} model tokens"
-            );
-
-            // Edge values: leading zeros and the largest token.
-            for value in [0, 1, 999, 1_000, u128::MAX] {
-                let token = Token::from_u128(value);
-                assert!(
-                    bpe.count_ordinary(token.as_str()) <= MAX_MODEL_TOKENS,
-                    "{name}: {token}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn inside_a_json_envelope_the_digits_add_exactly_13_model_tokens() {
-        for (name, bpe) in [
-            ("cl100k_base", cl100k_base_singleton()),
-            ("o200k_base", o200k_base_singleton()),
-        ] {
-            let head = pieces(bpe, ENVELOPE_HEAD);
-            let tail = pieces(bpe, ENVELOPE_TAIL);
-            let mut tokens: Vec<Token> = (0..1_000).map(|_| Token::mint().unwrap()).collect();
-            tokens.extend([0, 1, u128::MAX].map(Token::from_u128));
-            for token in &tokens {
-                // The envelope must split as: the head's pieces unchanged, the
-                // 13 three-digit groups, the tail's pieces unchanged. So the
-                // digits neither merge with the quotes nor re-split them.
-                let groups: Vec<String> = token
-                    .as_str()
-                    .as_bytes()
-                    .chunks(3)
-                    .map(|group| String::from_utf8(group.to_vec()).unwrap())
-                    .collect();
-                let expected: Vec<String> =
-                    head.iter().chain(&groups).chain(&tail).cloned().collect();
+    fn a_token_costs_12_model_tokens_alone_and_inside_a_json_envelope() {
+        for (name, bpe) in encodings() {
+            let head = bpe.split_by_token_ordinary(ENVELOPE_HEAD).unwrap();
+            let tail = bpe.split_by_token_ordinary(ENVELOPE_TAIL).unwrap();
+            let mut costs = Vec::new();
+            for _ in 0..1_000 {
+                let token = Token::mint().unwrap();
+                let alone = bpe.split_by_token_ordinary(token.as_str()).unwrap();
+                assert_eq!(alone, expected_pieces(&token), "{name}: {token}");
+                costs.push(alone.len());
+                // In an envelope: the head's pieces unchanged, the token's
+                // pieces, the tail's pieces unchanged — nothing merges across
+                // the quotes.
                 let envelope = format!("{ENVELOPE_HEAD}{token}{ENVELOPE_TAIL}");
-                assert_eq!(pieces(bpe, &envelope), expected, "{name}: {token}");
+                let expected: Vec<String> = head
+                    .iter()
+                    .cloned()
+                    .chain(alone)
+                    .chain(tail.iter().cloned())
+                    .collect();
                 assert_eq!(
-                    bpe.count_ordinary(&envelope),
-                    head.len() + MAX_MODEL_TOKENS + tail.len(),
+                    bpe.split_by_token_ordinary(&envelope).unwrap(),
+                    expected,
                     "{name}: {token}"
                 );
             }
-            // Against an empty string in the token's place, for the record:
-            // `""` is its own piece in o200k, so there the difference is 12.
-            let empty = bpe.count_ordinary(&format!("{ENVELOPE_HEAD}{ENVELOPE_TAIL}"));
-            let full = bpe.count_ordinary(&format!("{ENVELOPE_HEAD}{}{ENVELOPE_TAIL}", tokens[0]));
-            println!(
-                "{name}: in a JSON envelope every token is exactly {MAX_MODEL_TOKENS} pieces; \
-                 envelope {full} tokens vs {empty} with an empty string"
+            assert!(
+                costs.iter().all(|&c| c == MODEL_TOKENS),
+                "{name}: {costs:?}"
             );
+            println!("{name}: 1,000 minted tokens cost exactly {MODEL_TOKENS} model tokens each");
         }
     }
 }

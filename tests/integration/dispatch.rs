@@ -74,8 +74,7 @@ async fn a_routed_single_create_answers_the_envelope_with_a_token() {
         ]
     );
     let token = envelope["continuation_token"].as_str().unwrap();
-    assert_eq!(token.len(), 39);
-    assert!(token.bytes().all(|b| b.is_ascii_digit()));
+    assert!(mcp_light::token::Token::parse(token).is_some(), "{token}");
     assert_eq!(h.store.len(), 1);
 }
 
@@ -154,7 +153,7 @@ async fn a_token_is_refused_to_another_caller_and_through_another_tool() {
 #[tokio::test]
 async fn an_unknown_token_is_refused_with_how_to_start_again() {
     let (_h, server) = with_inventory(Harness::new());
-    let redeem = json!({"continuation_token": "1".repeat(39)});
+    let redeem = json!({"continuation_token": "481207ment930114ound552019ship118345est"});
     let text = error_text(&server.call("inventory", redeem, Caller::Process).await);
     assert!(text.contains("unknown or has expired"), "{text}");
     assert!(

@@ -709,14 +709,15 @@ mod tests {
     #[tokio::test]
     async fn an_entry_of_exactly_max_bytes_fits_alone() {
         let body = 5_000;
-        let max_bytes = cost_of(&token(), &entry(body));
+        // Two tokens of one length, so each costs exactly `max_bytes`.
+        let first = Token::parse("000001aa000000aa000000aa000000aa").unwrap();
+        let second = Token::parse("000002aa000000aa000000aa000000aa").unwrap();
+        let max_bytes = cost_of(&first, &entry(body));
         let (store, _) = store_with(MemoryStoreConfig {
             max_bytes,
             ..MemoryStoreConfig::default()
         });
-        let first = token();
         store.put(&first, entry(body)).await.unwrap();
-        let second = token();
         store.put(&second, entry(body)).await.unwrap();
         assert_eq!(store.bytes(), max_bytes);
         assert_eq!(store.get(&first).await.unwrap(), None);
@@ -806,8 +807,10 @@ mod tests {
             max_entries: usize::MAX,
             ttl: TTL,
         });
-        let payload = entry(BODY).owner.caller.len() + entry(BODY).owner.tool.len() + 39;
         let tokens: Vec<Token> = (0..10_000).map(|_| token()).collect();
+        let token_bytes: usize = tokens.iter().map(|t| t.as_str().len()).sum();
+        let owner = entry(BODY).owner.caller.len() + entry(BODY).owner.tool.len();
+        let payload = owner + token_bytes / tokens.len();
         let start = heap::held();
         let mut worst_heap_overhead = 0.0f64;
         for (n, token) in tokens.iter().enumerate() {
@@ -834,7 +837,7 @@ mod tests {
             }
         }
         println!("worst heap overhead {worst_heap_overhead:.0} B, accounted {ENTRY_OVERHEAD} B");
-        assert_eq!(store.bytes(), 10_000 * (BODY + payload + ENTRY_OVERHEAD));
+        assert_eq!(store.bytes(), 10_000 * (BODY + owner + ENTRY_OVERHEAD) + token_bytes);
     }
 
     /// A global allocator that counts, per thread, the bytes requested and
