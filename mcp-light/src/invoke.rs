@@ -6,6 +6,7 @@
 //! arguments, runs the function and hands its result to the responder, which
 //! picks the answer. The flat path and the dispatcher share all of it.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -21,7 +22,7 @@ use crate::outcome::Outcome;
 use crate::store::{ContinuationStore, Entry, Origin, Owner};
 use crate::token::Token;
 use crate::tool::{ToolDef, ToolKind};
-use crate::{Context, ToolError};
+use crate::{Caller, Context, ToolError};
 
 /// What every call of a server shares: the store and how to answer.
 pub(crate) struct Shared {
@@ -46,20 +47,42 @@ impl Invocation {
     /// `isError` result naming the field (C24).
     #[allow(clippy::result_large_err)]
     pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), CallToolResult> {
-        match serde_path_to_error::deserialize::<_, A>(Value::Object(self.args)) {
-            Ok(args) => Ok((self.ctx, args, self.responder)),
+        let args = Value::Object(self.args);
+        // The plain deserializer first: tracking the path costs more than the
+        // parse itself, and only a failure needs it, to name the field.
+        if let Ok(parsed) = A::deserialize(&args) {
+            return Ok((self.ctx, parsed, self.responder));
+        }
+        let tool = self.responder.tool.name;
+        Err(match serde_path_to_error::deserialize::<_, A>(&args) {
+            Err(error) if error.path().to_string() != "." => error_result(format!(
+                "invalid arguments for `{tool}` at `{}`: {}",
+                error.path(),
+                error.inner()
+            )),
             Err(error) => {
-                let path = error.path().to_string();
-                let tool = self.responder.tool.name;
-                Err(error_result(if path == "." {
-                    format!("invalid arguments for `{tool}`: {}", error.inner())
-                } else {
-                    format!(
-                        "invalid arguments for `{tool}` at `{path}`: {}",
-                        error.inner()
-                    )
-                }))
+                error_result(format!("invalid arguments for `{tool}`: {}", error.inner()))
             }
+            // Not reached: the same value just failed to deserialize.
+            Ok(_) => error_result(format!("invalid arguments for `{tool}`")),
+        })
+    }
+}
+
+/// Who called which tool. The [`Owner`] of a stored result is built from
+/// it only when something is stored or redeemed, not on every call.
+#[derive(Debug, Clone)]
+pub(crate) struct Called {
+    pub(crate) caller: Caller,
+    /// The tool the caller called: the dispatcher, when routed.
+    pub(crate) tool: Cow<'static, str>,
+}
+
+impl Called {
+    pub(crate) fn owner(&self) -> Owner {
+        Owner {
+            caller: self.caller.identity(),
+            tool: self.tool.clone().into_owned(),
         }
     }
 }
@@ -69,8 +92,9 @@ impl Invocation {
 pub struct Responder {
     pub(crate) shared: Arc<Shared>,
     pub(crate) tool: &'static ToolDef,
-    /// The tool the caller called: the dispatcher, when routed.
-    pub(crate) owner: Owner,
+    /// Who called which tool (the dispatcher, when routed): the owner of
+    /// anything this call stores.
+    pub(crate) called: Called,
     /// Whether the schema of the tool the caller called discloses
     /// continuation (C11).
     pub(crate) discloses: bool,
@@ -256,7 +280,7 @@ impl Responder {
         let stored = match Token::mint() {
             Ok(token) => {
                 let entry = Entry {
-                    owner: self.owner.clone(),
+                    owner: self.called.owner(),
                     origin,
                     body: body.into(),
                 };
@@ -291,7 +315,7 @@ impl Responder {
         let total_size = body.len();
         match self.keep(body, Origin::Read).await {
             Some(token) => envelope_map(heavy::probe(
-                &self.owner.tool,
+                &self.called.tool,
                 &value,
                 total_size,
                 &token,
@@ -367,6 +391,11 @@ pub const WRAPPED_RESULT_KEY: &str = "result";
 /// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).
 pub(crate) fn full_result(value: Value) -> CallToolResult {
     let text = value.to_string();
+    full_result_with_text(value, text)
+}
+
+/// [`full_result`] for a value whose compact JSON text is already at hand.
+pub(crate) fn full_result_with_text(value: Value, text: String) -> CallToolResult {
     let structured = match value {
         Value::Object(_) => value,
         other => {

@@ -2,6 +2,7 @@
 //! store, and the one call path every transport uses.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -14,11 +15,13 @@ use serde_json::{Map, Value};
 
 use crate::context::StateMap;
 use crate::dispatch::Dispatcher;
-use crate::heavy::{self, HeavyConfig};
-use crate::invoke::{Invocation, Responder, Shared, error_result};
+use crate::heavy::{self, HeavyConfig, Mode};
+use crate::invoke::{
+    Called, Invocation, Responder, Shared, error_result, full_result, full_result_with_text,
+};
 use crate::registry::PublishedTool;
 use crate::schema::{CONTINUATION_TOKEN, VERIFY};
-use crate::store::{ContinuationStore, MemoryStore, Owner};
+use crate::store::{ContinuationStore, MemoryStore};
 use crate::token::Token;
 use crate::{Caller, Context, Registry, RegistryError};
 
@@ -231,11 +234,11 @@ impl Server {
                 ));
             }
         };
-        let owner = Owner {
-            caller: caller.identity(),
-            tool: tool.to_owned(),
-        };
         if let Some(dispatcher) = self.dispatcher(tool) {
+            let called = Called {
+                caller,
+                tool: Cow::Owned(tool.to_owned()),
+            };
             let discloses = dispatcher.discloses_continuation();
             if discloses && let Some(token) = args.get(CONTINUATION_TOKEN).cloned() {
                 let mut args = args;
@@ -243,10 +246,10 @@ impl Server {
                 args.remove("resource");
                 args.remove("action");
                 args.remove("params");
-                return self.redeem(&owner, token, args).await;
+                return self.redeem(&called, token, args).await;
             }
             return match dispatcher.route(&self.registry, args) {
-                Ok((routed, args)) => self.run(routed, discloses, owner, args, caller).await,
+                Ok((routed, args)) => self.run(routed, discloses, called, args).await,
                 Err(message) => error_result(message),
             };
         }
@@ -258,29 +261,26 @@ impl Server {
             }
             return error_result(format!("unknown tool `{tool}`; this server has: {names}"));
         };
-        self.run(
-            published,
-            published.discloses_continuation(),
-            owner,
-            args,
+        let called = Called {
             caller,
-        )
-        .await
+            tool: Cow::Borrowed(published.name()),
+        };
+        self.run(published, published.discloses_continuation(), called, args)
+            .await
     }
 
-    /// Runs `tool` for a caller who called the tool `owner.tool`, whose
+    /// Runs `tool` for a caller who called the tool `called.tool`, whose
     /// published schema `discloses` continuation or not. The flat path and a
     /// dispatcher differ only in these two.
     pub(crate) async fn run(
         &self,
         tool: &PublishedTool,
         discloses: bool,
-        owner: Owner,
+        called: Called,
         mut args: Map<String, Value>,
-        caller: Caller,
     ) -> CallToolResult {
         if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
-            return self.redeem(&owner, token, args).await;
+            return self.redeem(&called, token, args).await;
         }
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -304,12 +304,12 @@ impl Server {
             }
         }
         let invocation = Invocation {
-            ctx: Context::new(Arc::clone(&self.state), caller),
+            ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
             args,
             responder: Responder {
                 shared: Arc::clone(&self.shared),
                 tool: def,
-                owner,
+                called,
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
@@ -328,11 +328,11 @@ impl Server {
     /// Serves a stored result; the tool is never run (C17).
     async fn redeem(
         &self,
-        owner: &Owner,
+        called: &Called,
         token: Value,
         mut args: Map<String, Value>,
     ) -> CallToolResult {
-        let tool = &owner.tool;
+        let tool = &called.tool;
         let start_again = format!("start again by calling `{tool}` without `continuation_token`");
         let negotiation = match heavy::take_negotiation(&mut args, &self.shared.heavy) {
             Ok(negotiation) => negotiation,
@@ -360,7 +360,7 @@ impl Server {
                 return error_result(format!("{error}; try again shortly, or {start_again}"));
             }
         };
-        if &entry.owner != owner {
+        if entry.owner != called.owner() {
             return error_result(format!(
                 "this continuation token was issued to another caller or through another tool, \
                  so `{tool}` will not redeem it; {start_again}"
@@ -374,8 +374,14 @@ impl Server {
                 ));
             }
         };
+        if negotiation.mode == Mode::Full {
+            // The stored bytes are the result's compact JSON already; only
+            // `structuredContent` needs the parsed value.
+            let text = String::from_utf8_lossy(&entry.body).into_owned();
+            return full_result_with_text(value, text);
+        }
         match heavy::serve(value, entry.origin, &negotiation, &self.shared.heavy) {
-            Ok(value) => crate::invoke::full_result(value),
+            Ok(value) => full_result(value),
             Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
         }
     }

@@ -837,7 +837,10 @@ mod tests {
             }
         }
         println!("worst heap overhead {worst_heap_overhead:.0} B, accounted {ENTRY_OVERHEAD} B");
-        assert_eq!(store.bytes(), 10_000 * (BODY + owner + ENTRY_OVERHEAD) + token_bytes);
+        assert_eq!(
+            store.bytes(),
+            10_000 * (BODY + owner + ENTRY_OVERHEAD) + token_bytes
+        );
     }
 
     /// A global allocator that counts, per thread, the bytes requested and
