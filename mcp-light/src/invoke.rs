@@ -120,7 +120,7 @@ impl Responder {
         if body.len() <= limit {
             return full_result(value);
         }
-        self.probe_or_full(value, body).await
+        Box::pin(self.probe_or_full(value, body)).await
     }
 
     /// A heavy read's answer: a probe, the result kept for redemption (C16).

@@ -1,6 +1,5 @@
 //! The tools registered in this binary, checked and published (C1, C2, C5).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{Tool, ToolAnnotations};
@@ -32,8 +31,8 @@ pub static TOOLS: [ToolDef];
 /// ```
 #[derive(Debug)]
 pub struct Registry {
+    /// Sorted by name, names unique: looked up by binary search.
     tools: Vec<PublishedTool>,
-    index: HashMap<&'static str, usize>,
 }
 
 /// One tool as callers see it: its definition and its published schema.
@@ -69,18 +68,14 @@ impl Registry {
         // The linker's order is not the source order; sort so that tools/list
         // and error messages are stable from build to build.
         defs.sort_by_key(|def| (def.name, def.function));
-        let mut index = HashMap::with_capacity(defs.len());
-        for (i, def) in defs.iter().enumerate() {
-            if let Some(&first) = index.get(def.name) {
-                let first: &ToolDef = defs[first];
-                return Err(RegistryError::DuplicateName {
-                    name: def.name.to_owned(),
-                    first: first.function.to_owned(),
-                    second: def.function.to_owned(),
-                });
-            }
-            index.insert(def.name, i);
+        if let Some(pair) = defs.windows(2).find(|pair| pair[0].name == pair[1].name) {
+            return Err(RegistryError::DuplicateName {
+                name: pair[1].name.to_owned(),
+                first: pair[0].function.to_owned(),
+                second: pair[1].function.to_owned(),
+            });
         }
+        let registered = |name: &str| defs.binary_search_by_key(&name, |def| def.name).is_ok();
         let tools = defs
             .iter()
             .map(|&def| {
@@ -92,11 +87,11 @@ impl Registry {
                     def,
                     input_schema: Arc::new(schema::publish(&params, def.kind, heavy)),
                     params_schema: Arc::new(params),
-                    retrieve_published: def.retrieve.is_some_and(|r| index.contains_key(r)),
+                    retrieve_published: def.retrieve.is_some_and(registered),
                 })
             })
             .collect::<Result<_, RegistryError>>()?;
-        Ok(Registry { tools, index })
+        Ok(Registry { tools })
     }
 
     /// The same tools, their schemas published with the limits of `heavy`.
@@ -111,15 +106,16 @@ impl Registry {
                 retrieve_published: tool.retrieve_published,
             })
             .collect();
-        Registry {
-            tools,
-            index: self.index.clone(),
-        }
+        Registry { tools }
     }
 
     /// The tool named `name`.
     pub fn get(&self, name: &str) -> Option<&PublishedTool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        let i = self
+            .tools
+            .binary_search_by_key(&name, |tool| tool.def.name)
+            .ok()?;
+        Some(&self.tools[i])
     }
 
     /// The tools, sorted by name.

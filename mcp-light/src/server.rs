@@ -246,7 +246,7 @@ impl Server {
                 args.remove("resource");
                 args.remove("action");
                 args.remove("params");
-                return self.redeem(&called, token, args).await;
+                return Box::pin(self.redeem(&called, token, args)).await;
             }
             return match dispatcher.route(&self.registry, args) {
                 Ok((routed, args)) => self.run(routed, discloses, called, args).await,
@@ -280,7 +280,7 @@ impl Server {
         mut args: Map<String, Value>,
     ) -> CallToolResult {
         if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
-            return self.redeem(&called, token, args).await;
+            return Box::pin(self.redeem(&called, token, args)).await;
         }
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
