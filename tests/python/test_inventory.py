@@ -265,3 +265,18 @@ async def test_http_binds_port_0_to_a_real_port_and_stops_on_ctrl_c(http_server)
         assert await inventory.ok("site_list") == []
     assert http_server.stop() == 0
     assert any("shutting down" in line for line in http_server.stderr)
+
+
+async def test_an_oversized_request_is_refused_and_the_server_answers_the_next_call(http_server):
+    # rmcp bounds a request body at 4 MiB (413); 10,000 devices are about 5 MB.
+    huge = {"devices": new_devices(10_000)}
+    assert compact(huge) > 4 * 1024 * 1024
+    async with http_server.session() as alice:
+        await alice.create_site()
+    with pytest.raises(Exception) as refused:
+        async with http_server.session() as alice:
+            await alice.call("device_bulk_create", huge)
+    assert "MCPError" in repr(refused.value), repr(refused.value)
+    async with http_server.session() as bob:
+        assert await bob.device_count() == 0, "nothing of the oversized batch was written"
+        assert len(await bob.ok("site_list")) == 1
