@@ -17,20 +17,31 @@
 //! The devices are the inventory example's (`examples/inventory/model.rs`
 //! and its deterministic generator `fixture.rs`, included as they are); the
 //! tools are written here over an in-memory list, so the report needs no
-//! SQLite database and measures the envelope, not the storage. Ids are v4 UUIDs drawn from a seeded stream, so
-//! every run counts the same texts.
+//! SQLite database and measures the envelope, not the storage. Ids are v4
+//! UUIDs drawn from a seeded stream, so every run counts the same texts.
+//!
+//! The Markdown report ends with what the inventory example's `tools/list`
+//! costs every caller, per tool (C26): its real tools are compiled in here
+//! too, and each registry is built from its own subset of the registered
+//! tools.
 
+#[path = "../inventory/db.rs"]
+#[allow(dead_code)]
+mod db;
 #[path = "../inventory/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
 #[path = "../inventory/model.rs"]
 #[allow(dead_code)]
 mod model;
+/// The inventory example's own tools, for what its `tools/list` costs (C26).
+#[path = "../inventory/tools.rs"]
+mod tools;
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use mcp_light::{CallToolResult, prelude::*};
+use mcp_light::{CallToolResult, Registry, TOOLS, ToolDef, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
@@ -210,11 +221,12 @@ async fn three_ways(
 
 async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     let inventory = Arc::new(Inventory::new());
-    let server = Server::from_registry()
-        .expect("the report's tools register")
-        .with_shared_state(Arc::clone(&inventory))
-        .with_dispatcher(DISPATCHER)
-        .expect("one dispatcher");
+    let report_tools = TOOLS.iter().filter(|def| !is_inventory_tool(def));
+    let server =
+        Server::new(Registry::from_tools(report_tools).expect("the report's tools register"))
+            .with_shared_state(Arc::clone(&inventory))
+            .with_dispatcher(DISPATCHER)
+            .expect("one dispatcher");
     let mut rows = Vec::new();
     for batch in BATCHES {
         let devices = serde_json::to_value(fixture::new_devices(batch, SEED)).unwrap();
@@ -243,6 +255,53 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     rows.push(tokenizers.row(1, "single_token", token));
     rows.push(tokenizers.row(1, "single_ids", ids));
     rows
+}
+
+/// Whether `def` is one of the inventory example's tools (compiled in from
+/// `examples/inventory/tools.rs`) rather than one of the report's.
+fn is_inventory_tool(def: &ToolDef) -> bool {
+    def.function
+        .starts_with(concat!(module_path!(), "::tools::"))
+}
+
+/// What the inventory example's `tools/list` costs, one row per tool: each
+/// tool as it goes on the wire (name, description, input schema,
+/// annotations), counted alone.
+fn tools_list(tokenizers: &Tokenizers) -> String {
+    let registry = Registry::from_tools(TOOLS.iter().filter(|def| is_inventory_tool(def)))
+        .expect("the inventory's tools register");
+    let server = Server::new(registry)
+        .with_dispatcher("inventory")
+        .expect("one dispatcher");
+    let mut out = String::from(
+        "\n`tools/list` of the inventory example, per tool (C26; the Python original: \
+         253 cl100k per tool flat, 373 for its dispatcher):\n\n\
+         | tool | bytes | cl100k | o200k |\n|---|---:|---:|---:|\n",
+    );
+    let (mut flat_tools, mut flat_cl100k) = (0, 0);
+    for tool in server.list_tools() {
+        let text = serde_json::to_string(&tool).expect("a tool serializes");
+        let cl100k = tokenizers.cl100k.encode_ordinary(&text).len();
+        let o200k = tokenizers.o200k.encode_ordinary(&text).len();
+        writeln!(
+            out,
+            "| `{}` | {} | {cl100k} | {o200k} |",
+            tool.name,
+            text.len()
+        )
+        .unwrap();
+        if server.dispatcher(&tool.name).is_none() {
+            flat_tools += 1;
+            flat_cl100k += cl100k;
+        }
+    }
+    writeln!(
+        out,
+        "\nFlat tools: {flat_tools}, {:.0} cl100k tokens each on average.",
+        flat_cl100k as f64 / flat_tools as f64
+    )
+    .unwrap();
+    out
 }
 
 /// The Markdown report: the table, then the targets.
@@ -358,5 +417,6 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&rows).unwrap());
     } else {
         print!("{}", markdown(&rows, &tokenizers));
+        print!("{}", tools_list(&tokenizers));
     }
 }
