@@ -50,22 +50,28 @@ impl McpHandler {
     /// principal, the MCP session, then the transport's default.
     fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
         #[cfg(feature = "http")]
-        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
-            if let Some(Principal(principal)) = parts.extensions.get::<Principal>() {
-                return Caller::Principal(principal.clone());
-            }
-            if let Some(session) = parts
-                .headers
-                .get("mcp-session-id")
-                .and_then(|v| v.to_str().ok())
-            {
-                return Caller::Session(session.to_owned());
-            }
+        if let Some(caller) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(http_caller)
+        {
+            return caller;
         }
         #[cfg(not(feature = "http"))]
         let _ = context;
         self.default_caller.clone()
     }
+}
+
+/// The caller an HTTP request names: its authenticated [`Principal`], else
+/// its MCP session; `None` for a request with neither (a stateless one).
+#[cfg(feature = "http")]
+fn http_caller(parts: &axum::http::request::Parts) -> Option<Caller> {
+    if let Some(Principal(principal)) = parts.extensions.get::<Principal>() {
+        return Some(Caller::Principal(principal.clone()));
+    }
+    let session = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+    Some(Caller::Session(session.to_owned()))
 }
 
 impl ServerHandler for McpHandler {
@@ -199,5 +205,43 @@ impl Server {
             })
             .await?;
         Ok(())
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use axum::http::Request;
+
+    use super::*;
+
+    fn parts(session: Option<&str>, principal: Option<&str>) -> axum::http::request::Parts {
+        let mut request = Request::builder().uri("/mcp");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        if let Some(principal) = principal {
+            parts.extensions.insert(Principal(principal.to_owned()));
+        }
+        parts
+    }
+
+    #[test]
+    fn an_authenticated_principal_comes_before_the_session() {
+        let caller = http_caller(&parts(Some("s-1"), Some("alice")));
+        assert_eq!(caller, Some(Caller::Principal("alice".into())));
+    }
+
+    #[test]
+    fn without_a_principal_the_session_is_the_caller() {
+        assert_eq!(
+            http_caller(&parts(Some("s-1"), None)),
+            Some(Caller::Session("s-1".into()))
+        );
+    }
+
+    #[test]
+    fn a_request_with_neither_falls_back_to_the_transport_default() {
+        assert_eq!(http_caller(&parts(None, None)), None);
     }
 }
