@@ -647,6 +647,72 @@ fn paginate(
     }
 }
 
+/// One page of a stored result that is a list, parsing only the page's
+/// items: the rest of the list is scanned, not built into values. `None`
+/// when this shortcut does not apply (another mode, a single write, a body
+/// that is not a list) and [`serve`] must have the parsed value.
+///
+/// ```
+/// use mcp_light::heavy::{HeavyConfig, Mode, Negotiation, page_of_stored_list};
+/// use mcp_light::store::Origin;
+///
+/// let config = HeavyConfig::default();
+/// let second = Negotiation { page: 2, page_size: 2, ..Negotiation::with_mode(Mode::Paginated, &config) };
+/// let page = page_of_stored_list(b"[1,2,3,4,5]", Origin::Read, &second, &config).unwrap().unwrap();
+/// assert_eq!(page.to_string(), r#"{"items":[3,4],"page":2,"page_size":2,"total":5,"has_more":true}"#);
+/// ```
+pub fn page_of_stored_list(
+    body: &[u8],
+    origin: Origin,
+    negotiation: &Negotiation,
+    config: &HeavyConfig,
+) -> Option<Result<Value, NegotiationError>> {
+    let is_list = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    if negotiation.mode != Mode::Paginated || origin == Origin::SingleWrite || !is_list {
+        return None;
+    }
+    if let Err(error) = negotiation.check(config) {
+        return Some(Err(error));
+    }
+    let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(body).ok()?;
+    let (start, end) = page_bounds(raw.len(), negotiation);
+    let items = raw[start..end]
+        .iter()
+        .map(|item| serde_json::from_str(item.get()))
+        .collect::<Result<Vec<Value>, _>>()
+        .ok()?;
+    Some(Ok(Value::Object(page_fields(
+        items,
+        raw.len(),
+        negotiation,
+    ))))
+}
+
+/// Where the page `negotiation` asks for starts and ends in a list of
+/// `total` items; an absurd page number is simply past the end.
+fn page_bounds(total: usize, negotiation: &Negotiation) -> (usize, usize) {
+    let start = (negotiation.page - 1)
+        .saturating_mul(negotiation.page_size)
+        .min(total);
+    (
+        start,
+        start.saturating_add(negotiation.page_size).min(total),
+    )
+}
+
+/// `{items, page, page_size, total, has_more}` for a page of `items` out of
+/// `total`.
+fn page_fields(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Map<String, Value> {
+    let (_, end) = page_bounds(total, negotiation);
+    let mut fields = Map::new();
+    fields.insert("items".into(), items.into());
+    fields.insert("page".into(), negotiation.page.into());
+    fields.insert("page_size".into(), negotiation.page_size.into());
+    fields.insert("total".into(), total.into());
+    fields.insert("has_more".into(), (end < total).into());
+    fields
+}
+
 /// One page of `items` as `{items, page, page_size, total, has_more}`.
 fn page(
     items: Vec<Value>,
@@ -654,8 +720,7 @@ fn page(
     keep: Option<&[String]>,
 ) -> Map<String, Value> {
     let total = items.len();
-    // Saturating: an absurd page number is simply past the end.
-    let start = (negotiation.page - 1).saturating_mul(negotiation.page_size);
+    let (start, _) = page_bounds(total, negotiation);
     let taken: Vec<Value> = items
         .into_iter()
         .skip(start)
@@ -665,14 +730,7 @@ fn page(
             other => other,
         })
         .collect();
-    let has_more = start.saturating_add(taken.len()) < total;
-    let mut fields = Map::new();
-    fields.insert("items".into(), taken.into());
-    fields.insert("page".into(), negotiation.page.into());
-    fields.insert("page_size".into(), negotiation.page_size.into());
-    fields.insert("total".into(), total.into());
-    fields.insert("has_more".into(), has_more.into());
-    fields
+    page_fields(taken, total, negotiation)
 }
 
 /// `map` with only the fields in `keep` (all of them when `keep` is `None`),
@@ -1960,6 +2018,55 @@ mod tests {
                 ..config()
             }
             .over_backstop(usize::MAX)
+        );
+    }
+
+    #[test]
+    fn a_page_of_a_stored_list_matches_the_page_of_the_parsed_list() {
+        let config = HeavyConfig::default();
+        let list = json!(
+            (0..45)
+                .map(|i| json!({"id": i, "tags": ["a"]}))
+                .collect::<Vec<_>>()
+        );
+        let body = serde_json::to_vec(&list).unwrap();
+        for origin in [Origin::Read, Origin::BulkWrite] {
+            for (page, page_size) in [(1, 20), (3, 20), (4, 20), (usize::MAX, 20), (2, 7)] {
+                let negotiation = Negotiation {
+                    page,
+                    page_size,
+                    ..Negotiation::with_mode(Mode::Paginated, &config)
+                };
+                let shortcut = page_of_stored_list(&body, origin, &negotiation, &config)
+                    .expect("a stored list takes the shortcut")
+                    .unwrap();
+                let parsed = serve(list.clone(), origin, &negotiation, &config).unwrap();
+                assert_eq!(shortcut, parsed, "page {page} of {page_size}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_stored_list_shortcut_leaves_everything_else_to_serve() {
+        let config = HeavyConfig::default();
+        let paginated = Negotiation::with_mode(Mode::Paginated, &config);
+        let list = b"[1,2,3]";
+        assert!(page_of_stored_list(list, Origin::SingleWrite, &paginated, &config).is_none());
+        assert!(
+            page_of_stored_list(br#"{"items":[1]}"#, Origin::Read, &paginated, &config).is_none()
+        );
+        for mode in [Mode::Full, Mode::Summary] {
+            let negotiation = Negotiation::with_mode(mode, &config);
+            assert!(page_of_stored_list(list, Origin::Read, &negotiation, &config).is_none());
+        }
+        let too_big = Negotiation {
+            page_size: config.max_page_size + 1,
+            ..paginated
+        };
+        assert!(
+            page_of_stored_list(list, Origin::Read, &too_big, &config)
+                .unwrap()
+                .is_err()
         );
     }
 }

@@ -366,6 +366,15 @@ impl Server {
                  so `{tool}` will not redeem it; {start_again}"
             ));
         }
+        // A page of a stored list parses only that page.
+        if let Some(page) =
+            heavy::page_of_stored_list(&entry.body, entry.origin, &negotiation, &self.shared.heavy)
+        {
+            return match page {
+                Ok(page) => full_result(page),
+                Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
+            };
+        }
         let value: Value = match serde_json::from_slice(&entry.body) {
             Ok(value) => value,
             Err(error) => {
