@@ -21,7 +21,9 @@ use mcp_light::ToolError;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, params};
 use uuid::Uuid;
 
-use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus};
+use crate::model::{
+    Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus, device_url,
+};
 
 const SCHEMA: &str = "
 PRAGMA foreign_keys = ON;
@@ -373,7 +375,7 @@ fn insert_device(
             now,
         ])
         .map_err(|error| unique_device_error(error, &device))?;
-    Ok(device_record(id, device, now.to_owned(), now.to_owned()))
+    Ok(device.into_device(id, now.to_owned(), now.to_owned()))
 }
 
 /// The device with this id.
@@ -447,7 +449,7 @@ fn write_device(
         ],
     )
     .map_err(|error| unique_device_error(error, &device))?;
-    Ok(device_record(id, device, created, now))
+    Ok(device.into_device(id, created, now))
 }
 
 /// Deletes a device.
@@ -524,34 +526,6 @@ fn device_from_row(row: &Row<'_>) -> rusqlite::Result<Device> {
         created: row.get(16)?,
         last_updated: row.get(17)?,
     })
-}
-
-fn device_record(id: Uuid, device: NewDevice, created: String, last_updated: String) -> Device {
-    Device {
-        id,
-        url: device_url(id),
-        name: device.name,
-        site_slug: device.site_slug,
-        role: device.role,
-        device_type: device.device_type,
-        platform: device.platform,
-        serial: device.serial,
-        asset_tag: device.asset_tag,
-        status: device.status,
-        rack: device.rack,
-        position: device.position,
-        face: device.face,
-        airflow: device.airflow,
-        comments: device.comments,
-        tags: device.tags,
-        custom_fields: device.custom_fields,
-        created,
-        last_updated,
-    }
-}
-
-fn device_url(id: Uuid) -> String {
-    format!("/api/dcim/devices/{id}/")
 }
 
 /// `current` with the fields of `patch` applied; `null` custom fields are

@@ -153,6 +153,38 @@ pub struct NewDevice {
     pub custom_fields: BTreeMap<String, Value>,
 }
 
+impl NewDevice {
+    /// The device record this becomes once it is stored under `id`.
+    pub fn into_device(self, id: Uuid, created: String, last_updated: String) -> Device {
+        Device {
+            id,
+            url: device_url(id),
+            name: self.name,
+            site_slug: self.site_slug,
+            role: self.role,
+            device_type: self.device_type,
+            platform: self.platform,
+            serial: self.serial,
+            asset_tag: self.asset_tag,
+            status: self.status,
+            rack: self.rack,
+            position: self.position,
+            face: self.face,
+            airflow: self.airflow,
+            comments: self.comments,
+            tags: self.tags,
+            custom_fields: self.custom_fields,
+            created,
+            last_updated,
+        }
+    }
+}
+
+/// A device's URL, NetBox style.
+pub fn device_url(id: Uuid) -> String {
+    format!("/api/dcim/devices/{id}/")
+}
+
 /// The fields a partial update may change, as in [`NewDevice`]; absent
 /// fields keep their values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

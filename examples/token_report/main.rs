@@ -48,6 +48,10 @@ use uuid::Uuid;
 
 use model::{Device, NewDevice};
 
+/// The creation time every measured device carries, so every run serializes
+/// the same bytes.
+const CREATED: &str = "2026-06-02T09:41:07.512734Z";
+
 /// The batch sizes reported.
 const BATCHES: [usize; 5] = [1, 10, 60, 200, 1_000];
 /// Texts are printed in full for batches up to this size.
@@ -88,27 +92,7 @@ impl Inventory {
 
     fn add(&self, new: NewDevice) -> Device {
         let id = self.next_id();
-        let device = Device {
-            id,
-            url: format!("/api/dcim/devices/{id}/"),
-            name: new.name,
-            site_slug: new.site_slug,
-            role: new.role,
-            device_type: new.device_type,
-            platform: new.platform,
-            serial: new.serial,
-            asset_tag: new.asset_tag,
-            status: new.status,
-            rack: new.rack,
-            position: new.position,
-            face: new.face,
-            airflow: new.airflow,
-            comments: new.comments,
-            tags: new.tags,
-            custom_fields: new.custom_fields,
-            created: "2026-06-02T09:41:07.512734Z".to_owned(),
-            last_updated: "2026-06-02T09:41:07.512734Z".to_owned(),
-        };
+        let device = new.into_device(id, CREATED.to_owned(), CREATED.to_owned());
         self.devices.lock().unwrap().push(device.clone());
         device
     }
