@@ -118,6 +118,15 @@ impl Dispatcher {
         tool
     }
 
+    /// Removes the routing fields from a call that redeems a token: the
+    /// token names its result, so `resource`, `action` and `params`, if
+    /// sent, say nothing more.
+    pub(crate) fn drop_routing(&self, args: &mut Map<String, Value>) {
+        for field in [RESOURCE, ACTION, PARAMS] {
+            args.remove(field);
+        }
+    }
+
     /// Picks the tool a call is for and turns the call's arguments into that
     /// tool's: `params`, plus `verify` and the negotiation fields from the
     /// top level.

@@ -149,38 +149,25 @@ impl Responder {
             Ok(value) => value,
             Err(reply) => return *reply,
         };
-        let status_code = self.status_code();
-        let mut stored_size = None;
-        if self.can_mint() {
-            match self.stash(&value, Origin::SingleWrite).await {
-                Ok((token, size)) => {
-                    let mut key = KeyFields::new();
-                    value.light_key(&mut key);
-                    return envelope(LeanEnvelope::Single {
-                        key,
-                        status_code,
-                        data_size: size,
-                        token: Some(token),
-                    });
-                }
-                Err(Stash::Unserializable(error)) => return self.unserializable(error),
-                Err(Stash::Refused(size)) => stored_size = Some(size),
-            }
-        }
         let mut key = KeyFields::new();
         value.light_key(&mut key);
-        match Outcome::decide(false, key.has_id() && self.retrieve_published) {
-            Outcome::Tokenless => match stored_size.map_or_else(|| data_size(&value), Ok) {
-                Ok(data_size) => envelope(LeanEnvelope::Single {
-                    key,
-                    status_code,
-                    data_size,
-                    token: None,
-                }),
-                Err(error) => self.unserializable(error),
+        let reachable = key.has_id() && self.retrieve_published;
+        let status_code = self.status_code();
+        self.lean(
+            &value,
+            Origin::SingleWrite,
+            || reachable.then_some(()),
+            |data_size, reach| LeanEnvelope::Single {
+                key,
+                status_code,
+                data_size,
+                token: match reach {
+                    Reach::Token(token) => Some(token),
+                    Reach::Tokenless(()) => None,
+                },
             },
-            _ => self.echo(&value),
-        }
+        )
+        .await
     }
 
     /// A bulk write's answer: `{accepted, status_code, data_size}` with a
@@ -191,39 +178,64 @@ impl Responder {
             Ok(value) => value,
             Err(reply) => return *reply,
         };
+        let items = value.items();
         let status_code = self.status_code();
-        let accepted = value.items().len();
+        self.lean(
+            &value,
+            Origin::BulkWrite,
+            // Every id or none: one missing id makes the whole list unreachable.
+            || {
+                self.retrieve_published
+                    .then(|| {
+                        items
+                            .iter()
+                            .map(LightKey::light_id)
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .flatten()
+            },
+            |data_size, reach| LeanEnvelope::Bulk {
+                accepted: items.len(),
+                status_code,
+                data_size,
+                reach: match reach {
+                    Reach::Token(token) => BulkReach::Token(token),
+                    Reach::Tokenless(ids) => BulkReach::Ids(ids),
+                },
+            },
+        )
+        .await
+    }
+
+    /// The answer of a write whose result is `value`, by the outcome C11–C15
+    /// decide: a token where one may be minted and the store takes the
+    /// result; else the tokenless envelope where `reach` finds what lets the
+    /// caller reach the objects (their ids); else the full result.
+    async fn lean<T: Serialize + ?Sized, R>(
+        &self,
+        value: &T,
+        origin: Origin,
+        reach: impl FnOnce() -> Option<R>,
+        envelope_of: impl FnOnce(usize, Reach<R>) -> LeanEnvelope,
+    ) -> CallToolResult {
         let mut stored_size = None;
         if self.can_mint() {
-            match self.stash(&value, Origin::BulkWrite).await {
-                Ok((token, data_size)) => {
-                    return envelope(LeanEnvelope::Bulk {
-                        accepted,
-                        status_code,
-                        data_size,
-                        reach: BulkReach::Token(token),
-                    });
-                }
+            match self.stash(value, origin).await {
+                Ok((token, size)) => return envelope(envelope_of(size, Reach::Token(token))),
                 Err(Stash::Unserializable(error)) => return self.unserializable(error),
+                // Refused: answer as if undisclosed (C15), the size known.
                 Err(Stash::Refused(size)) => stored_size = Some(size),
             }
         }
-        let ids: Option<Vec<Value>> = if self.retrieve_published {
-            value.items().iter().map(LightKey::light_id).collect()
-        } else {
-            None
-        };
-        match ids {
-            Some(ids) => match stored_size.map_or_else(|| data_size(&value), Ok) {
-                Ok(data_size) => envelope(LeanEnvelope::Bulk {
-                    accepted,
-                    status_code,
-                    data_size,
-                    reach: BulkReach::Ids(ids),
-                }),
-                Err(error) => self.unserializable(error),
-            },
-            None => self.echo(&value),
+        let reached = reach();
+        match (Outcome::decide(false, reached.is_some()), reached) {
+            (Outcome::Tokenless, Some(reached)) => {
+                match stored_size.map_or_else(|| data_size(value), Ok) {
+                    Ok(size) => envelope(envelope_of(size, Reach::Tokenless(reached))),
+                    Err(error) => self.unserializable(error),
+                }
+            }
+            _ => self.echo(value),
         }
     }
 
@@ -366,6 +378,14 @@ impl Responder {
             self.tool.name
         ))
     }
+}
+
+/// How a lean envelope lets the caller reach what was written.
+enum Reach<R> {
+    /// Outcome 1: the full result is stored behind this token.
+    Token(Token),
+    /// Outcome 2: what the envelope carries instead (a bulk write's ids).
+    Tokenless(R),
 }
 
 enum Stash {

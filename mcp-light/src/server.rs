@@ -224,7 +224,7 @@ impl Server {
     /// that returns `Err` or panics, and a refused continuation token all
     /// answer an `isError` result that says what is wrong (C24).
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
-        let args = match arguments {
+        let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
             other => {
@@ -240,12 +240,8 @@ impl Server {
                 tool: Cow::Owned(tool.to_owned()),
             };
             let discloses = dispatcher.discloses_continuation();
-            if discloses && let Some(token) = args.get(CONTINUATION_TOKEN).cloned() {
-                let mut args = args;
-                args.remove(CONTINUATION_TOKEN);
-                args.remove("resource");
-                args.remove("action");
-                args.remove("params");
+            if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
+                dispatcher.drop_routing(&mut args);
                 return Box::pin(self.redeem(&called, token, args)).await;
             }
             return match dispatcher.route(&self.registry, args) {
