@@ -25,17 +25,17 @@
 //! too, and each registry is built from its own subset of the registered
 //! tools.
 
-#[path = "../inventory/db.rs"]
+#[path = "db.rs"]
 #[allow(dead_code)]
 mod db;
-#[path = "../inventory/fixture.rs"]
+#[path = "fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
-#[path = "../inventory/model.rs"]
+#[path = "model.rs"]
 #[allow(dead_code)]
 mod model;
 /// The inventory example's own tools, for what its `tools/list` costs (C26).
-#[path = "../inventory/tools.rs"]
+#[path = "tools.rs"]
 mod tools;
 
 use std::fmt::Write as _;

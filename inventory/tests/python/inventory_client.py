@@ -1,6 +1,6 @@
 """Start the inventory example and talk to it with the official MCP client.
 
-The tests drive the real binary (`target/debug/examples/inventory`, built by
+The tests drive the real binary (`target/debug/inventory`, built by
 `run.sh`) over stdio and over Streamable HTTP, exactly as an MCP host would.
 """
 
@@ -23,9 +23,9 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BINARY = Path(
-    os.environ.get("INVENTORY_BIN", REPO / "target" / "debug" / "examples" / "inventory")
+    os.environ.get("INVENTORY_BIN", REPO / "target" / "debug" / "inventory")
 )
 # A single large answer (3,000 devices, ~2 MB) must arrive well within this.
 READ_TIMEOUT = 60.0

@@ -23,10 +23,10 @@
 //! costs the timings one relaxed load per allocation) and prints the ratios,
 //! read from criterion's own estimates of this run.
 
-#[path = "../examples/inventory/fixture.rs"]
+#[path = "../src/fixture.rs"]
 #[allow(dead_code)]
 mod fixture;
-#[path = "../examples/inventory/model.rs"]
+#[path = "../src/model.rs"]
 #[allow(dead_code)]
 mod model;
 
