@@ -244,7 +244,7 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
 /// Whether `def` is one of the inventory example's tools (compiled in from
 /// `examples/inventory/tools.rs`) rather than one of the report's.
 fn is_inventory_tool(def: &ToolDef) -> bool {
-    def.function
+    def.function()
         .starts_with(concat!(module_path!(), "::tools::"))
 }
 

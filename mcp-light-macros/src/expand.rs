@@ -268,7 +268,7 @@ fn definition(plan: &Plan) -> TokenStream {
 
         #[::mcp_light::__private::linkme::distributed_slice(::mcp_light::TOOLS)]
         #[linkme(crate = ::mcp_light::__private::linkme)]
-        static __TOOL: ::mcp_light::ToolDef = ::mcp_light::ToolDef {
+        static __TOOL: ::mcp_light::ToolDef = ::mcp_light::ToolDef::__from_parts(::mcp_light::__private::ToolParts {
             name: #name,
             function: ::core::concat!(::core::module_path!(), "::", #function),
             description: #description,
@@ -278,7 +278,7 @@ fn definition(plan: &Plan) -> TokenStream {
             retrieve: #retrieve,
             params_schema: ::mcp_light::__private::params_schema::<__Args>,
             invoke: __invoke,
-        };
+        });
     }
 }
 

@@ -6,13 +6,9 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::invoke::{Invocation, Responder};
+pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::store::BoxFuture;
-
-use rmcp::model::CallToolResult;
-
-/// Runs a tool on one call.
-pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
+pub use crate::tool::ToolParts;
 
 /// The schema of a tool's generated argument struct, before compaction.
 pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {

@@ -47,26 +47,30 @@ impl Dispatcher {
         if let Some(tool) = registry.get(&name) {
             return Err(RegistryError::DispatcherNameTaken {
                 name,
-                function: tool.def().function.to_owned(),
+                function: tool.def().function().to_owned(),
             });
         }
         let mut routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>> =
             BTreeMap::new();
         for tool in registry.iter() {
             let def = tool.def();
-            let (Some(resource), Some(action)) = (def.resource, def.action) else {
+            let (Some(resource), Some(action)) = (def.resource(), def.action()) else {
                 continue;
             };
-            if let Some(first) = routes.entry(resource).or_default().insert(action, def.name) {
+            if let Some(first) = routes
+                .entry(resource)
+                .or_default()
+                .insert(action, def.name())
+            {
                 return Err(RegistryError::AmbiguousRoute {
                     dispatcher: name,
                     resource: resource.to_owned(),
                     action: action.to_owned(),
                     first: registry
                         .get(first)
-                        .map_or(first, |t| t.def().function)
+                        .map_or(first, |t| t.def().function())
                         .to_owned(),
-                    second: def.function.to_owned(),
+                    second: def.function().to_owned(),
                 });
             }
         }

@@ -17,11 +17,12 @@ use serde_json::{Map, Value};
 
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};
 use crate::heavy::{self, HeavyConfig};
+use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
 use crate::outcome::Outcome;
+use crate::store::BoxFuture;
 use crate::store::{ContinuationStore, Entry, Origin, Owner};
 use crate::token::Token;
-use crate::tool::{ToolDef, ToolKind};
 use crate::{Caller, Context, ToolError};
 
 /// What every call of a server shares: the store and how to answer.
@@ -32,6 +33,9 @@ pub(crate) struct Shared {
     /// every call.
     pub(crate) store_failing: AtomicBool,
 }
+
+/// Runs a tool on one call: what each definition's generated code provides.
+pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
 
 /// A call on its way into a tool. Built by the server; consumed by the code
 /// `#[mcp_tool]`, `#[mcp_light]` and `#[mcp_heavy]` generate.
@@ -53,7 +57,7 @@ impl Invocation {
         if let Ok(parsed) = A::deserialize(&args) {
             return Ok((self.ctx, parsed, self.responder));
         }
-        let tool = self.responder.tool.name;
+        let tool = self.responder.tool;
         Err(match serde_path_to_error::deserialize::<_, A>(&args) {
             Err(error) if error.path().to_string() != "." => error_result(format!(
                 "invalid arguments for `{tool}` at `{}`: {}",
@@ -91,7 +95,9 @@ impl Called {
 /// result itself.
 pub struct Responder {
     pub(crate) shared: Arc<Shared>,
-    pub(crate) tool: &'static ToolDef,
+    /// The name of the tool that runs (the routed one, behind a dispatcher).
+    pub(crate) tool: &'static str,
+    pub(crate) kind: ToolKind,
     /// Who called which tool (the dispatcher, when routed): the owner of
     /// anything this call stores.
     pub(crate) called: Called,
@@ -259,7 +265,7 @@ impl Responder {
     }
 
     fn status_code(&self) -> u16 {
-        match self.tool.kind {
+        match self.kind {
             ToolKind::Write { status_code, .. } => status_code,
             ToolKind::Read | ToolKind::Heavy => 200,
         }
@@ -369,13 +375,13 @@ impl Responder {
     }
 
     fn failed(&self, error: ToolError) -> CallToolResult {
-        error_result(format!("`{}` failed: {error}", self.tool.name))
+        error_result(format!("`{}` failed: {error}", self.tool))
     }
 
     fn unserializable(&self, error: serde_json::Error) -> CallToolResult {
         error_result(format!(
             "`{}` returned a result that cannot be serialized as JSON: {error}",
-            self.tool.name
+            self.tool
         ))
     }
 }

@@ -61,6 +61,7 @@ mod dispatch;
 mod envelope;
 mod error;
 mod invoke;
+mod kind;
 mod light_key;
 mod outcome;
 mod registry;
@@ -80,6 +81,7 @@ pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
+pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use outcome::Outcome;
 pub use registry::{PublishedTool, Registry, TOOLS};
@@ -87,7 +89,7 @@ pub use schema::discloses_continuation;
 pub use serve::{McpHandler, Principal, ServeError};
 pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
-pub use tool::{ToolDef, ToolKind, WriteKind};
+pub use tool::ToolDef;
 
 /// Registers a plain tool.
 ///

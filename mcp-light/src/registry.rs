@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
+use crate::kind::{ToolKind, WriteKind};
 use crate::schema;
-use crate::tool::{ToolDef, ToolKind, WriteKind};
+use crate::tool::ToolDef;
 
 /// Every tool annotated with `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`
 /// anywhere in the binary, gathered by the linker (`linkme`).
@@ -25,7 +26,7 @@ pub static TOOLS: [ToolDef];
 /// ```
 /// let registry = mcp_light::Registry::collect()?;
 /// for tool in registry.iter() {
-///     println!("{}: {}", tool.name(), tool.def().description);
+///     println!("{}: {}", tool.name(), tool.def().description());
 /// }
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// ```
@@ -67,27 +68,30 @@ impl Registry {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         // The linker's order is not the source order; sort so that tools/list
         // and error messages are stable from build to build.
-        defs.sort_by_key(|def| (def.name, def.function));
-        if let Some(pair) = defs.windows(2).find(|pair| pair[0].name == pair[1].name) {
+        defs.sort_by_key(|def| (def.name(), def.function()));
+        if let Some(pair) = defs
+            .windows(2)
+            .find(|pair| pair[0].name() == pair[1].name())
+        {
             return Err(RegistryError::DuplicateName {
-                name: pair[1].name.to_owned(),
-                first: pair[0].function.to_owned(),
-                second: pair[1].function.to_owned(),
+                name: pair[1].name().to_owned(),
+                first: pair[0].function().to_owned(),
+                second: pair[1].function().to_owned(),
             });
         }
-        let registered = |name: &str| defs.binary_search_by_key(&name, |def| def.name).is_ok();
+        let registered = |name: &str| defs.binary_search_by_key(&name, |def| def.name()).is_ok();
         let tools = defs
             .iter()
             .map(|&def| {
                 let params = schema::params(def).map_err(|reason| RegistryError::BadSchema {
-                    tool: def.name.to_owned(),
+                    tool: def.name().to_owned(),
                     reason,
                 })?;
                 Ok(PublishedTool {
                     def,
-                    input_schema: Arc::new(schema::publish(&params, def.kind, heavy)),
+                    input_schema: Arc::new(schema::publish(&params, def.kind(), heavy)),
                     params_schema: Arc::new(params),
-                    retrieve_published: def.retrieve.is_some_and(registered),
+                    retrieve_published: def.retrieve().is_some_and(registered),
                 })
             })
             .collect::<Result<_, RegistryError>>()?;
@@ -101,7 +105,11 @@ impl Registry {
             .iter()
             .map(|tool| PublishedTool {
                 def: tool.def,
-                input_schema: Arc::new(schema::publish(&tool.params_schema, tool.def.kind, heavy)),
+                input_schema: Arc::new(schema::publish(
+                    &tool.params_schema,
+                    tool.def.kind(),
+                    heavy,
+                )),
                 params_schema: Arc::clone(&tool.params_schema),
                 retrieve_published: tool.retrieve_published,
             })
@@ -113,7 +121,7 @@ impl Registry {
     pub fn get(&self, name: &str) -> Option<&PublishedTool> {
         let i = self
             .tools
-            .binary_search_by_key(&name, |tool| tool.def.name)
+            .binary_search_by_key(&name, |tool| tool.def.name())
             .ok()?;
         Some(&self.tools[i])
     }
@@ -137,7 +145,7 @@ impl Registry {
     pub(crate) fn names(&self) -> String {
         self.tools
             .iter()
-            .map(|t| t.def.name)
+            .map(|t| t.def.name())
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -151,7 +159,7 @@ impl PublishedTool {
 
     /// The tool's name.
     pub fn name(&self) -> &'static str {
-        self.def.name
+        self.def.name()
     }
 
     /// The input schema `tools/list` publishes.
@@ -173,7 +181,7 @@ impl PublishedTool {
     /// The MCP annotations the macro's knowledge implies (C5).
     pub fn annotations(&self) -> ToolAnnotations {
         let mut annotations = ToolAnnotations::default();
-        match self.def.kind {
+        match self.def.kind() {
             ToolKind::Read | ToolKind::Heavy => annotations.read_only_hint = Some(true),
             ToolKind::Write { kind, .. } => {
                 annotations.read_only_hint = Some(false);
@@ -190,11 +198,11 @@ impl PublishedTool {
     /// The tool as `tools/list` describes it.
     pub fn to_tool(&self) -> Tool {
         let mut tool = Tool::new(
-            self.def.name,
-            self.def.description,
+            self.def.name(),
+            self.def.description(),
             Arc::clone(&self.input_schema),
         );
-        if self.def.description.is_empty() {
+        if self.def.description().is_empty() {
             tool.description = None;
         }
         tool.annotations = Some(self.annotations());

@@ -10,7 +10,8 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::heavy::{self, HeavyConfig};
-use crate::tool::{ToolDef, ToolKind};
+use crate::kind::ToolKind;
+use crate::tool::ToolDef;
 
 /// The property `#[mcp_light]` adds to every write schema.
 pub(crate) const VERIFY: &str = "verify";
@@ -50,7 +51,7 @@ pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
 /// The compacted schema of `def`'s parameters, checked to be an object
 /// schema with `properties`.
 pub(crate) fn params(def: &ToolDef) -> Result<Map<String, Value>, String> {
-    let mut schema = match (def.params_schema)().to_value() {
+    let mut schema = match def.params_schema().to_value() {
         Value::Object(schema) => schema,
         other => return Err(format!("expected a JSON object, got `{other}`")),
     };

@@ -284,19 +284,19 @@ impl Server {
         let verify = match args.remove(VERIFY) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
-            Some(other) if def.kind.is_write() => {
+            Some(other) if def.kind().is_write() => {
                 return error_result(format!(
                     "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
-                    def.name
+                    def.name()
                 ));
             }
             Some(_) => false,
         };
-        if def.kind.is_heavy() {
+        if def.kind().is_heavy() {
             // A first call has nothing to negotiate yet; the fields only
             // matter when a token comes back.
             if let Err(error) = heavy::take_negotiation(&mut args, &self.shared.heavy) {
-                return error_result(format!("invalid arguments for `{}`: {error}", def.name));
+                return error_result(format!("invalid arguments for `{}`: {error}", def.name()));
             }
         }
         let invocation = Invocation {
@@ -304,19 +304,20 @@ impl Server {
             args,
             responder: Responder {
                 shared: Arc::clone(&self.shared),
-                tool: def,
+                tool: def.name(),
+                kind: def.kind(),
                 called,
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
             },
         };
-        match CatchUnwind((def.invoke)(invocation)).await {
+        match CatchUnwind((def.invoke_fn())(invocation)).await {
             Ok(result) => result,
             Err(panic) => {
                 let message = panic_message(panic.as_ref());
-                tracing::error!(tool = def.name, %message, "tool panicked");
-                error_result(format!("`{}` failed: it panicked: {message}", def.name))
+                tracing::error!(tool = def.name(), %message, "tool panicked");
+                error_result(format!("`{}` failed: it panicked: {message}", def.name()))
             }
         }
     }

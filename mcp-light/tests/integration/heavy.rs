@@ -279,7 +279,7 @@ async fn both_attributes_in_either_order_behave_as_heavy_alone() {
     let h = with_devices(5).await;
     for tool in ["export_heavy_first", "export_light_first"] {
         let def = h.server.registry().get(tool).unwrap();
-        assert_eq!(def.def().kind, ToolKind::Heavy, "{tool}");
+        assert_eq!(def.def().kind(), ToolKind::Heavy, "{tool}");
         let properties = def.input_schema()["properties"].as_object().unwrap();
         assert!(
             properties.contains_key("continuation_token") && !properties.contains_key("verify"),

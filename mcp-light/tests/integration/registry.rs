@@ -15,7 +15,7 @@ fn every_write_schema_carries_verify_and_reads_do_not() {
     for tool in registry.iter() {
         let properties = &tool.input_schema()["properties"];
         let verify = properties.get("verify");
-        if tool.def().kind.is_write() {
+        if tool.def().kind().is_write() {
             assert_eq!(
                 verify,
                 Some(
@@ -74,7 +74,7 @@ fn doc_comments_become_descriptions() {
             .get("device_bulk_create")
             .unwrap()
             .def()
-            .description,
+            .description(),
         "Create many devices at once."
     );
 }
@@ -84,31 +84,31 @@ fn write_kinds_status_codes_and_retrieve_links_are_registered() {
     let registry = Registry::collect().unwrap();
     let def = registry.get("device_bulk_create").unwrap().def();
     assert_eq!(
-        def.kind,
+        def.kind(),
         ToolKind::Write {
             kind: WriteKind::BulkCreate,
             status_code: 201
         }
     );
-    assert_eq!(def.resource, Some("device"));
-    assert_eq!(def.action, Some("bulk_create"));
-    assert_eq!(def.retrieve, Some("device_get"));
+    assert_eq!(def.resource(), Some("device"));
+    assert_eq!(def.action(), Some("bulk_create"));
+    assert_eq!(def.retrieve(), Some("device_get"));
     assert!(
-        def.function.ends_with("fixtures::device_bulk_create"),
+        def.function().ends_with("fixtures::device_bulk_create"),
         "{}",
-        def.function
+        def.function()
     );
     assert!(registry.get("device_create").unwrap().retrieve_published());
     assert!(!registry.get("gadget_create").unwrap().retrieve_published());
     assert_eq!(
-        registry.get("device_destroy").unwrap().def().kind,
+        registry.get("device_destroy").unwrap().def().kind(),
         ToolKind::Write {
             kind: WriteKind::Destroy,
             status_code: 204
         }
     );
     assert_eq!(
-        registry.get("device_get").unwrap().def().kind,
+        registry.get("device_get").unwrap().def().kind(),
         ToolKind::Read
     );
 }
@@ -141,7 +141,7 @@ fn only_schemas_with_a_continuation_slot_disclose() {
     for tool in server.registry().iter() {
         assert_eq!(
             tool.discloses_continuation(),
-            tool.def().kind.is_heavy(),
+            tool.def().kind().is_heavy(),
             "{}",
             tool.name()
         );

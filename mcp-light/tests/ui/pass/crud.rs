@@ -99,7 +99,7 @@ fn device_forget(#[id] serial: String, #[serde(default)] reason: String) -> Resu
 }
 
 fn tool(name: &str) -> &'static ToolDef {
-    let mut found = TOOLS.iter().filter(|t| t.name == name);
+    let mut found = TOOLS.iter().filter(|t| t.name() == name);
     let tool = found
         .next()
         .unwrap_or_else(|| panic!("no tool named {name}"));
@@ -115,51 +115,51 @@ fn main() {
     assert_eq!(TOOLS.len(), 9);
 
     let get = tool("device_get");
-    assert_eq!(get.kind, ToolKind::Read);
-    assert_eq!(get.description, "Fetch one device.");
-    assert_eq!(get.resource, Some("device"));
-    assert_eq!(get.action, Some("retrieve"));
-    assert_eq!(get.retrieve, None);
-    assert!(get.function.ends_with("::device_get"), "{}", get.function);
+    assert_eq!(get.kind(), ToolKind::Read);
+    assert_eq!(get.description(), "Fetch one device.");
+    assert_eq!(get.resource(), Some("device"));
+    assert_eq!(get.action(), Some("retrieve"));
+    assert_eq!(get.retrieve(), None);
+    assert!(get.function().ends_with("::device_get"), "{}", get.function());
 
     let list = tool("device_list");
-    assert_eq!(list.description, "List devices.\n\nEvery site.");
-    assert_eq!(list.action, Some("list"));
+    assert_eq!(list.description(), "List devices.\n\nEvery site.");
+    assert_eq!(list.action(), Some("list"));
 
     let create = tool("device_create");
-    assert_eq!(create.kind, write(WriteKind::Create, 201));
-    assert_eq!(create.description, "Create one device.");
-    assert_eq!(create.action, Some("create"));
-    assert_eq!(create.retrieve, Some("device_get"));
+    assert_eq!(create.kind(), write(WriteKind::Create, 201));
+    assert_eq!(create.description(), "Create one device.");
+    assert_eq!(create.action(), Some("create"));
+    assert_eq!(create.retrieve(), Some("device_get"));
 
     let bulk = tool("device_bulk_create");
-    assert_eq!(bulk.kind, write(WriteKind::BulkCreate, 201));
-    assert_eq!(bulk.description, "");
-    assert_eq!(bulk.retrieve, Some("device_get"));
+    assert_eq!(bulk.kind(), write(WriteKind::BulkCreate, 201));
+    assert_eq!(bulk.description(), "");
+    assert_eq!(bulk.retrieve(), Some("device_get"));
 
     let update = tool("device_put");
-    assert_eq!(update.kind, write(WriteKind::Update, 200));
-    assert_eq!(update.action, Some("update"));
+    assert_eq!(update.kind(), write(WriteKind::Update, 200));
+    assert_eq!(update.action(), Some("update"));
     assert!(
-        update.function.ends_with("::device_update"),
+        update.function().ends_with("::device_update"),
         "{}",
-        update.function
+        update.function()
     );
 
     assert_eq!(
-        tool("device_patch").kind,
+        tool("device_patch").kind(),
         write(WriteKind::PartialUpdate, 202)
     );
 
     let bulk_update = tool("device_bulk_update");
-    assert_eq!(bulk_update.kind, write(WriteKind::BulkUpdate, 200));
-    assert_eq!(bulk_update.action, Some("bulk_rename"));
-    assert_eq!(bulk_update.retrieve, None);
+    assert_eq!(bulk_update.kind(), write(WriteKind::BulkUpdate, 200));
+    assert_eq!(bulk_update.action(), Some("bulk_rename"));
+    assert_eq!(bulk_update.retrieve(), None);
 
     let delete = tool("device_delete");
-    assert_eq!(delete.kind, write(WriteKind::Destroy, 204));
-    assert!(delete.kind.is_write() && !delete.kind.is_heavy());
-    assert_eq!(tool("device_forget").retrieve, Some("device_get"));
+    assert_eq!(delete.kind(), write(WriteKind::Destroy, 204));
+    assert!(delete.kind().is_write() && !delete.kind().is_heavy());
+    assert_eq!(tool("device_forget").retrieve(), Some("device_get"));
 
     // The Context is not part of the schema; several parameters form one
     // object schema.

@@ -30,23 +30,23 @@ fn all_reports() -> Vec<Report> {
 fn main() {
     assert_eq!(TOOLS.len(), 3);
     for name in ["report_build", "export_report", "all_reports"] {
-        let found: Vec<_> = TOOLS.iter().filter(|t| t.name == name).collect();
+        let found: Vec<_> = TOOLS.iter().filter(|t| t.name() == name).collect();
         assert_eq!(found.len(), 1, "{name}");
-        assert_eq!(found[0].kind, ToolKind::Heavy, "{name}");
-        assert!(found[0].kind.is_heavy() && !found[0].kind.is_write());
+        assert_eq!(found[0].kind(), ToolKind::Heavy, "{name}");
+        assert!(found[0].kind().is_heavy() && !found[0].kind.is_write());
     }
 
-    let build = TOOLS.iter().find(|t| t.name == "report_build").unwrap();
-    assert_eq!(build.description, "Build a report.");
-    assert_eq!(build.resource, Some("report"));
-    assert_eq!(build.action, Some("create"));
-    assert!(build.function.ends_with("::build_report"));
+    let build = TOOLS.iter().find(|t| t.name() == "report_build").unwrap();
+    assert_eq!(build.description(), "Build a report.");
+    assert_eq!(build.resource(), Some("report"));
+    assert_eq!(build.action(), Some("create"));
+    assert!(build.function().ends_with("::build_report"));
 
-    let export = TOOLS.iter().find(|t| t.name == "export_report").unwrap();
-    assert_eq!(export.action, Some("export"));
-    assert_eq!(export.resource, Some("report"));
+    let export = TOOLS.iter().find(|t| t.name() == "export_report").unwrap();
+    assert_eq!(export.action(), Some("export"));
+    assert_eq!(export.resource(), Some("report"));
 
-    let all = TOOLS.iter().find(|t| t.name == "all_reports").unwrap();
-    assert_eq!(all.action, None);
-    assert_eq!(all.resource, None);
+    let all = TOOLS.iter().find(|t| t.name() == "all_reports").unwrap();
+    assert_eq!(all.action(), None);
+    assert_eq!(all.resource(), None);
 }

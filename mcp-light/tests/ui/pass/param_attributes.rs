@@ -30,7 +30,7 @@ fn page_delete(
 }
 
 fn main() {
-    let search = TOOLS.iter().find(|t| t.name == "page_search").unwrap();
+    let search = TOOLS.iter().find(|t| t.name() == "page_search").unwrap();
     let schema = serde_json::to_value((search.params_schema)()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["query"]));
     assert_eq!(
@@ -40,7 +40,7 @@ fn main() {
     assert_eq!(schema["properties"]["limit"]["default"], 0);
     assert!(schema["properties"].get("type").is_some());
 
-    let delete = TOOLS.iter().find(|t| t.name == "page_delete").unwrap();
+    let delete = TOOLS.iter().find(|t| t.name() == "page_delete").unwrap();
     let schema = serde_json::to_value((delete.params_schema)()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["pageId"]));
 }
