@@ -1,38 +1,35 @@
 //! One call of one tool: its arguments in, its answer out.
 //!
-//! The registry prepares an [`Invocation`] (arguments stripped of
+//! The server prepares an [`Invocation`] (arguments stripped of
 //! mcp-light's own fields, and a [`Responder`] that knows what the caller's
 //! published schema discloses); the macro-generated code parses the
 //! arguments, runs the function and hands its result to the responder, which
-//! picks the answer. The flat path and the dispatcher share all of it.
+//! picks the answer: a lean envelope, a probe, or the result itself. Whatever
+//! is kept for a token goes through [`Continuations`]. The flat path and the
+//! dispatcher share all of it.
 
-use std::borrow::Cow;
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context as TaskContext, Poll};
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::CallToolResult;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::answer::{error_result, full_result, lean_result};
+use crate::context::Context;
+use crate::continuation::{Called, Continuations};
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};
-use crate::heavy::{self, HeavyConfig};
+use crate::error::ToolError;
 use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
 use crate::outcome::Outcome;
-use crate::store::BoxFuture;
-use crate::store::{ContinuationStore, Entry, Origin, Owner};
+use crate::store::{BoxFuture, Origin};
 use crate::token::Token;
-use crate::{Caller, Context, ToolError};
-
-/// What every call of a server shares: the store and how to answer.
-pub(crate) struct Shared {
-    pub(crate) store: Option<Arc<dyn ContinuationStore>>,
-    pub(crate) heavy: HeavyConfig,
-    /// Set while the store is failing, so an outage is logged once, not on
-    /// every call.
-    pub(crate) store_failing: AtomicBool,
-}
 
 /// Runs a tool on one call: what each definition's generated code provides.
 pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
@@ -73,28 +70,10 @@ impl Invocation {
     }
 }
 
-/// Who called which tool. The [`Owner`] of a stored result is built from
-/// it only when something is stored or redeemed, not on every call.
-#[derive(Debug, Clone)]
-pub(crate) struct Called {
-    pub(crate) caller: Caller,
-    /// The tool the caller called: the dispatcher, when routed.
-    pub(crate) tool: Cow<'static, str>,
-}
-
-impl Called {
-    pub(crate) fn owner(&self) -> Owner {
-        Owner {
-            caller: self.caller.identity(),
-            tool: self.tool.clone().into_owned(),
-        }
-    }
-}
-
 /// Shapes a tool's result into its answer: a lean envelope, a probe, or the
 /// result itself.
 pub struct Responder {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) continuations: Arc<Continuations>,
     /// The name of the tool that runs (the routed one, behind a dispatcher).
     pub(crate) tool: &'static str,
     pub(crate) kind: ToolKind,
@@ -116,7 +95,12 @@ impl Responder {
             Ok(value) => value,
             Err(reply) => return *reply,
         };
-        let Some(limit) = self.shared.heavy.size_backstop.filter(|_| self.can_mint()) else {
+        let Some(limit) = self
+            .continuations
+            .heavy()
+            .size_backstop
+            .filter(|_| self.can_mint())
+        else {
             return full_result(value);
         };
         let body = match serde_json::to_vec(&value) {
@@ -126,7 +110,7 @@ impl Responder {
         if body.len() <= limit {
             return full_result(value);
         }
-        Box::pin(self.probe_or_full(value, body)).await
+        Box::pin(self.continuations.probe(&self.called, value, body)).await
     }
 
     /// A heavy read's answer: a probe, the result kept for redemption (C16).
@@ -140,7 +124,7 @@ impl Responder {
             return full_result(value);
         }
         match serde_json::to_vec(&value) {
-            Ok(body) => self.probe_or_full(value, body).await,
+            Ok(body) => self.continuations.probe(&self.called, value, body).await,
             Err(error) => self.unserializable(error),
         }
     }
@@ -271,10 +255,9 @@ impl Responder {
         }
     }
 
-    /// A token may be minted: the caller's schema discloses continuation and
-    /// there is a store to keep the result in (C11, C15).
+    /// A token may be minted for this call.
     fn can_mint(&self) -> bool {
-        self.discloses && self.shared.store.is_some()
+        self.continuations.can_mint(self.discloses)
     }
 
     /// Serializes `value` and keeps it in the store under a fresh token.
@@ -285,62 +268,11 @@ impl Responder {
     ) -> Result<(Token, usize), Stash> {
         let body = serde_json::to_vec(value).map_err(Stash::Unserializable)?;
         let size = body.len();
-        self.keep(body, origin)
+        self.continuations
+            .keep(&self.called, origin, body)
             .await
             .map(|token| (token, size))
             .ok_or(Stash::Refused(size))
-    }
-
-    /// Keeps `body` under a fresh token, or `None` when that cannot be done;
-    /// the first failure of an outage is logged.
-    async fn keep(&self, body: Vec<u8>, origin: Origin) -> Option<Token> {
-        let store = self.shared.store.as_ref()?;
-        let stored = match Token::mint() {
-            Ok(token) => {
-                let entry = Entry {
-                    owner: self.called.owner(),
-                    origin,
-                    body: body.into(),
-                };
-                store
-                    .put(&token, entry)
-                    .await
-                    .map(|()| token)
-                    .map_err(|e| e.to_string())
-            }
-            Err(error) => Err(format!("no random token could be drawn: {error}")),
-        };
-        match stored {
-            Ok(token) => {
-                if self.shared.store_failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the continuation store is taking results again");
-                }
-                Some(token)
-            }
-            Err(error) => {
-                if !self.shared.store_failing.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(
-                        %error,
-                        "cannot store a result for continuation; answering without tokens until the store recovers"
-                    );
-                }
-                None
-            }
-        }
-    }
-
-    async fn probe_or_full(&self, value: Value, body: Vec<u8>) -> CallToolResult {
-        let total_size = body.len();
-        match self.keep(body, Origin::Read).await {
-            Some(token) => envelope_map(heavy::probe(
-                &self.called.tool,
-                &value,
-                total_size,
-                &token,
-                &self.shared.heavy,
-            )),
-            None => full_result(value),
-        }
     }
 
     /// A write's result, unless the answer is already decided: the tool
@@ -401,41 +333,43 @@ enum Stash {
 }
 
 fn envelope(envelope: LeanEnvelope) -> CallToolResult {
-    envelope_map(envelope.into_json())
+    lean_result(envelope.into_json())
 }
 
-fn envelope_map(map: Map<String, Value>) -> CallToolResult {
-    CallToolResult::structured(Value::Object(map))
-}
-
-/// The key a result that is not a JSON object is wrapped under in
-/// `structuredContent`, which MCP requires to be an object (C23). The text
-/// content carries the result unwrapped.
-pub const WRAPPED_RESULT_KEY: &str = "result";
-
-/// A successful result: the JSON as text, and as `structuredContent`
-/// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).
-pub(crate) fn full_result(value: Value) -> CallToolResult {
-    let text = value.to_string();
-    full_result_with_text(value, text)
-}
-
-/// [`full_result`] for a value whose compact JSON text is already at hand.
-pub(crate) fn full_result_with_text(value: Value, text: String) -> CallToolResult {
-    let structured = match value {
-        Value::Object(_) => value,
-        other => {
-            let mut wrapper = Map::new();
-            wrapper.insert(WRAPPED_RESULT_KEY.to_owned(), other);
-            Value::Object(wrapper)
+/// Runs `invoke` on `invocation`, a panic in the tool answered as an error
+/// naming it, so one bad tool cannot take the server down.
+pub(crate) async fn run_guarded(invoke: InvokeFn, invocation: Invocation) -> CallToolResult {
+    let tool = invocation.responder.tool;
+    match CatchUnwind(invoke(invocation)).await {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic_message(panic.as_ref());
+            tracing::error!(tool, %message, "tool panicked");
+            error_result(format!("`{tool}` failed: it panicked: {message}"))
         }
-    };
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(structured);
-    result
+    }
 }
 
-/// An `isError` result carrying `message`.
-pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned())
+}
+
+/// A future whose panics come out as values.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
 }

@@ -56,7 +56,9 @@
 //! ```
 #![warn(missing_docs)]
 
+mod answer;
 mod context;
+mod continuation;
 mod dispatch;
 mod envelope;
 mod error;
@@ -66,9 +68,9 @@ mod light_key;
 mod outcome;
 mod registry;
 mod schema;
-mod serve;
 mod server;
 mod tool;
+mod transport;
 
 pub mod heavy;
 pub mod store;
@@ -83,13 +85,12 @@ pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
-pub use outcome::Outcome;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
-pub use serve::{McpHandler, Principal, ServeError};
 pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::ToolDef;
+pub use transport::{McpHandler, Principal, ServeError};
 
 /// Registers a plain tool.
 ///

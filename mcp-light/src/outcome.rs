@@ -1,8 +1,8 @@
-//! The disclosure gate: which of the three outcomes a write takes (C11–C15).
+//! The disclosure gate: which of the three outcomes a write takes.
 
 /// What a write answers, decided from the published schema and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Outcome 1: the schema the caller called discloses continuation and a
     /// store took the full result — the envelope carries
     /// `continuation_token`.
@@ -22,22 +22,27 @@ impl Outcome {
     /// `can_mint` is true when the published schema of the tool the caller
     /// called (the outer tool, for a dispatcher) discloses continuation *and*
     /// a store is available; after a store refuses the result, decide again
-    /// with `false` (C15: never an envelope advertising a token that was not
-    /// stored). `reachable` is true when every identifier is present and a
+    /// with `false`: never an envelope advertising a token that was not
+    /// stored. `reachable` is true when every identifier is present and a
     /// retrieve tool for the resource is published.
-    ///
-    /// ```
-    /// use mcp_light::Outcome;
-    ///
-    /// assert_eq!(Outcome::decide(true, false), Outcome::Continuation);
-    /// assert_eq!(Outcome::decide(false, true), Outcome::Tokenless);
-    /// assert_eq!(Outcome::decide(false, false), Outcome::Full);
-    /// ```
-    pub const fn decide(can_mint: bool, reachable: bool) -> Outcome {
+    pub(crate) const fn decide(can_mint: bool, reachable: bool) -> Outcome {
         match (can_mint, reachable) {
             (true, _) => Outcome::Continuation,
             (false, true) => Outcome::Tokenless,
             (false, false) => Outcome::Full,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    #[test]
+    fn a_token_wins_then_reach_then_the_full_result() {
+        assert_eq!(Outcome::decide(true, false), Outcome::Continuation);
+        assert_eq!(Outcome::decide(true, true), Outcome::Continuation);
+        assert_eq!(Outcome::decide(false, true), Outcome::Tokenless);
+        assert_eq!(Outcome::decide(false, false), Outcome::Full);
     }
 }

@@ -83,9 +83,11 @@ impl Registry {
         let tools = defs
             .iter()
             .map(|&def| {
-                let params = schema::params(def).map_err(|reason| RegistryError::BadSchema {
-                    tool: def.name().to_owned(),
-                    reason,
+                let params = schema::params(def.params_schema()).map_err(|reason| {
+                    RegistryError::BadSchema {
+                        tool: def.name().to_owned(),
+                        reason,
+                    }
                 })?;
                 Ok(PublishedTool {
                     def,

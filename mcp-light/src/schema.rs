@@ -1,4 +1,4 @@
-//! Published input schemas (C2, C3, C11, C16, C26).
+//! Published input schemas.
 //!
 //! A tool's parameters are described by schemars; this module turns that into
 //! the schema a caller sees: compact (no `$schema`, no titles, `$defs` only
@@ -11,7 +11,6 @@ use serde_json::{Map, Value, json};
 
 use crate::heavy::{self, HeavyConfig};
 use crate::kind::ToolKind;
-use crate::tool::ToolDef;
 
 /// The property `#[mcp_light]` adds to every write schema.
 pub(crate) const VERIFY: &str = "verify";
@@ -48,10 +47,10 @@ pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
         .is_some_and(|properties| properties.contains_key(CONTINUATION_TOKEN))
 }
 
-/// The compacted schema of `def`'s parameters, checked to be an object
+/// The compacted schema of a tool's parameters, checked to be an object
 /// schema with `properties`.
-pub(crate) fn params(def: &ToolDef) -> Result<Map<String, Value>, String> {
-    let mut schema = match def.params_schema().to_value() {
+pub(crate) fn params(raw: schemars::Schema) -> Result<Map<String, Value>, String> {
+    let mut schema = match raw.to_value() {
         Value::Object(schema) => schema,
         other => return Err(format!("expected a JSON object, got `{other}`")),
     };

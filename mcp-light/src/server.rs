@@ -1,29 +1,22 @@
 //! The transport-free server: a registry, the host's state, a continuation
 //! store, and the one call path every transport uses.
 
-use std::any::Any;
 use std::borrow::Cow;
-use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::task::{Context as TaskContext, Poll};
 
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::context::StateMap;
+use crate::answer::error_result;
+use crate::context::{Caller, Context, StateMap};
+use crate::continuation::{Called, Continuations};
 use crate::dispatch::Dispatcher;
-use crate::heavy::{self, HeavyConfig, Mode};
-use crate::invoke::{
-    Called, Invocation, Responder, Shared, error_result, full_result, full_result_with_text,
-};
-use crate::registry::PublishedTool;
-use crate::schema::{CONTINUATION_TOKEN, VERIFY};
+use crate::error::RegistryError;
+use crate::heavy::HeavyConfig;
+use crate::invoke::{self, Invocation, Responder};
+use crate::registry::{PublishedTool, Registry};
+use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
-use crate::token::Token;
-use crate::{Caller, Context, Registry, RegistryError};
 
 /// A set of tools ready to be called: the registry, the host's state and a
 /// continuation store.
@@ -55,7 +48,7 @@ pub struct Server {
     implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
     state: Arc<StateMap>,
-    shared: Arc<Shared>,
+    continuations: Arc<Continuations>,
 }
 
 impl std::fmt::Debug for Server {
@@ -71,8 +64,7 @@ impl std::fmt::Debug for Server {
                     .collect::<Vec<_>>(),
             )
             .field("state", &self.state)
-            .field("store", &self.shared.store.is_some())
-            .field("heavy", &self.shared.heavy)
+            .field("continuations", &self.continuations)
             .finish()
     }
 }
@@ -94,11 +86,10 @@ impl Server {
             ),
             dispatchers: Arc::new(Vec::new()),
             state: Arc::new(StateMap::default()),
-            shared: Arc::new(Shared {
-                store: Some(Arc::new(MemoryStore::default())),
-                heavy: HeavyConfig::default(),
-                store_failing: AtomicBool::new(false),
-            }),
+            continuations: Arc::new(Continuations::new(
+                Some(Arc::new(MemoryStore::default())),
+                HeavyConfig::default(),
+            )),
         }
     }
 
@@ -124,7 +115,8 @@ impl Server {
     ///
     /// Fails when `name` is taken or two tools claim one resource and action.
     pub fn with_dispatcher(mut self, name: impl Into<String>) -> Result<Server, RegistryError> {
-        let dispatcher = Dispatcher::build(name.into(), &self.registry, &self.shared.heavy)?;
+        let dispatcher =
+            Dispatcher::build(name.into(), &self.registry, self.continuations.heavy())?;
         if self.dispatcher(dispatcher.name()).is_some() {
             return Err(RegistryError::DuplicateName {
                 name: dispatcher.name().to_owned(),
@@ -166,7 +158,7 @@ impl Server {
     /// token-free envelopes or full results and heavy reads answer whole
     /// (C15).
     pub fn with_shared_store(mut self, store: Option<Arc<dyn ContinuationStore>>) -> Server {
-        self.shared_mut().store = store;
+        self.continuations = Arc::new(self.continuations.with_store(store));
         self
     }
 
@@ -180,20 +172,8 @@ impl Server {
                 .map(|d| d.republish(&config))
                 .collect(),
         );
-        self.shared_mut().heavy = config;
+        self.continuations = Arc::new(self.continuations.with_heavy(config));
         self
-    }
-
-    fn shared_mut(&mut self) -> &mut Shared {
-        if Arc::get_mut(&mut self.shared).is_none() {
-            let shared = Shared {
-                store: self.shared.store.clone(),
-                heavy: self.shared.heavy.clone(),
-                store_failing: AtomicBool::new(false),
-            };
-            self.shared = Arc::new(shared);
-        }
-        Arc::get_mut(&mut self.shared).expect("a fresh Arc is unique")
     }
 
     /// Names this server in the MCP handshake (`serverInfo`); by default
@@ -234,53 +214,53 @@ impl Server {
                 ));
             }
         };
-        if let Some(dispatcher) = self.dispatcher(tool) {
-            let called = Called {
-                caller,
-                tool: Cow::Owned(tool.to_owned()),
-            };
-            let discloses = dispatcher.discloses_continuation();
-            if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
+        let target = match (self.dispatcher(tool), self.registry.get(tool)) {
+            (Some(dispatcher), _) => Target::Dispatcher(dispatcher),
+            (None, Some(published)) => Target::Tool(published),
+            (None, None) => return self.unknown_tool(tool),
+        };
+        // The schema of the tool the caller called decides whether a token
+        // may come back, and whom what is stored belongs to.
+        let (name, discloses) = match target {
+            Target::Dispatcher(dispatcher) => (
+                Cow::Owned(dispatcher.name().to_owned()),
+                dispatcher.discloses_continuation(),
+            ),
+            Target::Tool(published) => (
+                Cow::Borrowed(published.name()),
+                published.discloses_continuation(),
+            ),
+        };
+        let called = Called { caller, tool: name };
+        if let Some(token) = Continuations::take_token(discloses, &mut args) {
+            if let Target::Dispatcher(dispatcher) = target {
                 dispatcher.drop_routing(&mut args);
-                return Box::pin(self.redeem(&called, token, args)).await;
             }
-            return match dispatcher.route(&self.registry, args) {
-                Ok((routed, args)) => self.run(routed, discloses, called, args).await,
-                Err(message) => error_result(message),
-            };
+            return Box::pin(self.continuations.redeem(&called, token, args)).await;
         }
-        let Some(published) = self.registry.get(tool) else {
-            let mut names = self.registry.names();
-            for dispatcher in self.dispatchers.iter() {
-                names.push_str(", ");
-                names.push_str(dispatcher.name());
-            }
-            return error_result(format!("unknown tool `{tool}`; this server has: {names}"));
+        let (published, args) = match target {
+            Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
+                Ok(routed) => routed,
+                Err(message) => return error_result(message),
+            },
+            Target::Tool(published) => (published, args),
         };
-        let called = Called {
-            caller,
-            tool: Cow::Borrowed(published.name()),
-        };
-        self.run(published, published.discloses_continuation(), called, args)
-            .await
+        self.run(published, discloses, called, args).await
     }
 
     /// Runs `tool` for a caller who called the tool `called.tool`, whose
     /// published schema `discloses` continuation or not. The flat path and a
     /// dispatcher differ only in these two.
-    pub(crate) async fn run(
+    async fn run(
         &self,
         tool: &PublishedTool,
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
     ) -> CallToolResult {
-        if discloses && let Some(token) = args.remove(CONTINUATION_TOKEN) {
-            return Box::pin(self.redeem(&called, token, args)).await;
-        }
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
-        // it (C3).
+        // it.
         let verify = match args.remove(VERIFY) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
@@ -292,18 +272,16 @@ impl Server {
             }
             Some(_) => false,
         };
-        if def.kind().is_heavy() {
-            // A first call has nothing to negotiate yet; the fields only
-            // matter when a token comes back.
-            if let Err(error) = heavy::take_negotiation(&mut args, &self.shared.heavy) {
-                return error_result(format!("invalid arguments for `{}`: {error}", def.name()));
-            }
+        if def.kind().is_heavy()
+            && let Err(error) = self.continuations.strip_negotiation(&mut args)
+        {
+            return error_result(format!("invalid arguments for `{}`: {error}", def.name()));
         }
         let invocation = Invocation {
             ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
             args,
             responder: Responder {
-                shared: Arc::clone(&self.shared),
+                continuations: Arc::clone(&self.continuations),
                 tool: def.name(),
                 kind: def.kind(),
                 called,
@@ -312,85 +290,24 @@ impl Server {
                 verify,
             },
         };
-        match CatchUnwind((def.invoke_fn())(invocation)).await {
-            Ok(result) => result,
-            Err(panic) => {
-                let message = panic_message(panic.as_ref());
-                tracing::error!(tool = def.name(), %message, "tool panicked");
-                error_result(format!("`{}` failed: it panicked: {message}", def.name()))
-            }
-        }
+        invoke::run_guarded(def.invoke_fn(), invocation).await
     }
 
-    /// Serves a stored result; the tool is never run (C17).
-    async fn redeem(
-        &self,
-        called: &Called,
-        token: Value,
-        mut args: Map<String, Value>,
-    ) -> CallToolResult {
-        let tool = &called.tool;
-        let start_again = format!("start again by calling `{tool}` without `continuation_token`");
-        let negotiation = match heavy::take_negotiation(&mut args, &self.shared.heavy) {
-            Ok(negotiation) => negotiation,
-            Err(error) => return error_result(format!("invalid arguments for `{tool}`: {error}")),
-        };
-        let Some(token) = token.as_str().and_then(Token::parse) else {
-            return error_result(format!(
-                "`continuation_token` must be the token string a previous answer of `{tool}` gave; {start_again}"
-            ));
-        };
-        let Some(store) = &self.shared.store else {
-            return error_result(format!(
-                "this server keeps no continuation store, so no token redeems; {start_again}"
-            ));
-        };
-        let entry = match store.get(&token).await {
-            Ok(Some(entry)) => entry,
-            Ok(None) => {
-                return error_result(format!(
-                    "this continuation token is unknown or has expired; {start_again} \
-                     (after a write, read what was written with its retrieve tool instead of repeating the write)"
-                ));
-            }
-            Err(error) => {
-                return error_result(format!("{error}; try again shortly, or {start_again}"));
-            }
-        };
-        if entry.owner != called.owner() {
-            return error_result(format!(
-                "this continuation token was issued to another caller or through another tool, \
-                 so `{tool}` will not redeem it; {start_again}"
-            ));
+    fn unknown_tool(&self, tool: &str) -> CallToolResult {
+        let mut names = self.registry.names();
+        for dispatcher in self.dispatchers.iter() {
+            names.push_str(", ");
+            names.push_str(dispatcher.name());
         }
-        // A page of a stored list parses only that page.
-        if let Some(page) =
-            heavy::page_of_stored_list(&entry.body, entry.origin, &negotiation, &self.shared.heavy)
-        {
-            return match page {
-                Ok(page) => full_result(page),
-                Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
-            };
-        }
-        let value: Value = match serde_json::from_slice(&entry.body) {
-            Ok(value) => value,
-            Err(error) => {
-                return error_result(format!(
-                    "the stored result is damaged ({error}); {start_again}"
-                ));
-            }
-        };
-        if negotiation.mode == Mode::Full {
-            // The stored bytes are the result's compact JSON already; only
-            // `structuredContent` needs the parsed value.
-            let text = String::from_utf8_lossy(&entry.body).into_owned();
-            return full_result_with_text(value, text);
-        }
-        match heavy::serve(value, entry.origin, &negotiation, &self.shared.heavy) {
-            Ok(value) => full_result(value),
-            Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
-        }
+        error_result(format!("unknown tool `{tool}`; this server has: {names}"))
     }
+}
+
+/// The tool a call names: a dispatcher, or a registered tool.
+#[derive(Clone, Copy)]
+enum Target<'s> {
+    Dispatcher(&'s Dispatcher),
+    Tool(&'s PublishedTool),
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -401,30 +318,5 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned())
-}
-
-/// Turns a panic inside a tool's future into an error the caller sees, so
-/// one bad tool cannot take the server down (C24).
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
     }
 }

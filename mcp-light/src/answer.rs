@@ -1,0 +1,45 @@
+//! The tool results mcp-light answers with: a value in full, or an error.
+//!
+//! Every answer leaves through these two builders, so text content and
+//! `structuredContent` agree everywhere.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+
+/// The key a result that is not a JSON object is wrapped under in
+/// `structuredContent`, which MCP requires to be an object. The text
+/// content carries the result unwrapped.
+pub const WRAPPED_RESULT_KEY: &str = "result";
+
+/// A successful result: the JSON as text, and as `structuredContent`
+/// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).
+pub(crate) fn full_result(value: Value) -> CallToolResult {
+    let text = value.to_string();
+    full_result_with_text(value, text)
+}
+
+/// [`full_result`] for a value whose compact JSON text is already at hand.
+pub(crate) fn full_result_with_text(value: Value, text: String) -> CallToolResult {
+    let structured = match value {
+        Value::Object(_) => value,
+        other => {
+            let mut wrapper = Map::new();
+            wrapper.insert(WRAPPED_RESULT_KEY.to_owned(), other);
+            Value::Object(wrapper)
+        }
+    };
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+/// An `isError` result carrying `message`.
+pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// A lean answer (an envelope or a probe): structured content only, with its
+/// JSON as text.
+pub(crate) fn lean_result(map: Map<String, Value>) -> CallToolResult {
+    CallToolResult::structured(Value::Object(map))
+}
