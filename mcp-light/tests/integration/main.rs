@@ -5,6 +5,7 @@ mod bad_input;
 mod dispatch;
 mod fixtures;
 mod heavy;
+mod layering;
 mod registry;
 mod wire;
 mod write_path;
