@@ -1,4 +1,4 @@
-//! Group dispatchers (C22): one published tool that routes `resource` and
+//! Group dispatchers: one published tool that routes `resource` and
 //! `action` to the registered tools.
 //!
 //! A dispatcher's schema carries `continuation_token`, so writes routed
@@ -102,7 +102,7 @@ impl Dispatcher {
         &self.input_schema
     }
 
-    /// Whether its published schema discloses continuation (C11) — it does,
+    /// Whether its published schema discloses continuation — it does,
     /// by construction; read from the schema like any tool's.
     pub fn discloses_continuation(&self) -> bool {
         schema::discloses_continuation(&self.input_schema)

@@ -1,4 +1,4 @@
-//! The lean confirmation envelopes a write answers (C6, C8, C9).
+//! The lean confirmation envelopes a write answers.
 
 use std::io;
 
@@ -9,7 +9,7 @@ use crate::light_key::KeyFields;
 use crate::token::Token;
 
 /// The byte length of `value`'s compact JSON, counted while serializing: no
-/// buffer of the full echo is built (C8).
+/// buffer of the full echo is built.
 ///
 /// ```
 /// let devices = vec![serde_json::json!({"id": 1, "name": "edge-01"}); 60];
@@ -52,8 +52,8 @@ pub(crate) enum BulkReach {
     Ids(Vec<Value>),
 }
 
-/// A lean confirmation envelope, one variant per shape of C6. Its JSON keeps
-/// the keys in the order C6 lists them.
+/// A lean confirmation envelope, one variant per shape. Its JSON keeps
+/// the keys in one documented order: identity first, then the status.
 #[derive(Debug)]
 pub(crate) enum LeanEnvelope {
     /// `{id, url?, name?, <light keys>, status_code, data_size}` +
@@ -80,7 +80,7 @@ pub(crate) enum LeanEnvelope {
 }
 
 impl LeanEnvelope {
-    /// The envelope as a JSON object, keys in C6 order.
+    /// The envelope as a JSON object, keys in their documented order.
     pub(crate) fn into_json(self) -> Map<String, Value> {
         match self {
             LeanEnvelope::Single {

@@ -45,7 +45,7 @@ pub struct Invocation {
 impl Invocation {
     /// Parses the call's arguments into the tool's argument struct. A wrong
     /// type, a missing field or an unknown field is answered with an
-    /// `isError` result naming the field (C24).
+    /// `isError` result naming the field.
     #[allow(clippy::result_large_err)]
     pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), CallToolResult> {
         let args = Value::Object(self.args);
@@ -81,7 +81,7 @@ pub struct Responder {
     /// anything this call stores.
     pub(crate) called: Called,
     /// Whether the schema of the tool the caller called discloses
-    /// continuation (C11).
+    /// continuation.
     pub(crate) discloses: bool,
     pub(crate) retrieve_published: bool,
     pub(crate) verify: bool,
@@ -89,7 +89,7 @@ pub struct Responder {
 
 impl Responder {
     /// A plain read's answer: the result, or a probe when the schema
-    /// discloses continuation and the result passes the size backstop (C18).
+    /// discloses continuation and the result passes the size backstop.
     pub async fn read<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
         let value = match self.value_or_error(out) {
             Ok(value) => value,
@@ -113,8 +113,8 @@ impl Responder {
         Box::pin(self.continuations.probe(&self.called, value, body)).await
     }
 
-    /// A heavy read's answer: a probe, the result kept for redemption (C16).
-    /// With no store to keep it in, the result is returned whole (C15).
+    /// A heavy read's answer: a probe, the result kept for redemption.
+    /// With no store to keep it in, the result is returned whole.
     pub async fn heavy<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
         let value = match self.value_or_error(out) {
             Ok(value) => value,
@@ -130,7 +130,7 @@ impl Responder {
     }
 
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
-    /// data_size}`, with a token, without one, or the full result (C6, C12–C14).
+    /// data_size}`, with a token, without one, or the full result.
     pub async fn single<T: Serialize + LightKey>(
         self,
         out: Result<T, ToolError>,
@@ -161,8 +161,8 @@ impl Responder {
     }
 
     /// A bulk write's answer: `{accepted, status_code, data_size}` with a
-    /// token or with `ids` — every id, in order, or the full result (C6, C9,
-    /// C14: never a partial `ids` list).
+    /// token or with `ids` — every id, in order, or the full result (never a
+    /// partial `ids` list).
     pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> CallToolResult {
         let value = match self.accept(out) {
             Ok(value) => value,
@@ -197,8 +197,8 @@ impl Responder {
         .await
     }
 
-    /// The answer of a write whose result is `value`, by the outcome C11–C15
-    /// decide: a token where one may be minted and the store takes the
+    /// The answer of a write whose result is `value`, by the outcome
+    /// `Outcome::decide` picks: a token where one may be minted and the store takes the
     /// result; else the tokenless envelope where `reach` finds what lets the
     /// caller reach the objects (their ids); else the full result.
     async fn lean<T: Serialize + ?Sized, R>(
@@ -213,7 +213,7 @@ impl Responder {
             match self.stash(value, origin).await {
                 Ok((token, size)) => return envelope(envelope_of(size, Reach::Token(token))),
                 Err(Stash::Unserializable(error)) => return self.unserializable(error),
-                // Refused: answer as if undisclosed (C15), the size known.
+                // Refused: answer as if undisclosed, the size known.
                 Err(Stash::Refused(size)) => stored_size = Some(size),
             }
         }
@@ -230,7 +230,7 @@ impl Responder {
     }
 
     /// A destroy's answer: `{id, deleted: true, status_code}`, the id taken
-    /// from the call's arguments (C6). `verify: true` answers the function's
+    /// from the call's arguments. `verify: true` answers the function's
     /// own result instead.
     pub async fn destroy<T: Serialize>(
         self,
@@ -277,7 +277,7 @@ impl Responder {
 
     /// A write's result, unless the answer is already decided: the tool
     /// failed, or the caller asked for the full result with `verify: true`
-    /// (C10: nothing cached, no token).
+    /// (nothing cached, no token).
     fn accept<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<T, Box<CallToolResult>> {
         match out {
             Err(error) => Err(Box::new(self.failed(error))),

@@ -1,7 +1,7 @@
 //! What a tool does, as its attribute declares it: read, heavy read, or one
 //! of the write kinds. Everything that shapes an answer starts from this.
 
-/// What kind of write a `#[mcp_light]` tool performs (C4). The kind decides
+/// What kind of write a `#[mcp_light]` tool performs. The kind decides
 /// the envelope's shape and its default `status_code`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WriteKind {
@@ -59,7 +59,7 @@ impl WriteKind {
     }
 }
 
-/// How a tool answers, decided at compile time by its attribute (C19: a
+/// How a tool answers, decided at compile time by its attribute (a
 /// function with both `#[mcp_heavy]` and `#[mcp_light]` is [`ToolKind::Heavy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
@@ -78,12 +78,12 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
-    /// Whether the tool writes (`is_write` in C1).
+    /// Whether the tool writes.
     pub const fn is_write(self) -> bool {
         matches!(self, ToolKind::Write { .. })
     }
 
-    /// Whether the tool is heavy (`is_heavy` in C1).
+    /// Whether the tool is heavy.
     pub const fn is_heavy(self) -> bool {
         matches!(self, ToolKind::Heavy)
     }

@@ -116,7 +116,7 @@ pub use transport::{McpHandler, Principal, ServeError};
 /// ```
 pub use mcp_light_macros::mcp_tool;
 
-/// Makes a write tool answer a lean confirmation envelope (C3–C15).
+/// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
 /// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201)]
@@ -175,7 +175,7 @@ pub use mcp_light_macros::mcp_tool;
 /// ```
 pub use mcp_light_macros::mcp_light;
 
-/// Makes a read tool answer a probe and a continuation token (C16–C19).
+/// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
 /// #[mcp_heavy(name = "...", resource = "...", action = "...")]   // all optional

@@ -1,4 +1,4 @@
-//! Which fields identify an object in a lean envelope (C7).
+//! Which fields identify an object in a lean envelope.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -43,7 +43,7 @@ pub trait LightKey {
 
     /// The object's identifier (`id` or `pk`), if it has one that is not
     /// `null`. A bulk write whose every object has one answers `ids`; one
-    /// missing identifier means the full result is returned (C14).
+    /// missing identifier means the full result is returned.
     fn light_id(&self) -> Option<Value>;
 }
 

@@ -1,4 +1,4 @@
-//! The tools registered in this binary, checked and published (C1, C2, C5).
+//! The tools registered in this binary, checked and published.
 
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ pub static TOOLS: [ToolDef];
 /// A checked set of tools with their published schemas.
 ///
 /// Built once at startup; two tools with one name are refused with an error
-/// naming both functions (C1).
+/// naming both functions.
 ///
 /// ```
 /// let registry = mcp_light::Registry::collect()?;
@@ -170,17 +170,17 @@ impl PublishedTool {
     }
 
     /// Whether the published schema gives the caller a slot to send a
-    /// continuation token back (C11), read from the schema itself.
+    /// continuation token back, read from the schema itself.
     pub fn discloses_continuation(&self) -> bool {
         schema::discloses_continuation(&self.input_schema)
     }
 
-    /// Whether the retrieve tool this write names is served beside it (C13).
+    /// Whether the retrieve tool this write names is served beside it.
     pub fn retrieve_published(&self) -> bool {
         self.retrieve_published
     }
 
-    /// The MCP annotations the macro's knowledge implies (C5).
+    /// The MCP annotations the macro's knowledge implies.
     pub fn annotations(&self) -> ToolAnnotations {
         let mut annotations = ToolAnnotations::default();
         match self.def.kind() {

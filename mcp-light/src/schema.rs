@@ -27,7 +27,7 @@ pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {
 }
 
 /// Whether `schema` gives a caller a legal slot to send a continuation token
-/// back: its `properties` contain `continuation_token` (C11).
+/// back: its `properties` contain `continuation_token`.
 ///
 /// This is the only test mcp-light applies before minting a token, and it
 /// reads the very schema published in `tools/list`.
@@ -87,7 +87,7 @@ pub(crate) fn publish(
     schema
 }
 
-/// `verify: {"type": "boolean", "default": false}` (C3), in a few words.
+/// `verify: {"type": "boolean", "default": false}`, in a few words.
 pub(crate) fn verify_property() -> Value {
     json!({
         "type": "boolean",
@@ -96,7 +96,7 @@ pub(crate) fn verify_property() -> Value {
     })
 }
 
-/// Makes a generated schema cheap to read (C26): drops `$schema` and every
+/// Makes a generated schema cheap to read: drops `$schema` and every
 /// `title`, and inlines each `$defs` entry referenced exactly once.
 pub(crate) fn compact(schema: &mut Map<String, Value>) {
     schema.remove("$schema");

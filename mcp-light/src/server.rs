@@ -107,7 +107,7 @@ impl Server {
         self
     }
 
-    /// Adds a group dispatcher named `name` (C22): one tool taking
+    /// Adds a group dispatcher named `name`: one tool taking
     /// `resource`, `action`, `params`, a top-level `verify` and the
     /// negotiation fields, routed to every registered tool that has a
     /// resource and an action. Its schema discloses continuation, so routed
@@ -156,7 +156,7 @@ impl Server {
     /// Keeps continuation results in a store shared with other servers, or
     /// in none: without a store no token is ever minted, writes answer
     /// token-free envelopes or full results and heavy reads answer whole
-    /// (C15).
+    ///.
     pub fn with_shared_store(mut self, store: Option<Arc<dyn ContinuationStore>>) -> Server {
         self.continuations = Arc::new(self.continuations.with_store(store));
         self
@@ -202,7 +202,7 @@ impl Server {
     ///
     /// Never panics and never fails: bad arguments, an unknown tool, a tool
     /// that returns `Err` or panics, and a refused continuation token all
-    /// answer an `isError` result that says what is wrong (C24).
+    /// answer an `isError` result that says what is wrong.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let mut args = match arguments {
             Value::Object(args) => args,

@@ -1,4 +1,4 @@
-//! Where full results wait for a continuation token to redeem them (C20, C21).
+//! Where full results wait for a continuation token to redeem them.
 //!
 //! mcp-light mints the token ([`Token`]) and checks the owner on redemption;
 //! a store only keeps entries, expires them and bounds its memory. Its

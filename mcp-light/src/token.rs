@@ -1,4 +1,4 @@
-//! Continuation tokens (C20).
+//! Continuation tokens.
 //!
 //! A token is four groups of six random decimal digits, each followed by a
 //! random word from a fixed list: `481207ment930114ound552019ship118345est`.
@@ -63,7 +63,7 @@ impl Token {
     /// Mints a fresh token from the operating system's CSPRNG.
     ///
     /// Fails only when the OS has no randomness to give; callers then mint
-    /// no token at all (C15) rather than a guessable one.
+    /// no token at all rather than a guessable one.
     ///
     /// ```
     /// use mcp_light::token::Token;
@@ -191,7 +191,7 @@ mod tests {
     use super::*;
 
     /// What a token costs a model to read back: 2 digit tokens and a word
-    /// per group. C20 allows at most 13.
+    /// per group. The contract allows at most 13.
     const MODEL_TOKENS: usize = 12;
 
     fn encodings() -> [(&'static str, &'static CoreBPE); 2] {

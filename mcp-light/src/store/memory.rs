@@ -1,4 +1,4 @@
-//! The in-memory continuation store: the embedded default (C20, C21).
+//! The in-memory continuation store: the embedded default.
 //!
 //! Entries live in a hash map by token and in an index by insertion order.
 //! Every entry has the same TTL, so insertion order is also expiry order:
