@@ -64,8 +64,27 @@ pub(crate) use probe::probe;
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
 
-/// Limits of the negotiation.
+/// Limits of heavy reads: page sizes, the preview length and the size
+/// backstop.
+///
+/// Start from [`HeavyConfig::new`] (the defaults) and change what you need
+/// with the `with_*` methods; the fields stay readable. The struct is
+/// `#[non_exhaustive]` so that later limits can be added without breaking
+/// callers, which is why it cannot be written as a literal outside
+/// mcp-light.
+///
+/// ```
+/// use mcp_light::{HeavyConfig, Server};
+///
+/// let config = HeavyConfig::new()
+///     .with_max_page_size(50)
+///     .with_size_backstop(None);
+/// assert_eq!((config.default_page_size, config.max_page_size), (20, 50));
+/// let server = Server::from_registry()?.with_heavy_config(config);
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeavyConfig {
     /// Page size when the caller gives none (20).
     pub default_page_size: usize,
@@ -83,6 +102,89 @@ pub struct HeavyConfig {
 }
 
 impl HeavyConfig {
+    /// The defaults: pages of 20 items, at most 200 per page, a size
+    /// backstop of 25,000 bytes and previews of at most 200 characters.
+    /// The same as [`HeavyConfig::default`], but usable in a `const`.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// const CONFIG: HeavyConfig = HeavyConfig::new().with_preview_chars(120);
+    /// assert_eq!(HeavyConfig::new(), HeavyConfig::default());
+    /// assert_eq!(CONFIG.preview_chars, 120);
+    /// ```
+    pub const fn new() -> HeavyConfig {
+        HeavyConfig {
+            default_page_size: 20,
+            max_page_size: 200,
+            size_backstop: Some(25_000),
+            preview_chars: 200,
+        }
+    }
+
+    /// Sets [`default_page_size`](HeavyConfig::default_page_size), the page
+    /// size when the caller gives none (default 20). Keep it at most
+    /// [`max_page_size`](HeavyConfig::max_page_size): above it, a call that
+    /// names no `page_size` is refused.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_default_page_size(50);
+    /// assert_eq!(config.default_page_size, 50);
+    /// ```
+    pub const fn with_default_page_size(mut self, default_page_size: usize) -> HeavyConfig {
+        self.default_page_size = default_page_size;
+        self
+    }
+
+    /// Sets [`max_page_size`](HeavyConfig::max_page_size), the largest
+    /// `page_size` a caller may ask for (default 200). Tool schemas publish
+    /// it as the maximum; a larger ask is an error, not clamped.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_max_page_size(500);
+    /// assert_eq!(config.max_page_size, 500);
+    /// ```
+    pub const fn with_max_page_size(mut self, max_page_size: usize) -> HeavyConfig {
+        self.max_page_size = max_page_size;
+        self
+    }
+
+    /// Sets [`size_backstop`](HeavyConfig::size_backstop): results larger
+    /// than this many bytes are answered with a probe where the schema
+    /// discloses continuation (C18); `None` switches the backstop off
+    /// (default `Some(25_000)`).
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_size_backstop(Some(100_000));
+    /// assert!(!config.over_backstop(60_000));
+    /// assert!(!HeavyConfig::new().with_size_backstop(None).over_backstop(usize::MAX));
+    /// ```
+    pub const fn with_size_backstop(mut self, size_backstop: Option<usize>) -> HeavyConfig {
+        self.size_backstop = size_backstop;
+        self
+    }
+
+    /// Sets [`preview_chars`](HeavyConfig::preview_chars), the longest a
+    /// probe's `preview` may be in characters of compact JSON (default
+    /// 200).
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_preview_chars(80);
+    /// assert_eq!(config.preview_chars, 80);
+    /// ```
+    pub const fn with_preview_chars(mut self, preview_chars: usize) -> HeavyConfig {
+        self.preview_chars = preview_chars;
+        self
+    }
+
     /// Whether a result of `size` bytes is over the size backstop (C18).
     pub fn over_backstop(&self, size: usize) -> bool {
         self.size_backstop.is_some_and(|limit| size > limit)
@@ -91,12 +193,7 @@ impl HeavyConfig {
 
 impl Default for HeavyConfig {
     fn default() -> Self {
-        HeavyConfig {
-            default_page_size: 20,
-            max_page_size: 200,
-            size_backstop: Some(25_000),
-            preview_chars: 200,
-        }
+        HeavyConfig::new()
     }
 }
 
