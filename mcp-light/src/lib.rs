@@ -83,6 +83,7 @@ pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
+pub use heavy::{HeavyConfig, Mode, NegotiationError};
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use registry::{PublishedTool, Registry, TOOLS};

@@ -4,6 +4,8 @@
 //! Every entry has the same TTL, so insertion order is also expiry order:
 //! the oldest entry is both the first to expire and the first to evict.
 
+mod config;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::{BoxFuture, ContinuationStore, Entry, StoreError};
 use crate::token::Token;
+
+pub use config::MemoryStoreConfig;
 
 /// What the store spends on one entry beyond the bytes of its body, its
 /// owner strings and its token, on a 64-bit target.
@@ -169,44 +173,6 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> Duration {
         *lock(&self.now)
-    }
-}
-
-/// The limits of a [`MemoryStore`].
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
-///
-/// let store = MemoryStore::new(MemoryStoreConfig {
-///     max_bytes: 16 << 20,
-///     ttl: Duration::from_secs(60),
-///     ..MemoryStoreConfig::default()
-/// });
-/// assert_eq!(store.config().max_entries, 10_000);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryStoreConfig {
-    /// The most bytes the store accounts for at once (default 64 MiB). An
-    /// entry costs its body, owner strings and token plus a fixed overhead
-    /// for the store's own bookkeeping; one that alone costs more than this
-    /// is refused with [`StoreError::TooLarge`].
-    pub max_bytes: usize,
-    /// The most entries the store holds at once (default 10,000). Zero makes
-    /// every `put` fail with [`StoreError::Unavailable`].
-    pub max_entries: usize,
-    /// How long an entry stays redeemable after it was stored (default
-    /// 300 s). Reading an entry does not extend it.
-    pub ttl: Duration,
-}
-
-impl Default for MemoryStoreConfig {
-    fn default() -> MemoryStoreConfig {
-        MemoryStoreConfig {
-            max_bytes: 64 << 20,
-            max_entries: 10_000,
-            ttl: Duration::from_secs(300),
-        }
     }
 }
 
@@ -621,10 +587,7 @@ mod tests {
     #[tokio::test]
     async fn a_flood_stays_under_the_byte_cap_and_keeps_the_newest() {
         let max_bytes = 16 << 20;
-        let (store, _) = store_with(MemoryStoreConfig {
-            max_bytes,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes));
         let mut puts = Vec::with_capacity(10_000);
         for i in 0..10_000 {
             // ~7 KB bodies of varying size, so eviction is not in lockstep.
@@ -659,10 +622,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_entry_cap_evicts_the_oldest() {
-        let (store, _) = store_with(MemoryStoreConfig {
-            max_entries: 3,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_entries(3));
         let tokens: Vec<Token> = (0..5).map(|_| token()).collect();
         for token in &tokens {
             store.put(token, entry(10)).await.unwrap();
@@ -680,10 +640,7 @@ mod tests {
 
     #[tokio::test]
     async fn too_large_leaves_the_store_untouched() {
-        let (store, clock) = store_with(MemoryStoreConfig {
-            max_bytes: 10_000,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, clock) = store_with(MemoryStoreConfig::new().with_max_bytes(10_000));
         let small = token();
         store.put(&small, entry(100)).await.unwrap();
         let expired = token();
@@ -713,10 +670,7 @@ mod tests {
         let first = Token::parse("000001aa000000aa000000aa000000aa").unwrap();
         let second = Token::parse("000002aa000000aa000000aa000000aa").unwrap();
         let max_bytes = cost_of(&first, &entry(body));
-        let (store, _) = store_with(MemoryStoreConfig {
-            max_bytes,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes));
         store.put(&first, entry(body)).await.unwrap();
         store.put(&second, entry(body)).await.unwrap();
         assert_eq!(store.bytes(), max_bytes);
@@ -738,10 +692,7 @@ mod tests {
 
     #[tokio::test]
     async fn bytes_return_to_zero_when_everything_expires() {
-        let (store, clock) = store_with(MemoryStoreConfig {
-            max_entries: 50,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, clock) = store_with(MemoryStoreConfig::new().with_max_entries(50));
         // More puts than the cap, so eviction's bookkeeping is exercised too.
         for i in 0..200 {
             store.put(&token(), entry(i * 13)).await.unwrap();
@@ -757,10 +708,7 @@ mod tests {
 
     #[tokio::test]
     async fn zero_max_entries_is_unavailable() {
-        let (store, _) = store_with(MemoryStoreConfig {
-            max_entries: 0,
-            ..MemoryStoreConfig::default()
-        });
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_entries(0));
         let err = store.put(&token(), entry(1)).await.unwrap_err();
         assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
         assert!(store.is_empty());
@@ -802,11 +750,12 @@ mod tests {
     #[test]
     fn overhead_per_entry_is_measured() {
         const BODY: usize = 1_024;
-        let (store, _) = store_with(MemoryStoreConfig {
-            max_bytes: usize::MAX,
-            max_entries: usize::MAX,
-            ttl: TTL,
-        });
+        let (store, _) = store_with(
+            MemoryStoreConfig::new()
+                .with_max_bytes(usize::MAX)
+                .with_max_entries(usize::MAX)
+                .with_ttl(TTL),
+        );
         let tokens: Vec<Token> = (0..10_000).map(|_| token()).collect();
         let token_bytes: usize = tokens.iter().map(|t| t.as_str().len()).sum();
         let owner = entry(BODY).owner.caller.len() + entry(BODY).owner.tool.len();

@@ -212,10 +212,7 @@ async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
 #[tokio::test]
 async fn a_token_expires_with_the_store_ttl() {
     let clock = Arc::new(ManualClock::new());
-    let config = MemoryStoreConfig {
-        ttl: Duration::from_secs(300),
-        ..MemoryStoreConfig::default()
-    };
+    let config = MemoryStoreConfig::new().with_ttl(Duration::from_secs(300));
     let h = with_devices(3).await;
     let server = h
         .server
@@ -366,10 +363,9 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
         "a flat read gives no slot for a token: whole"
     );
 
-    let off = server.clone().with_heavy_config(HeavyConfig {
-        size_backstop: None,
-        ..HeavyConfig::default()
-    });
+    let off = server
+        .clone()
+        .with_heavy_config(HeavyConfig::new().with_size_backstop(None));
     assert_eq!(
         ok_json(&off.call("inventory", large.clone(), Caller::Process).await)
             .as_array()
@@ -378,10 +374,7 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
         300
     );
 
-    let low = server.with_heavy_config(HeavyConfig {
-        size_backstop: Some(1_000),
-        ..HeavyConfig::default()
-    });
+    let low = server.with_heavy_config(HeavyConfig::new().with_size_backstop(Some(1_000)));
     let medium = json!({"resource": "row", "action": "list", "params": {"n": 20, "width": 100}});
     assert!(
         ok_json(&low.call("inventory", medium, Caller::Process).await)
@@ -393,10 +386,10 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
 #[tokio::test]
 async fn the_page_size_maximum_is_published_and_configurable() {
     let h = Harness::new();
-    let server = h.server.clone().with_heavy_config(HeavyConfig {
-        max_page_size: 50,
-        ..HeavyConfig::default()
-    });
+    let server = h
+        .server
+        .clone()
+        .with_heavy_config(HeavyConfig::new().with_max_page_size(50));
     let schema = server
         .registry()
         .get("device_list")

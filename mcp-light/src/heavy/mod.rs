@@ -1,0 +1,315 @@
+//! Heavy reads (C16, C17, C26): the probe a first call answers and the modes
+//! a continuation is served in.
+//!
+//! A tool marked `#[mcp_heavy]` does not answer its result. Its first call
+//! answers a probe, `{preview, total_size, available_modes,
+//! continuation_token, usage}`, and keeps the result in the continuation
+//! store: the preview is the result cut short as real JSON (at most
+//! [`HeavyConfig::preview_chars`] characters), `available_modes` lists the
+//! [`Mode`]s that do something useful with this value, and `usage` is one
+//! or two sentences on how to call again. A call that sends the token back
+//! is served from the store in the [`Mode`] it asks for, without running
+//! the tool again; a wrong `mode`, `page`, `page_size` or `filter_keys` is
+//! a [`NegotiationError`]. The tool's schema gains those five fields with
+//! their types and bounds and almost no prose, because every caller pays
+//! for `tools/list` (C26); the instructions travel in the probe's `usage`
+//! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
+//! page sizes, the preview length and the size backstop.
+//!
+//! Storing the result, minting the token and checking the owner happen
+//! elsewhere; this module decides what the agent reads.
+//!
+//! # Paging
+//!
+//! A value is *pageable* when it is a list, or an object with exactly one
+//! list field (a "wrapper" such as `{"count": 93, "results": [...]}`), and it
+//! was not produced by a single write ([`Origin::SingleWrite`]: one device
+//! with a `tags` list is one object, not a page of tags). A page is
+//! `{items, page, page_size, total, has_more}`; a wrapper keeps its other
+//! fields, in their order, before those five (or, when one of them is named
+//! like a page field, the page object sits under the list's own key, so
+//! nothing is overwritten). A page past the end is empty
+//! with `has_more: false` rather than an error: `total` and `page_size` are
+//! beside it, so the agent can see where the end was, and an empty list's
+//! page 1 needs no special case.
+
+// Pure functions on `serde_json::Value`, one concern a file: `negotiation`
+// reads and publishes the fields, `probe` (cut by `preview`) answers a first
+// call, and `serve` here answers a redemption through `page`, `summary` and
+// `filter`.
+
+mod filter;
+mod negotiation;
+mod page;
+mod preview;
+mod probe;
+mod summary;
+#[cfg(test)]
+mod test_support;
+
+use serde_json::Value;
+
+use crate::store::Origin;
+use filter::filter;
+use page::{layout, paginate};
+use summary::summarize;
+
+pub use negotiation::{Mode, NegotiationError};
+pub(crate) use negotiation::{
+    NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
+};
+pub(crate) use page::page_of_stored_list;
+pub(crate) use probe::probe;
+
+/// Marks a shortened string in a preview or a summary.
+const ELLIPSIS: char = '…';
+
+/// Limits of heavy reads: page sizes, the preview length and the size
+/// backstop.
+///
+/// Start from [`HeavyConfig::new`] (the defaults) and change what you need
+/// with the `with_*` methods; the fields stay readable. The struct is
+/// `#[non_exhaustive]` so that later limits can be added without breaking
+/// callers, which is why it cannot be written as a literal outside
+/// mcp-light.
+///
+/// ```
+/// use mcp_light::{HeavyConfig, Server};
+///
+/// let config = HeavyConfig::new()
+///     .with_max_page_size(50)
+///     .with_size_backstop(None);
+/// assert_eq!((config.default_page_size, config.max_page_size), (20, 50));
+/// let server = Server::from_registry()?.with_heavy_config(config);
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HeavyConfig {
+    /// Page size when the caller gives none (20).
+    pub default_page_size: usize,
+    /// The largest page a caller may ask for (200); a larger `page_size` is
+    /// an error, not silently clamped, so the agent never believes it got
+    /// more than it did.
+    pub max_page_size: usize,
+    /// Results larger than this many bytes are answered with a probe where
+    /// the schema discloses continuation (C18); `None` switches the backstop
+    /// off. Default 25,000.
+    pub size_backstop: Option<usize>,
+    /// The longest a probe's `preview` may be, in characters of compact JSON
+    /// (200).
+    pub preview_chars: usize,
+}
+
+impl HeavyConfig {
+    /// The defaults: pages of 20 items, at most 200 per page, a size
+    /// backstop of 25,000 bytes and previews of at most 200 characters.
+    /// The same as [`HeavyConfig::default`], but usable in a `const`.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// const CONFIG: HeavyConfig = HeavyConfig::new().with_preview_chars(120);
+    /// assert_eq!(HeavyConfig::new(), HeavyConfig::default());
+    /// assert_eq!(CONFIG.preview_chars, 120);
+    /// ```
+    pub const fn new() -> HeavyConfig {
+        HeavyConfig {
+            default_page_size: 20,
+            max_page_size: 200,
+            size_backstop: Some(25_000),
+            preview_chars: 200,
+        }
+    }
+
+    /// Sets [`default_page_size`](HeavyConfig::default_page_size), the page
+    /// size when the caller gives none (default 20). Keep it at most
+    /// [`max_page_size`](HeavyConfig::max_page_size): above it, a call that
+    /// names no `page_size` is refused.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_default_page_size(50);
+    /// assert_eq!(config.default_page_size, 50);
+    /// ```
+    pub const fn with_default_page_size(mut self, default_page_size: usize) -> HeavyConfig {
+        self.default_page_size = default_page_size;
+        self
+    }
+
+    /// Sets [`max_page_size`](HeavyConfig::max_page_size), the largest
+    /// `page_size` a caller may ask for (default 200). Tool schemas publish
+    /// it as the maximum; a larger ask is an error, not clamped.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_max_page_size(500);
+    /// assert_eq!(config.max_page_size, 500);
+    /// ```
+    pub const fn with_max_page_size(mut self, max_page_size: usize) -> HeavyConfig {
+        self.max_page_size = max_page_size;
+        self
+    }
+
+    /// Sets [`size_backstop`](HeavyConfig::size_backstop): results larger
+    /// than this many bytes are answered with a probe where the schema
+    /// discloses continuation (C18); `None` switches the backstop off
+    /// (default `Some(25_000)`).
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_size_backstop(Some(100_000));
+    /// assert!(!config.over_backstop(60_000));
+    /// assert!(!HeavyConfig::new().with_size_backstop(None).over_backstop(usize::MAX));
+    /// ```
+    pub const fn with_size_backstop(mut self, size_backstop: Option<usize>) -> HeavyConfig {
+        self.size_backstop = size_backstop;
+        self
+    }
+
+    /// Sets [`preview_chars`](HeavyConfig::preview_chars), the longest a
+    /// probe's `preview` may be in characters of compact JSON (default
+    /// 200).
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_preview_chars(80);
+    /// assert_eq!(config.preview_chars, 80);
+    /// ```
+    pub const fn with_preview_chars(mut self, preview_chars: usize) -> HeavyConfig {
+        self.preview_chars = preview_chars;
+        self
+    }
+
+    /// Whether a result of `size` bytes is over the size backstop (C18).
+    pub fn over_backstop(&self, size: usize) -> bool {
+        self.size_backstop.is_some_and(|limit| size > limit)
+    }
+}
+
+impl Default for HeavyConfig {
+    fn default() -> Self {
+        HeavyConfig::new()
+    }
+}
+
+/// Serves a stored result as `negotiation` asks.
+///
+/// * [`Mode::Paginated`]: a pageable value becomes
+///   `{items, page, page_size, total, has_more}`. A wrapper object (exactly
+///   one list field) keeps its other fields, in order, before those five;
+///   if one of them is itself named like a page field, the page object
+///   takes the list's place under the list's key instead, so nothing is
+///   overwritten. Anything else, and everything from
+///   [`Origin::SingleWrite`], is returned whole.
+/// * [`Mode::Summary`]: `{type, count, ...}` — a list's item count and first
+///   three items; an object's key count, up to 50 keys each with the shape
+///   of its value (`"list(93)"`, `"object(4)"`, `"string"`, ...), and for a
+///   wrapper the name of the paged list and its first three items; a
+///   scalar's value. Strings over 80 characters are cut with `…`, nested
+///   lists over three items keep three and a `"… N more"` marker.
+/// * [`Mode::Filtered`]: the records — the items of a pageable list, else
+///   the object itself — keep only `filter_keys`, in their own order. Items
+///   that are not objects are kept as they are, so positions and `total`
+///   match `paginated`. A list is paged exactly like `paginated`, because
+///   filtering narrows rows but does not shorten the list: 10,000 rows of
+///   two fields are still too many to return at once. A wrapper's other
+///   fields are kept unfiltered. Keys that match no field anywhere are an
+///   error naming the fields there are.
+/// * [`Mode::Full`]: `value` unchanged.
+///
+/// The negotiation is checked first ([`Negotiation::check`]), so one built
+/// by hand gets the same errors as one from [`take_negotiation`].
+pub(crate) fn serve(
+    value: Value,
+    origin: Origin,
+    negotiation: &Negotiation,
+    config: &HeavyConfig,
+) -> Result<Value, NegotiationError> {
+    negotiation.check(config)?;
+    match negotiation.mode {
+        Mode::Full => Ok(value),
+        Mode::Summary => Ok(summarize(&value, origin)),
+        Mode::Paginated => {
+            let layout = layout(&value, origin);
+            Ok(paginate(value, layout, negotiation, None))
+        }
+        Mode::Filtered => filter(value, origin, negotiation),
+    }
+}
+
+/// What a value is, with its article, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use test_support::{asked, config, rows};
+
+    // --- full ---
+
+    #[test]
+    fn full_returns_exactly_the_input() {
+        for value in [
+            rows(300),
+            json!({"site": "hq", "devices": rows(30)}),
+            json!("x"),
+            json!({"b": 1, "a": [1, 2]}),
+        ] {
+            for origin in [Origin::Read, Origin::SingleWrite, Origin::BulkWrite] {
+                let served =
+                    serve(value.clone(), origin, &asked(Mode::Full, 1, 20), &config()).unwrap();
+                assert_eq!(served.to_string(), value.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn backstop_threshold() {
+        assert!(!config().over_backstop(25_000));
+        assert!(config().over_backstop(25_001));
+        assert!(
+            !HeavyConfig {
+                size_backstop: None,
+                ..config()
+            }
+            .over_backstop(usize::MAX)
+        );
+    }
+
+    #[test]
+    fn serve_pages_a_wrapper_after_its_siblings_but_never_a_single_write() {
+        let config = HeavyConfig::default();
+        let value = json!({
+            "site": "hq",
+            "devices": (1..=45).map(|id| json!({"id": id})).collect::<Vec<_>>(),
+        });
+
+        let mut negotiation = Negotiation::with_mode(Mode::Paginated, &config);
+        negotiation.page = 3;
+        let page = serve(value.clone(), Origin::Read, &negotiation, &config).unwrap();
+        assert_eq!(
+            page.to_string(),
+            r#"{"site":"hq","items":[{"id":41},{"id":42},{"id":43},{"id":44},{"id":45}],"page":3,"page_size":20,"total":45,"has_more":false}"#
+        );
+
+        // One written object is never paged, whatever lists it holds.
+        let whole = serve(value.clone(), Origin::SingleWrite, &negotiation, &config).unwrap();
+        assert_eq!(whole, value);
+    }
+}

@@ -1,0 +1,542 @@
+//! What a redeeming call asks for: the mode, the page and the filter keys,
+//! lifted out of its arguments and checked, and the schema properties that
+//! publish them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value, json};
+
+use super::HeavyConfig;
+use super::preview::fit_or_empty;
+
+/// The names of the fields `#[mcp_heavy]` adds to a schema, in the order
+/// [`negotiation_properties`] publishes them.
+pub(crate) const NEGOTIATION_FIELDS: [&str; 5] = [
+    "continuation_token",
+    "mode",
+    "page",
+    "page_size",
+    "filter_keys",
+];
+
+/// How a stored result is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The shape of the result: its type, its size or keys, and the first
+    /// few items with long values shortened.
+    Summary,
+    /// One bounded page of a list; a value that is not pageable is returned
+    /// whole. The default.
+    #[default]
+    Paginated,
+    /// Only the fields named in `filter_keys`, of the object or of each
+    /// object in the list; a list is paged as in [`Mode::Paginated`].
+    Filtered,
+    /// The value exactly as stored.
+    Full,
+}
+
+impl Mode {
+    /// Every mode, in the order the schema's enum lists them.
+    pub const ALL: [Mode; 4] = [Mode::Summary, Mode::Paginated, Mode::Filtered, Mode::Full];
+
+    /// The name a caller sends, e.g. `"paginated"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Mode::Summary => "summary",
+            Mode::Paginated => "paginated",
+            Mode::Filtered => "filtered",
+            Mode::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = NegotiationError;
+
+    /// Reads a mode by its name; anything else is
+    /// [`NegotiationError::UnknownMode`].
+    fn from_str(name: &str) -> Result<Mode, NegotiationError> {
+        Mode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+            .ok_or_else(|| NegotiationError::UnknownMode {
+                got: Value::from(name).to_string(),
+            })
+    }
+}
+
+/// What the caller asked for on redemption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Negotiation {
+    /// The mode.
+    pub(crate) mode: Mode,
+    /// 1-based page.
+    pub(crate) page: usize,
+    /// Items per page, from 1 to [`HeavyConfig::max_page_size`].
+    pub(crate) page_size: usize,
+    /// Fields kept by [`Mode::Filtered`]; empty for every other mode.
+    pub(crate) filter_keys: Vec<String>,
+}
+
+impl Negotiation {
+    /// `mode` with every other field at its default: page 1 of
+    /// `config.default_page_size` items, no filter keys.
+    // Calls negotiate through `take_negotiation`; only tests build one by
+    // hand now that the type is the crate's own.
+    #[cfg(test)]
+    pub(crate) fn with_mode(mode: Mode, config: &HeavyConfig) -> Negotiation {
+        Negotiation {
+            mode,
+            page: 1,
+            page_size: config.default_page_size,
+            filter_keys: Vec::new(),
+        }
+    }
+
+    /// Checks the bounds [`take_negotiation`] enforces, for a negotiation
+    /// built by hand; [`serve`](super::serve) calls it first.
+    pub(crate) fn check(&self, config: &HeavyConfig) -> Result<(), NegotiationError> {
+        if self.page == 0 {
+            return Err(NegotiationError::Page { got: "0".into() });
+        }
+        if self.page_size == 0 || self.page_size > config.max_page_size {
+            return Err(NegotiationError::PageSize {
+                got: self.page_size.to_string(),
+                max: config.max_page_size,
+            });
+        }
+        match (self.mode, self.filter_keys.is_empty()) {
+            (Mode::Filtered, true) => Err(NegotiationError::FilterKeysRequired),
+            (Mode::Filtered, false) | (_, true) => Ok(()),
+            (mode, false) => Err(NegotiationError::FilterKeysWithoutFiltered { mode }),
+        }
+    }
+}
+
+/// A negotiation field the caller got wrong, or a mode that does not apply
+/// to the stored value. Each message is a sentence naming the field and
+/// what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NegotiationError {
+    /// `mode` is not one of the four.
+    #[error("mode must be one of summary, paginated, filtered, full; got {got}")]
+    UnknownMode {
+        /// What was sent, as compact JSON (shortened when long).
+        got: String,
+    },
+    /// `page` is not a positive integer.
+    #[error("page must be an integer of at least 1 (the first page is 1); got {got}")]
+    Page {
+        /// What was sent, as compact JSON (shortened when long).
+        got: String,
+    },
+    /// `page_size` is not an integer from 1 to the maximum.
+    #[error("page_size must be an integer from 1 to {max}; got {got}")]
+    PageSize {
+        /// What was sent, as compact JSON (shortened when long).
+        got: String,
+        /// [`HeavyConfig::max_page_size`].
+        max: usize,
+    },
+    /// `filter_keys` is not a list of strings.
+    #[error("filter_keys must be a list of field names (strings); got {got}")]
+    FilterKeys {
+        /// What was sent, as compact JSON (shortened when long).
+        got: String,
+    },
+    /// `mode` is `filtered` but `filter_keys` is missing or empty.
+    #[error(
+        "filter_keys is required with mode filtered: give a non-empty list of field names, \
+         e.g. [\"id\", \"name\"]"
+    )]
+    FilterKeysRequired,
+    /// `filter_keys` was given with a mode that ignores it; answering anyway
+    /// would hand back every field while the agent believes it filtered.
+    #[error(
+        "filter_keys applies only with mode filtered, not {mode}; add \"mode\": \"filtered\" or drop filter_keys"
+    )]
+    FilterKeysWithoutFiltered {
+        /// The mode that was asked for.
+        mode: Mode,
+    },
+    /// `filtered` was asked of a value with no object to filter.
+    #[error(
+        "mode filtered applies to objects and lists of objects, and this result is {kind}; \
+         use summary, paginated or full"
+    )]
+    NotFilterable {
+        /// What the stored value is, e.g. `"a string"`.
+        kind: String,
+    },
+    /// None of `filter_keys` is a field of the stored value.
+    #[error("filter_keys {keys} matched no field of the result; its fields include {fields}")]
+    NoFieldMatched {
+        /// The keys that were asked for, as compact JSON.
+        keys: String,
+        /// Some of the fields there are, comma-separated.
+        fields: String,
+    },
+}
+
+impl NegotiationError {
+    /// The argument the error is about (`mode`, `page`, `page_size` or
+    /// `filter_keys`), for callers that point at it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            NegotiationError::UnknownMode { .. } | NegotiationError::NotFilterable { .. } => "mode",
+            NegotiationError::Page { .. } => "page",
+            NegotiationError::PageSize { .. } => "page_size",
+            NegotiationError::FilterKeys { .. }
+            | NegotiationError::FilterKeysRequired
+            | NegotiationError::FilterKeysWithoutFiltered { .. }
+            | NegotiationError::NoFieldMatched { .. } => "filter_keys",
+        }
+    }
+}
+
+/// Removes the negotiation fields (all but `continuation_token`, which the
+/// caller reads to find the stored entry) from `args` and checks them.
+///
+/// A field that is absent or `null` takes its default: `mode` `paginated`,
+/// `page` 1, `page_size` [`HeavyConfig::default_page_size`], `filter_keys`
+/// empty. `page` and `page_size` must be JSON integers (`"2"` and `1.5` are
+/// refused, not coerced); `page_size` over [`HeavyConfig::max_page_size`]
+/// is an error rather than a silent clamp. `filter_keys` is required with
+/// `filtered` and refused with any other mode. The other arguments keep
+/// their order.
+pub(crate) fn take_negotiation(
+    args: &mut Map<String, Value>,
+    config: &HeavyConfig,
+) -> Result<Negotiation, NegotiationError> {
+    // Take all four before checking any, so a bad field never leaves the
+    // others behind in the tool's arguments.
+    let [mode, page, page_size, filter_keys] =
+        ["mode", "page", "page_size", "filter_keys"].map(|name| match args.shift_remove(name) {
+            Some(Value::Null) | None => None,
+            Some(value) => Some(value),
+        });
+
+    let mode = match mode {
+        None => Mode::default(),
+        Some(Value::String(name)) => name.parse()?,
+        Some(other) => return Err(NegotiationError::UnknownMode { got: quote(&other) }),
+    };
+    let page = match page {
+        None => 1,
+        Some(value) => {
+            positive_integer(&value).ok_or_else(|| NegotiationError::Page { got: quote(&value) })?
+        }
+    };
+    let page_size = match page_size {
+        None => config.default_page_size,
+        Some(value) => positive_integer(&value)
+            .filter(|&size| size <= config.max_page_size)
+            .ok_or_else(|| NegotiationError::PageSize {
+                got: quote(&value),
+                max: config.max_page_size,
+            })?,
+    };
+    let filter_keys = match filter_keys {
+        None => Vec::new(),
+        Some(value) => string_list(&value)
+            .ok_or_else(|| NegotiationError::FilterKeys { got: quote(&value) })?,
+    };
+
+    let negotiation = Negotiation {
+        mode,
+        page,
+        page_size,
+        filter_keys,
+    };
+    negotiation.check(config)?;
+    Ok(negotiation)
+}
+
+/// A JSON integer of at least 1. Integers too large for `usize` saturate:
+/// such a page is past the end either way.
+fn positive_integer(value: &Value) -> Option<usize> {
+    let n = value.as_u64().filter(|&n| n >= 1)?;
+    Some(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+/// A JSON array of strings.
+fn string_list(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|key| key.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// What the caller sent, for an error message: compact JSON, cut short so a
+/// huge wrong value does not come back in the error.
+fn quote(value: &Value) -> String {
+    fit_or_empty(value, 60).to_string()
+}
+
+/// The JSON-schema properties `#[mcp_heavy]` merges into a tool's input
+/// schema, keyed by [`NEGOTIATION_FIELDS`] in that order.
+///
+/// They carry types and bounds (the maximum page size from `config`) and
+/// at most a few words of description: every token in `tools/list` is paid
+/// by every caller (C26), and the probe's `usage` sentence explains them to
+/// the agents that actually get a probe.
+pub(crate) fn negotiation_properties(config: &HeavyConfig) -> Map<String, Value> {
+    let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.as_str()).collect();
+    let properties = json!({
+        "continuation_token": {"type": "string", "description": "From an earlier answer."},
+        "mode": {"type": "string", "enum": modes},
+        "page": {"type": "integer", "minimum": 1},
+        "page_size": {"type": "integer", "minimum": 1, "maximum": config.max_page_size},
+        "filter_keys": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Fields kept by filtered.",
+        },
+    });
+    match properties {
+        Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal is an object"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heavy::test_support::{asked, config, take};
+
+    // --- negotiation_properties ---
+
+    #[test]
+    fn properties_are_the_five_fields_typed_and_bounded() {
+        let properties = negotiation_properties(&HeavyConfig {
+            max_page_size: 50,
+            ..config()
+        });
+        assert_eq!(properties.keys().collect::<Vec<_>>(), NEGOTIATION_FIELDS);
+        assert_eq!(properties["continuation_token"]["type"], "string");
+        assert_eq!(
+            properties["mode"]["enum"],
+            json!(["summary", "paginated", "filtered", "full"])
+        );
+        assert_eq!(properties["page"], json!({"type": "integer", "minimum": 1}));
+        assert_eq!(
+            properties["page_size"],
+            json!({"type": "integer", "minimum": 1, "maximum": 50})
+        );
+        assert_eq!(
+            properties["filter_keys"]["items"],
+            json!({"type": "string"})
+        );
+    }
+
+    #[test]
+    fn properties_carry_no_titles_and_only_a_few_words() {
+        for (name, property) in negotiation_properties(&config()) {
+            assert!(property.get("title").is_none(), "{name} has a title");
+            if let Some(description) = property.get("description").and_then(Value::as_str) {
+                assert!(
+                    description.split_whitespace().count() <= 5,
+                    "{name}: {description}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn properties_publish_the_configured_maximum_page_size() {
+        let properties = negotiation_properties(&HeavyConfig::default());
+        assert_eq!(properties["page_size"]["maximum"], 200);
+    }
+
+    // --- take_negotiation ---
+
+    #[test]
+    fn defaults_are_paginated_page_1_of_20() {
+        let negotiation = take(json!({})).unwrap();
+        assert_eq!(negotiation, asked(Mode::Paginated, 1, 20));
+        let custom = HeavyConfig {
+            default_page_size: 7,
+            ..config()
+        };
+        let negotiation = take_negotiation(&mut Map::new(), &custom).unwrap();
+        assert_eq!(negotiation.page_size, 7);
+    }
+
+    #[test]
+    fn negotiation_fields_are_removed_but_the_token_and_tool_args_stay_in_order() {
+        let mut args = json!({
+            "site": "hq", "mode": "filtered", "continuation_token": "t", "page": 2,
+            "page_size": 5, "filter_keys": ["id"], "limit": 3,
+        });
+        let negotiation = take_negotiation(args.as_object_mut().unwrap(), &config()).unwrap();
+        assert_eq!(
+            negotiation,
+            Negotiation {
+                filter_keys: vec!["id".into()],
+                ..asked(Mode::Filtered, 2, 5)
+            }
+        );
+        assert_eq!(
+            args,
+            json!({"site": "hq", "continuation_token": "t", "limit": 3})
+        );
+        assert_eq!(
+            args.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["site", "continuation_token", "limit"]
+        );
+    }
+
+    #[test]
+    fn null_fields_take_their_defaults() {
+        let negotiation =
+            take(json!({"mode": null, "page": null, "page_size": null, "filter_keys": null}))
+                .unwrap();
+        assert_eq!(negotiation, asked(Mode::Paginated, 1, 20));
+    }
+
+    #[test]
+    fn every_mode_parses_by_name() {
+        for mode in Mode::ALL {
+            assert_eq!(
+                take(json!({"mode": mode.as_str(), "filter_keys": ["id"]}))
+                    .map(|n| n.mode)
+                    .ok(),
+                {
+                    // filter_keys is only accepted with filtered.
+                    (mode == Mode::Filtered).then_some(mode)
+                }
+            );
+            assert_eq!(take(json!({"mode": mode.as_str()})).map(|n| n.mode).ok(), {
+                (mode != Mode::Filtered).then_some(mode)
+            });
+        }
+    }
+
+    #[test]
+    fn unknown_mode_names_the_enum() {
+        let err = take(json!({"mode": "pages"})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"mode must be one of summary, paginated, filtered, full; got "pages""#
+        );
+        assert_eq!(err.field(), "mode");
+        let err = take(json!({"mode": 3})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "mode must be one of summary, paginated, filtered, full; got 3"
+        );
+        // Case matters: the enum is what the schema publishes.
+        assert!(take(json!({"mode": "Full"})).is_err());
+    }
+
+    #[test]
+    fn page_must_be_a_positive_integer() {
+        for (bad, shown) in [
+            (json!("2"), r#""2""#),
+            (json!(1.5), "1.5"),
+            (json!(0), "0"),
+            (json!(-1), "-1"),
+        ] {
+            let err = take(json!({"page": bad})).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("page must be an integer of at least 1 (the first page is 1); got {shown}")
+            );
+            assert_eq!(err.field(), "page");
+        }
+        assert_eq!(take(json!({"page": 3})).unwrap().page, 3);
+    }
+
+    #[test]
+    fn page_size_has_a_maximum_and_names_it() {
+        assert_eq!(take(json!({"page_size": 200})).unwrap().page_size, 200);
+        let err = take(json!({"page_size": 201})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "page_size must be an integer from 1 to 200; got 201"
+        );
+        assert_eq!(err.field(), "page_size");
+        assert!(take(json!({"page_size": 0})).is_err());
+        assert!(take(json!({"page_size": "10"})).is_err());
+        let small = HeavyConfig {
+            max_page_size: 10,
+            ..config()
+        };
+        let err = take_negotiation(json!({"page_size": 11}).as_object_mut().unwrap(), &small)
+            .unwrap_err();
+        assert!(err.to_string().contains("from 1 to 10"), "{err}");
+    }
+
+    #[test]
+    fn filter_keys_must_be_strings() {
+        let err = take(json!({"mode": "filtered", "filter_keys": "id"})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"filter_keys must be a list of field names (strings); got "id""#
+        );
+        assert!(take(json!({"mode": "filtered", "filter_keys": ["id", 2]})).is_err());
+    }
+
+    #[test]
+    fn filtered_without_keys_says_they_are_required() {
+        for args in [
+            json!({"mode": "filtered"}),
+            json!({"mode": "filtered", "filter_keys": []}),
+        ] {
+            let err = take(args).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with("filter_keys is required with mode filtered"),
+                "{err}"
+            );
+            assert_eq!(err.field(), "filter_keys");
+        }
+    }
+
+    #[test]
+    fn filter_keys_without_filtered_is_refused() {
+        let err = take(json!({"filter_keys": ["id"]})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"filter_keys applies only with mode filtered, not paginated; add "mode": "filtered" or drop filter_keys"#
+        );
+        // An empty list asks for nothing and is harmless.
+        assert!(take(json!({"filter_keys": []})).is_ok());
+    }
+
+    #[test]
+    fn a_huge_wrong_value_is_shortened_in_the_error() {
+        let err = take(json!({"page": "x".repeat(5000)})).unwrap_err();
+        assert!(err.to_string().len() < 200, "{err}");
+    }
+
+    #[test]
+    fn a_bad_mode_is_explained_and_a_good_negotiation_leaves_only_the_token() {
+        let mut args = serde_json::json!({"continuation_token": "t", "mode": "pages"});
+        let args = args.as_object_mut().unwrap();
+        let err = take_negotiation(args, &HeavyConfig::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"mode must be one of summary, paginated, filtered, full; got "pages""#
+        );
+
+        let mut args = serde_json::json!({"continuation_token": "t", "page": 2});
+        let args = args.as_object_mut().unwrap();
+        let negotiation = take_negotiation(args, &HeavyConfig::default()).unwrap();
+        assert_eq!(
+            (negotiation.mode, negotiation.page, negotiation.page_size),
+            (Mode::Paginated, 2, 20)
+        );
+        assert_eq!(args.keys().collect::<Vec<_>>(), ["continuation_token"]);
+    }
+}

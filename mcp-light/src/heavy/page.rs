@@ -1,0 +1,509 @@
+//! Paging: which values are pageable, and one page of them.
+
+use serde_json::{Map, Value};
+
+use super::{HeavyConfig, Mode, Negotiation, NegotiationError};
+use crate::store::Origin;
+
+/// The fields of a page, in the order [`serve`](super::serve) writes them.
+const PAGE_FIELDS: [&str; 5] = ["items", "page", "page_size", "total", "has_more"];
+
+/// How `paginated` and `filtered` treat a value.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// A list: paged.
+    List,
+    /// An object with exactly one list field, named here: that list is paged.
+    Wrapper(String),
+    /// Anything else: served whole.
+    Whole,
+}
+
+/// The layout of `value`; a single write is always whole.
+pub(super) fn layout(value: &Value, origin: Origin) -> Layout {
+    if origin == Origin::SingleWrite {
+        return Layout::Whole;
+    }
+    match value {
+        Value::Array(_) => Layout::List,
+        Value::Object(map) => {
+            let mut lists = map.iter().filter(|(_, field)| field.is_array());
+            match (lists.next(), lists.next()) {
+                (Some((key, _)), None) => Layout::Wrapper(key.clone()),
+                _ => Layout::Whole,
+            }
+        }
+        _ => Layout::Whole,
+    }
+}
+
+/// Pages `value` according to `layout`; `keep` narrows the page's items
+/// (or a whole object) to those fields.
+pub(super) fn paginate(
+    value: Value,
+    layout: Layout,
+    negotiation: &Negotiation,
+    keep: Option<&[String]>,
+) -> Value {
+    match (layout, value) {
+        (Layout::List, Value::Array(items)) => Value::Object(page(items, negotiation, keep)),
+        (Layout::Wrapper(key), Value::Object(map)) => {
+            let collides = map
+                .keys()
+                .any(|field| *field != key && PAGE_FIELDS.contains(&field.as_str()));
+            let mut out = Map::new();
+            for (field, inner) in map {
+                match inner {
+                    // The page takes the list's place for now; moved below.
+                    Value::Array(items) if field == key => {
+                        out.insert(field, Value::Object(page(items, negotiation, keep)));
+                    }
+                    other => {
+                        out.insert(field, other);
+                    }
+                }
+            }
+            // Flat after the siblings unless that would overwrite one of them.
+            if !collides && let Some(Value::Object(fields)) = out.shift_remove(&key) {
+                out.extend(fields);
+            }
+            Value::Object(out)
+        }
+        (_, Value::Object(map)) if keep.is_some() => Value::Object(narrow(map, keep)),
+        (_, value) => value,
+    }
+}
+
+/// One page of a stored result that is a list, parsing only the page's
+/// items: the rest of the list is scanned, not built into values. `None`
+/// when this shortcut does not apply (another mode, a single write, a body
+/// that is not a list) and [`serve`](super::serve) must have the parsed value.
+pub(crate) fn page_of_stored_list(
+    body: &[u8],
+    origin: Origin,
+    negotiation: &Negotiation,
+    config: &HeavyConfig,
+) -> Option<Result<Value, NegotiationError>> {
+    let is_list = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    if negotiation.mode != Mode::Paginated || origin == Origin::SingleWrite || !is_list {
+        return None;
+    }
+    if let Err(error) = negotiation.check(config) {
+        return Some(Err(error));
+    }
+    let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(body).ok()?;
+    let (start, end) = page_bounds(raw.len(), negotiation);
+    let items = raw[start..end]
+        .iter()
+        .map(|item| serde_json::from_str(item.get()))
+        .collect::<Result<Vec<Value>, _>>()
+        .ok()?;
+    Some(Ok(Value::Object(page_fields(
+        items,
+        raw.len(),
+        negotiation,
+    ))))
+}
+
+/// Where the page `negotiation` asks for starts and ends in a list of
+/// `total` items; an absurd page number is simply past the end.
+fn page_bounds(total: usize, negotiation: &Negotiation) -> (usize, usize) {
+    let start = (negotiation.page - 1)
+        .saturating_mul(negotiation.page_size)
+        .min(total);
+    (
+        start,
+        start.saturating_add(negotiation.page_size).min(total),
+    )
+}
+
+/// `{items, page, page_size, total, has_more}` for a page of `items` out of
+/// `total`.
+fn page_fields(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Map<String, Value> {
+    let (_, end) = page_bounds(total, negotiation);
+    let mut fields = Map::new();
+    fields.insert("items".into(), items.into());
+    fields.insert("page".into(), negotiation.page.into());
+    fields.insert("page_size".into(), negotiation.page_size.into());
+    fields.insert("total".into(), total.into());
+    fields.insert("has_more".into(), (end < total).into());
+    fields
+}
+
+/// One page of `items` as `{items, page, page_size, total, has_more}`.
+fn page(
+    items: Vec<Value>,
+    negotiation: &Negotiation,
+    keep: Option<&[String]>,
+) -> Map<String, Value> {
+    let total = items.len();
+    let (start, _) = page_bounds(total, negotiation);
+    let taken: Vec<Value> = items
+        .into_iter()
+        .skip(start)
+        .take(negotiation.page_size)
+        .map(|item| match item {
+            Value::Object(map) if keep.is_some() => Value::Object(narrow(map, keep)),
+            other => other,
+        })
+        .collect();
+    page_fields(taken, total, negotiation)
+}
+
+/// `map` with only the fields in `keep` (all of them when `keep` is `None`),
+/// in the map's own order.
+fn narrow(map: Map<String, Value>, keep: Option<&[String]>) -> Map<String, Value> {
+    match keep {
+        None => map,
+        Some(keys) => map
+            .into_iter()
+            .filter(|(field, _)| keys.contains(field))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::heavy::serve;
+    use crate::heavy::test_support::{asked, config, ids, rows, take};
+
+    // --- paginated ---
+
+    #[test]
+    fn list_page_1_middle_last_and_past_end() {
+        let value = rows(45);
+        let first = serve(
+            value.clone(),
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(
+            first.as_object().unwrap().keys().collect::<Vec<_>>(),
+            PAGE_FIELDS
+        );
+        assert_eq!(ids(&first), (1..=20).collect::<Vec<_>>());
+        assert_eq!(
+            (&first["page"], &first["page_size"], &first["total"]),
+            (&json!(1), &json!(20), &json!(45))
+        );
+        assert_eq!(first["has_more"], true);
+
+        let middle = serve(
+            value.clone(),
+            Origin::Read,
+            &asked(Mode::Paginated, 2, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(ids(&middle), (21..=40).collect::<Vec<_>>());
+        assert_eq!(middle["has_more"], true);
+
+        let last = serve(
+            value.clone(),
+            Origin::Read,
+            &asked(Mode::Paginated, 3, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(ids(&last), (41..=45).collect::<Vec<_>>());
+        assert_eq!(last["has_more"], false);
+
+        let past = serve(
+            value,
+            Origin::Read,
+            &asked(Mode::Paginated, 4, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(
+            past,
+            json!({"items": [], "page": 4, "page_size": 20, "total": 45, "has_more": false})
+        );
+    }
+
+    #[test]
+    fn an_exactly_full_last_page_has_no_more() {
+        let page = serve(
+            rows(40),
+            Origin::Read,
+            &asked(Mode::Paginated, 2, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(ids(&page).len(), 20);
+        assert_eq!(page["has_more"], false);
+    }
+
+    #[test]
+    fn an_empty_list_has_an_empty_first_page() {
+        let page = serve(
+            json!([]),
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(
+            page,
+            json!({"items": [], "page": 1, "page_size": 20, "total": 0, "has_more": false})
+        );
+    }
+
+    #[test]
+    fn an_absurd_page_is_past_the_end_not_an_overflow() {
+        let page = serve(
+            rows(3),
+            Origin::Read,
+            &asked(Mode::Paginated, usize::MAX, 200),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(page["items"], json!([]));
+        assert_eq!(page["has_more"], false);
+    }
+
+    #[test]
+    fn the_default_negotiation_serves_20_items() {
+        let negotiation = take(json!({})).unwrap();
+        let page = serve(rows(100), Origin::Read, &negotiation, &config()).unwrap();
+        assert_eq!(ids(&page).len(), 20);
+    }
+
+    #[test]
+    fn page_size_up_to_the_maximum_is_served_and_over_it_refused() {
+        let page = serve(
+            rows(500),
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 200),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(ids(&page).len(), 200);
+        let err = serve(
+            rows(500),
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 201),
+            &config(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "page_size must be an integer from 1 to 200; got 201"
+        );
+        let err = serve(
+            rows(5),
+            Origin::Read,
+            &asked(Mode::Paginated, 0, 20),
+            &config(),
+        )
+        .unwrap_err();
+        assert_eq!(err.field(), "page");
+    }
+
+    #[test]
+    fn an_object_with_one_list_pages_it_and_keeps_its_siblings_first() {
+        let value = json!({"site": "hq", "devices": rows(25), "generated": "now"});
+        let page = serve(
+            value,
+            Origin::Read,
+            &asked(Mode::Paginated, 2, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(
+            page.as_object().unwrap().keys().collect::<Vec<_>>(),
+            [
+                "site",
+                "generated",
+                "items",
+                "page",
+                "page_size",
+                "total",
+                "has_more"
+            ]
+        );
+        assert_eq!(
+            (&page["site"], &page["generated"]),
+            (&json!("hq"), &json!("now"))
+        );
+        assert_eq!(ids(&page), (21..=25).collect::<Vec<_>>());
+        assert_eq!(
+            (&page["total"], &page["has_more"]),
+            (&json!(25), &json!(false))
+        );
+    }
+
+    #[test]
+    fn a_sibling_named_like_a_page_field_is_not_overwritten() {
+        let value = json!({"total": 5000, "page": 7, "results": rows(3)});
+        let page = serve(
+            value,
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 2),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(
+            page,
+            json!({
+                "total": 5000, "page": 7,
+                "results": {"items": [rows(3)[0], rows(3)[1]], "page": 1, "page_size": 2, "total": 3, "has_more": true},
+            })
+        );
+    }
+
+    #[test]
+    fn a_list_field_named_items_pages_flat() {
+        let value = json!({"items": rows(3), "next": null});
+        let page = serve(
+            value,
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 2),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(page["next"], Value::Null);
+        assert_eq!(ids(&page), [1, 2]);
+    }
+
+    #[test]
+    fn an_object_with_two_lists_is_returned_whole() {
+        let value = json!({"devices": rows(30), "sites": ["hq", "lab"]});
+        let served = serve(
+            value.clone(),
+            Origin::Read,
+            &asked(Mode::Paginated, 1, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(served, value);
+    }
+
+    #[test]
+    fn non_lists_are_returned_whole() {
+        for value in [
+            json!({"id": 1, "name": "edge"}),
+            json!("text"),
+            json!(3),
+            json!(null),
+        ] {
+            let served = serve(
+                value.clone(),
+                Origin::Read,
+                &asked(Mode::Paginated, 1, 20),
+                &config(),
+            )
+            .unwrap();
+            assert_eq!(served, value);
+        }
+    }
+
+    #[test]
+    fn a_single_write_is_never_paged() {
+        let device = json!({"id": 7, "name": "edge-01", "tags": (0..50).collect::<Vec<_>>()});
+        for mode in [Mode::Paginated, Mode::Full] {
+            let served = serve(
+                device.clone(),
+                Origin::SingleWrite,
+                &asked(mode, 1, 20),
+                &config(),
+            )
+            .unwrap();
+            assert_eq!(served, device);
+        }
+        let list = rows(30);
+        let served = serve(
+            list.clone(),
+            Origin::SingleWrite,
+            &asked(Mode::Paginated, 1, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(served, list);
+    }
+
+    #[test]
+    fn a_bulk_write_is_paged() {
+        let page = serve(
+            rows(30),
+            Origin::BulkWrite,
+            &asked(Mode::Paginated, 2, 20),
+            &config(),
+        )
+        .unwrap();
+        assert_eq!(ids(&page), (21..=30).collect::<Vec<_>>());
+    }
+
+    // --- the stored-list shortcut ---
+
+    #[test]
+    fn a_page_of_a_stored_list_matches_the_page_of_the_parsed_list() {
+        let config = HeavyConfig::default();
+        let list = json!(
+            (0..45)
+                .map(|i| json!({"id": i, "tags": ["a"]}))
+                .collect::<Vec<_>>()
+        );
+        let body = serde_json::to_vec(&list).unwrap();
+        for origin in [Origin::Read, Origin::BulkWrite] {
+            for (page, page_size) in [(1, 20), (3, 20), (4, 20), (usize::MAX, 20), (2, 7)] {
+                let negotiation = Negotiation {
+                    page,
+                    page_size,
+                    ..Negotiation::with_mode(Mode::Paginated, &config)
+                };
+                let shortcut = page_of_stored_list(&body, origin, &negotiation, &config)
+                    .expect("a stored list takes the shortcut")
+                    .unwrap();
+                let parsed = serve(list.clone(), origin, &negotiation, &config).unwrap();
+                assert_eq!(shortcut, parsed, "page {page} of {page_size}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_stored_list_shortcut_leaves_everything_else_to_serve() {
+        let config = HeavyConfig::default();
+        let paginated = Negotiation::with_mode(Mode::Paginated, &config);
+        let list = b"[1,2,3]";
+        assert!(page_of_stored_list(list, Origin::SingleWrite, &paginated, &config).is_none());
+        assert!(
+            page_of_stored_list(br#"{"items":[1]}"#, Origin::Read, &paginated, &config).is_none()
+        );
+        for mode in [Mode::Full, Mode::Summary] {
+            let negotiation = Negotiation::with_mode(mode, &config);
+            assert!(page_of_stored_list(list, Origin::Read, &negotiation, &config).is_none());
+        }
+        let too_big = Negotiation {
+            page_size: config.max_page_size + 1,
+            ..paginated
+        };
+        assert!(
+            page_of_stored_list(list, Origin::Read, &too_big, &config)
+                .unwrap()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_stored_list_gives_the_asked_page() {
+        let config = HeavyConfig::default();
+        let second = Negotiation {
+            page: 2,
+            page_size: 2,
+            ..Negotiation::with_mode(Mode::Paginated, &config)
+        };
+        let page = page_of_stored_list(b"[1,2,3,4,5]", Origin::Read, &second, &config)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            page.to_string(),
+            r#"{"items":[3,4],"page":2,"page_size":2,"total":5,"has_more":true}"#
+        );
+    }
+}

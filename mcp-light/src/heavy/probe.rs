@@ -1,0 +1,232 @@
+//! The probe a first call to a heavy tool answers instead of its result.
+
+use serde_json::{Map, Value};
+
+use super::page::{Layout, layout};
+use super::preview::fit_or_empty;
+use super::{HeavyConfig, Mode, kind};
+use crate::store::Origin;
+use crate::token::Token;
+
+/// The probe a first call to a heavy tool answers instead of the result:
+/// `{preview, total_size, available_modes, continuation_token, usage}`, in
+/// that order.
+///
+/// * `preview` is the value cut short, as real JSON (not a string holding
+///   it), at most [`HeavyConfig::preview_chars`] characters when written as
+///   compact JSON. Containers keep as many leading items (list) or entries
+///   (object) as fit whole; only when not even the first fits is that one
+///   shortened the same way, down to its first keys or a string prefix
+///   ending in `…`. Values are never converted to strings.
+/// * `total_size` is passed through: the stored result's size in bytes.
+/// * `available_modes` lists the modes that do something useful with this
+///   value: `paginated` only for pageable values, `filtered` only for
+///   objects and lists holding objects.
+/// * `usage` is two sentences naming `tool`, where `continuation_token` and
+///   `mode` go, and what omitting `mode` returns.
+///
+/// The probe stands for a read ([`Origin::Read`]); writes answer envelopes.
+pub(crate) fn probe(
+    tool: &str,
+    value: &Value,
+    total_size: usize,
+    token: &Token,
+    config: &HeavyConfig,
+) -> Map<String, Value> {
+    let modes = available_modes(value);
+    let mut probe = Map::new();
+    probe.insert("preview".into(), fit_or_empty(value, config.preview_chars));
+    probe.insert("total_size".into(), total_size.into());
+    probe.insert(
+        "available_modes".into(),
+        modes.iter().map(|mode| mode.as_str()).collect(),
+    );
+    probe.insert("continuation_token".into(), token.as_str().into());
+    probe.insert("usage".into(), usage(tool, value, &modes, config).into());
+    probe
+}
+
+/// The modes worth offering for `value`, in [`Mode::ALL`] order.
+fn available_modes(value: &Value) -> Vec<Mode> {
+    let pageable = !matches!(layout(value, Origin::Read), Layout::Whole);
+    let filterable = match value {
+        Value::Object(_) => true,
+        Value::Array(items) => items.iter().any(Value::is_object),
+        _ => false,
+    };
+    Mode::ALL
+        .into_iter()
+        .filter(|mode| match mode {
+            Mode::Summary | Mode::Full => true,
+            Mode::Paginated => pageable,
+            Mode::Filtered => filterable,
+        })
+        .collect()
+}
+
+/// The probe's instructions: what is stored, how to redeem it, and what the
+/// default returns for this value.
+fn usage(tool: &str, value: &Value, modes: &[Mode], config: &HeavyConfig) -> String {
+    let what = match (value, layout(value, Origin::Read)) {
+        (Value::Array(items), _) => format!("a list of {} items", items.len()),
+        (Value::Object(map), Layout::Wrapper(key)) => {
+            let count = map.get(&key).and_then(Value::as_array).map_or(0, Vec::len);
+            format!("an object whose \"{key}\" lists {count} items")
+        }
+        (other, _) => kind(other).to_owned(),
+    };
+    let default = if modes.contains(&Mode::Paginated) {
+        format!(
+            "without mode you get page 1 of up to {} items, and page and page_size pick others",
+            config.default_page_size
+        )
+    } else {
+        "without mode you get the whole result".to_owned()
+    };
+    let filter = if modes.contains(&Mode::Filtered) {
+        ", plus filter_keys for filtered"
+    } else {
+        ""
+    };
+    format!(
+        "Stored: {what}. Call {tool} again with continuation_token at the top \
+         level and mode (one of available_modes) beside it{filter}; {default}."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::heavy::test_support::{config, rows, token};
+
+    #[test]
+    fn probe_keys_are_in_order() {
+        let probe = probe("device_list", &rows(100), 4321, &token(), &config());
+        assert_eq!(
+            probe.keys().collect::<Vec<_>>(),
+            [
+                "preview",
+                "total_size",
+                "available_modes",
+                "continuation_token",
+                "usage"
+            ]
+        );
+        assert_eq!(probe["total_size"], 4321);
+    }
+
+    #[test]
+    fn probe_carries_the_token() {
+        let token = token();
+        let probe = probe("device_list", &rows(100), 1, &token, &config());
+        assert_eq!(probe["continuation_token"], token.as_str());
+    }
+
+    #[test]
+    fn usage_names_the_tool_the_fields_and_the_real_default() {
+        let small = HeavyConfig {
+            default_page_size: 15,
+            ..config()
+        };
+        let probe = probe("device_list", &rows(100), 1, &token(), &small);
+        let usage = probe["usage"].as_str().unwrap();
+        for needle in [
+            "device_list",
+            "continuation_token",
+            "top level",
+            "mode",
+            "page 1 of up to 15 items",
+            "100 items",
+        ] {
+            assert!(usage.contains(needle), "{needle:?} missing from {usage}");
+        }
+        assert!(usage.split(". ").count() <= 2, "{usage}");
+    }
+
+    #[test]
+    fn usage_says_a_non_pageable_value_comes_back_whole() {
+        let probe = probe(
+            "device_get",
+            &json!({"id": 1, "blob": "z".repeat(30_000)}),
+            1,
+            &token(),
+            &config(),
+        );
+        let usage = probe["usage"].as_str().unwrap();
+        assert!(usage.contains("device_get"), "{usage}");
+        assert!(
+            usage.contains("without mode you get the whole result"),
+            "{usage}"
+        );
+    }
+
+    #[test]
+    fn available_modes_fit_the_value() {
+        let modes =
+            |value: &Value| probe("t", value, 1, &token(), &config())["available_modes"].clone();
+        assert_eq!(
+            modes(&rows(5)),
+            json!(["summary", "paginated", "filtered", "full"])
+        );
+        assert_eq!(
+            modes(&json!([1, 2, 3])),
+            json!(["summary", "paginated", "full"])
+        );
+        assert_eq!(
+            modes(&json!({"id": 1, "name": "x"})),
+            json!(["summary", "filtered", "full"])
+        );
+        assert_eq!(
+            modes(&json!({"n": 2, "rows": rows(2)})),
+            json!(["summary", "paginated", "filtered", "full"])
+        );
+        assert_eq!(modes(&json!("text")), json!(["summary", "full"]));
+    }
+
+    #[test]
+    fn the_whole_probe_stays_small() {
+        let probe = probe("device_list", &rows(10_000), 987_654, &token(), &config());
+        let text = Value::Object(probe).to_string();
+        assert!(text.len() < 700, "{} bytes: {text}", text.len());
+    }
+
+    #[test]
+    fn a_list_of_objects_previews_its_leading_items_and_offers_every_mode() {
+        let devices: Vec<_> = (1..=500)
+            .map(|id| json!({"id": id, "name": format!("edge-{id}")}))
+            .collect();
+        let value = Value::from(devices);
+        let token = Token::mint().unwrap();
+        let probe = probe(
+            "device_list",
+            &value,
+            12_345,
+            &token,
+            &HeavyConfig::default(),
+        );
+
+        assert_eq!(
+            probe.keys().collect::<Vec<_>>(),
+            [
+                "preview",
+                "total_size",
+                "available_modes",
+                "continuation_token",
+                "usage"
+            ]
+        );
+        assert!(
+            probe["preview"]
+                .to_string()
+                .starts_with(r#"[{"id":1,"name":"edge-1"},"#)
+        );
+        assert!(probe["preview"].to_string().chars().count() <= 200);
+        assert_eq!(
+            probe["available_modes"],
+            json!(["summary", "paginated", "filtered", "full"])
+        );
+        assert!(probe["usage"].as_str().unwrap().contains("device_list"));
+    }
+}

@@ -1,0 +1,48 @@
+//! Values and negotiations the tests of several heavy modules share.
+
+use serde_json::{Value, json};
+
+use super::{HeavyConfig, Mode, Negotiation, NegotiationError, take_negotiation};
+use crate::token::Token;
+
+pub(super) fn config() -> HeavyConfig {
+    HeavyConfig::default()
+}
+
+/// `n` device rows with ids from 1.
+pub(super) fn rows(n: usize) -> Value {
+    (1..=n)
+        .map(|id| json!({"id": id, "name": format!("edge-{id}"), "site": "hq"}))
+        .collect()
+}
+
+/// The ids of a page's items.
+pub(super) fn ids(page: &Value) -> Vec<u64> {
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].as_u64().unwrap())
+        .collect()
+}
+
+pub(super) fn asked(mode: Mode, page: usize, page_size: usize) -> Negotiation {
+    Negotiation {
+        mode,
+        page,
+        page_size,
+        filter_keys: Vec::new(),
+    }
+}
+
+/// The negotiation in `args`, read with the default limits.
+pub(super) fn take(args: Value) -> Result<Negotiation, NegotiationError> {
+    let Value::Object(mut args) = args else {
+        panic!("args must be an object")
+    };
+    take_negotiation(&mut args, &config())
+}
+
+pub(super) fn token() -> Token {
+    Token::mint().unwrap()
+}
