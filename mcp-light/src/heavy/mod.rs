@@ -1,4 +1,4 @@
-//! Heavy reads (C16, C17, C26): the probe a first call answers and the modes
+//! Heavy reads: the probe a first call answers and the modes
 //! a continuation is served in.
 //!
 //! A tool marked `#[mcp_heavy]` does not answer its result. Its first call
@@ -12,7 +12,7 @@
 //! the tool again; a wrong `mode`, `page`, `page_size` or `filter_keys` is
 //! a [`NegotiationError`]. The tool's schema gains those five fields with
 //! their types and bounds and almost no prose, because every caller pays
-//! for `tools/list` (C26); the instructions travel in the probe's `usage`
+//! for `tools/list`; the instructions travel in the probe's `usage`
 //! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
 //! page sizes, the preview length and the size backstop.
 //!
@@ -93,7 +93,7 @@ pub struct HeavyConfig {
     /// more than it did.
     pub max_page_size: usize,
     /// Results larger than this many bytes are answered with a probe where
-    /// the schema discloses continuation (C18); `None` switches the backstop
+    /// the schema discloses continuation; `None` switches the backstop
     /// off. Default 25,000.
     pub size_backstop: Option<usize>,
     /// The longest a probe's `preview` may be, in characters of compact JSON
@@ -155,7 +155,7 @@ impl HeavyConfig {
 
     /// Sets [`size_backstop`](HeavyConfig::size_backstop): results larger
     /// than this many bytes are answered with a probe where the schema
-    /// discloses continuation (C18); `None` switches the backstop off
+    /// discloses continuation; `None` switches the backstop off
     /// (default `Some(25_000)`).
     ///
     /// ```
@@ -185,7 +185,7 @@ impl HeavyConfig {
         self
     }
 
-    /// Whether a result of `size` bytes is over the size backstop (C18).
+    /// Whether a result of `size` bytes is over the size backstop.
     pub fn over_backstop(&self, size: usize) -> bool {
         self.size_backstop.is_some_and(|limit| size > limit)
     }

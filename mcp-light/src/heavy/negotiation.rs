@@ -288,7 +288,7 @@ fn quote(value: &Value) -> String {
 ///
 /// They carry types and bounds (the maximum page size from `config`) and
 /// at most a few words of description: every token in `tools/list` is paid
-/// by every caller (C26), and the probe's `usage` sentence explains them to
+/// by every caller, and the probe's `usage` sentence explains them to
 /// the agents that actually get a probe.
 pub(crate) fn negotiation_properties(config: &HeavyConfig) -> Map<String, Value> {
     let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.as_str()).collect();
