@@ -2,27 +2,22 @@
 //! mcp-light.
 //!
 //! ```text
-//! cargo run --example inventory                                 # stdio, in-memory database
-//! cargo run --example inventory -- --db inventory.db            # stdio, a file
-//! cargo run --example inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
-//! cargo run --example inventory -- --seed 500                   # 4 sites and 500 devices first
+//! cargo run -p inventory                                 # stdio, in-memory database
+//! cargo run -p inventory -- --db inventory.db            # stdio, a file
+//! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
+//! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! ```
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
-//! to stderr.
-
-mod db;
-mod fixture;
-mod model;
-mod tools;
+//! to stderr. The tools, the database and the fixture are the `inventory`
+//! library's; this binary reads the command line and serves.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mcp_light::Server;
-
-use crate::db::Db;
+use inventory::db::{self, Db};
+use inventory::fixture;
 
 const USAGE: &str = "\
 Usage: inventory [--db PATH] [--http ADDR] [--seed N]
@@ -89,9 +84,7 @@ async fn run(options: Options) -> Result<(), String> {
         .run_now(db::count_devices)
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
-    let server = Server::from_registry()
-        .and_then(|server| server.with_state(db).with_dispatcher("inventory"))
-        .map_err(|e| e.to_string())?;
+    let server = inventory::server(db).map_err(|e| e.to_string())?;
 
     match options.http {
         None => {
@@ -198,22 +191,5 @@ mod tests {
             parse(&["--verbose"]).unwrap_err(),
             "unknown argument \"--verbose\""
         );
-    }
-
-    #[test]
-    fn fixture_is_deterministic_and_about_720_bytes_a_device() {
-        let devices = fixture::new_devices(60, 1);
-        assert_eq!(devices, fixture::new_devices(60, 1));
-        assert_ne!(devices, fixture::new_devices(60, 2));
-        let db = Db::open(None).unwrap();
-        let written = db
-            .run_now(|conn| {
-                db::ensure_sites(conn, fixture::new_sites())?;
-                db::create_devices(conn, devices)
-            })
-            .unwrap();
-        let bytes = serde_json::to_vec(&written).unwrap().len();
-        let each = bytes / written.len();
-        assert!((650..=800).contains(&each), "{each} bytes a device");
     }
 }
