@@ -144,3 +144,19 @@ fn the_binary_serves_the_library_tools_on_stdio() {
         serde_json::to_value(library.list_tools()).unwrap()
     );
 }
+
+#[test]
+fn the_binary_prints_help_on_stdout_and_refuses_unknown_flags() {
+    let inventory = env!("CARGO_BIN_EXE_inventory");
+    let help = Command::new(inventory).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(text.starts_with("A network-inventory MCP server"), "{text}");
+    assert!(text.contains("--http <ADDR>"), "{text}");
+
+    let wrong = Command::new(inventory).arg("--verbose").output().unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(wrong.stdout.is_empty());
+    let message = String::from_utf8(wrong.stderr).unwrap();
+    assert!(message.contains("'--verbose'"), "{message}");
+}

@@ -28,6 +28,7 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
+use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
 use inventory::tools::is_inventory_tool;
@@ -35,6 +36,16 @@ use mcp_light::{CallToolResult, Registry, TOOLS, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
+
+/// Counts what the inventory's answers and its `tools/list` cost in cl100k
+/// and o200k tokens, and prints a Markdown report.
+#[derive(Parser)]
+#[command(name = "token_report")]
+struct Args {
+    /// Print one JSON row per answer (with its text) instead of Markdown
+    #[arg(long)]
+    json: bool,
+}
 
 /// The creation time every measured device carries, so every run serializes
 /// the same bytes.
@@ -360,14 +371,7 @@ fn markdown(rows: &[Row], tokenizers: &Tokenizers) -> String {
 }
 
 fn main() {
-    let json_out = match std::env::args().nth(1).as_deref() {
-        None => false,
-        Some("--json") => true,
-        Some(other) => {
-            eprintln!("unknown argument {other:?}; usage: token_report [--json]");
-            std::process::exit(2);
-        }
-    };
+    let args = Args::parse();
     let tokenizers = Tokenizers {
         cl100k: tiktoken_rs::cl100k_base().expect("cl100k_base ships with tiktoken-rs"),
         o200k: tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs"),
@@ -376,7 +380,7 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     let rows = runtime.block_on(measure(&tokenizers));
-    if json_out {
+    if args.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
         println!("{}", serde_json::to_string_pretty(&rows).unwrap());
     } else {
