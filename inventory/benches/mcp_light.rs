@@ -1,8 +1,8 @@
 //! The costs of mcp-light, each measured beside what it replaces.
 //!
 //! ```sh
-//! cargo bench --bench mcp_light                       # everything, then the ratios
-//! cargo bench --bench mcp_light -- --measurement-time 2 --warm-up-time 1 write_path
+//! cargo bench -p inventory                       # everything, then the ratios
+//! cargo bench -p inventory -- --measurement-time 2 --warm-up-time 1 write_path
 //! ```
 //!
 //! Groups (see BENCHMARKS.md for the figures):
@@ -22,13 +22,10 @@
 //! 10,000 entries with a counting allocator (switched on only for that, so it
 //! costs the timings one relaxed load per allocation) and prints the ratios,
 //! read from criterion's own estimates of this run.
-
-#[path = "../src/fixture.rs"]
-#[allow(dead_code)]
-mod fixture;
-#[path = "../src/model.rs"]
-#[allow(dead_code)]
-mod model;
+//!
+//! The devices are the inventory's (`inventory::model`, `inventory::fixture`);
+//! the tools are the bench's own, so that the tool bodies cost next to
+//! nothing and the measurement is of mcp-light.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -37,18 +34,18 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use inventory::fixture;
+use inventory::model::{Device, NewDevice};
 use mcp_light::prelude::*;
 use mcp_light::store::{ContinuationStore, Entry, MemoryStoreConfig, Origin, Owner};
 use mcp_light::token::Token;
-use mcp_light::{McpHandler, MemoryStore};
+use mcp_light::{McpHandler, MemoryStore, Registry, TOOLS};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolRequestParams, NumberOrString};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio::runtime::Runtime;
 use uuid::Uuid;
-
-use model::Device;
 
 /// The creation time every measured device carries, so every run serializes
 /// the same bytes.
@@ -132,8 +129,9 @@ mod by_hand {
     use serde::Deserialize;
     use uuid::Uuid;
 
+    use inventory::model::Device;
+
     use super::{Sum, device_by_id};
-    use crate::model::Device;
 
     #[derive(Deserialize, JsonSchema)]
     pub struct DeviceGet {
@@ -238,9 +236,13 @@ fn args(value: Value) -> Map<String, Value> {
     }
 }
 
+/// A server of the bench's own tools: the inventory library's are linked in
+/// too (and share names with these), but are not what is measured.
 fn server() -> Server {
-    Server::from_registry()
-        .expect("the bench's tools register")
+    let own = TOOLS
+        .iter()
+        .filter(|def| !inventory::tools::is_inventory_tool(def));
+    Server::new(Registry::from_tools(own).expect("the bench's tools register"))
         .with_dispatcher(DISPATCHER)
         .expect("one dispatcher")
 }
@@ -374,16 +376,22 @@ fn per_call(c: &mut Criterion, rt: &Runtime) {
 /// borrowed `Value`.
 fn args_parse(c: &mut Criterion) {
     #[derive(Deserialize)]
-    #[allow(dead_code)]
     struct Add {
         a: i64,
         b: i64,
     }
     #[derive(Deserialize)]
-    #[allow(dead_code)]
     struct BulkCreate {
-        devices: Vec<model::NewDevice>,
+        devices: Vec<NewDevice>,
     }
+    let add = json!({"a": 2, "b": 40});
+    let bulk = json!({ "devices": fixture::new_devices(60, 1) });
+    // What is timed parses to what was sent.
+    let parsed: Add = serde_json::from_value(add.clone()).unwrap();
+    assert_eq!((parsed.a, parsed.b), (2, 40));
+    let parsed: BulkCreate = serde_json::from_value(bulk.clone()).unwrap();
+    assert_eq!(parsed.devices, fixture::new_devices(60, 1));
+
     fn cases<A: serde::de::DeserializeOwned>(c: &mut Criterion, name: &str, value: Value) {
         let mut group = c.benchmark_group(format!("args_parse/{name}"));
         group.bench_function("path_to_error", |b| {
@@ -405,12 +413,8 @@ fn args_parse(c: &mut Criterion) {
         });
         group.finish();
     }
-    cases::<Add>(c, "add", json!({"a": 2, "b": 40}));
-    cases::<BulkCreate>(
-        c,
-        "bulk_create_60",
-        json!({ "devices": fixture::new_devices(60, 1) }),
-    );
+    cases::<Add>(c, "add", add);
+    cases::<BulkCreate>(c, "bulk_create_60", bulk);
 }
 
 /// Where a redemption's time goes, in building blocks: parsing the stored
@@ -571,11 +575,11 @@ fn store_memory(rt: &Runtime) -> Vec<MemoryRow> {
         // Counted: the store itself, and each entry as outcome 1 builds it
         // (a body serialized into a buffer, then shared).
         let (heap, store) = heap::count(|| {
-            let store = MemoryStore::new(MemoryStoreConfig {
-                max_bytes: usize::MAX,
-                max_entries: ENTRIES,
-                ..MemoryStoreConfig::default()
-            });
+            let store = MemoryStore::new(
+                MemoryStoreConfig::new()
+                    .with_max_bytes(usize::MAX)
+                    .with_max_entries(ENTRIES),
+            );
             rt.block_on(async {
                 for token in &tokens {
                     let entry = Entry {
@@ -617,14 +621,28 @@ fn estimate(dir: &Path, id: &str, since: SystemTime) -> Option<f64> {
     pick("slope").or_else(|| pick("mean"))
 }
 
+/// Where criterion keeps its results, found as criterion itself finds it:
+/// `CRITERION_HOME`, else `criterion/` in the target directory, which is the
+/// workspace's (asked of cargo), not this package's.
 fn criterion_dir() -> PathBuf {
     if let Some(home) = std::env::var_os("CRITERION_HOME") {
         return PathBuf::from(home);
     }
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+        .or_else(cargo_target_dir)
+        .unwrap_or_else(|| PathBuf::from("target"));
     target.join("criterion")
+}
+
+/// The target directory `cargo metadata` reports, when run under cargo.
+fn cargo_target_dir() -> Option<PathBuf> {
+    let output = std::process::Command::new(std::env::var_os("CARGO")?)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()
+        .ok()?;
+    let metadata: Value = serde_json::from_slice(&output.stdout).ok()?;
+    metadata["target_directory"].as_str().map(PathBuf::from)
 }
 
 fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {

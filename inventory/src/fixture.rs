@@ -6,8 +6,8 @@
 //! from these comes out at roughly 720 bytes of compact JSON, like a device
 //! record in a real inventory's bulk echo.
 //!
-//! It depends on nothing but the model, so other examples (a token report,
-//! a benchmark) can include this file and the model with `#[path]`.
+//! It depends on nothing but the model, so the token report and the
+//! benchmarks use it without a database.
 
 use std::collections::BTreeMap;
 
@@ -134,9 +134,12 @@ const OWNERS: [&str; 3] = ["netops", "secops", "platform"];
 /// and asset tags differ between seeds; two calls with overlapping counts
 /// name the same devices, which the inventory refuses the second time.
 ///
-/// ```ignore
+/// ```
+/// use inventory::fixture;
+///
 /// let devices = fixture::new_devices(60, 1);
 /// assert_eq!(devices, fixture::new_devices(60, 1));
+/// assert!(devices[0].name.ends_with("-0001")); // `{site}-{role}-0001`
 /// ```
 pub fn new_devices(count: usize, seed: u64) -> Vec<NewDevice> {
     let sites = new_sites();
@@ -212,5 +215,28 @@ impl SplitMix64 {
     /// A number in `0..n` (the modulo bias is irrelevant at these sizes).
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{self, Db};
+
+    #[test]
+    fn is_deterministic_and_about_720_bytes_a_device() {
+        let devices = new_devices(60, 1);
+        assert_eq!(devices, new_devices(60, 1));
+        assert_ne!(devices, new_devices(60, 2));
+        let db = Db::open(None).unwrap();
+        let written = db
+            .run_now(|conn| {
+                db::ensure_sites(conn, new_sites())?;
+                db::create_devices(conn, devices)
+            })
+            .unwrap();
+        let bytes = serde_json::to_vec(&written).unwrap().len();
+        let each = bytes / written.len();
+        assert!((650..=800).contains(&each), "{each} bytes a device");
     }
 }

@@ -7,8 +7,12 @@
 //!
 //! The work itself is in [`crate::db`]; a tool only takes the database from
 //! the server's state and hands the work to [`Db::run`].
+//!
+//! Tools register themselves in [`mcp_light::TOOLS`]; [`registry`] picks
+//! this module's out of whatever else the binary registers.
 
 use mcp_light::prelude::*;
+use mcp_light::{Registry, RegistryError, TOOLS, ToolDef};
 use uuid::Uuid;
 
 use crate::db::{self, Db, DeviceFilter};
@@ -117,4 +121,19 @@ pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError
     ctx.state::<Db>()?
         .run(move |conn| db::create_site(conn, site))
         .await
+}
+
+/// Whether `def` is one of the tools of this module, rather than a tool that
+/// another part of the same binary registers (the token report and the
+/// benchmarks have their own).
+pub fn is_inventory_tool(def: &ToolDef) -> bool {
+    // The macros record each tool's function as `module_path!()::name`.
+    def.function()
+        .strip_prefix(module_path!())
+        .is_some_and(|rest| rest.starts_with("::"))
+}
+
+/// The inventory's tools, checked and with their published schemas.
+pub fn registry() -> Result<Registry, RegistryError> {
+    Registry::from_tools(TOOLS.iter().filter(|def| is_inventory_tool(def)))
 }

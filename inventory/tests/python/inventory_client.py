@@ -1,7 +1,8 @@
 """Start the inventory example and talk to it with the official MCP client.
 
-The tests drive the real binary (`target/debug/inventory`, built by
-`run.sh`) over stdio and over Streamable HTTP, exactly as an MCP host would.
+The tests drive the real binary over stdio and over Streamable HTTP, exactly
+as an MCP host would: `$INVENTORY_BIN`, which `run.sh` sets to the binary it
+just built, or else `target/debug/inventory` under the repository root.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Real-client tests: the inventory example driven by the official Python MCP
-# SDK over stdio and Streamable HTTP. Creates tests/python/.venv on first use.
+# Real-client tests: the inventory server driven by the official Python MCP
+# SDK over stdio and Streamable HTTP. Run from anywhere; creates
+# inventory/tests/python/.venv on first use.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -10,6 +11,11 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r inventory/tests/python/requirements.txt
 
-cargo build -p inventory --bin inventory
+# The binary cargo just built, wherever the target directory is
+# (CARGO_TARGET_DIR included); INVENTORY_BIN set by the caller wins.
+built=$(cargo build -p inventory --bin inventory --message-format=json-render-diagnostics |
+    "$venv/bin/python" -c 'import json, sys
+print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
+export INVENTORY_BIN=${INVENTORY_BIN:-$built}
 
 "$venv/bin/python" -m pytest -q inventory/tests/python "$@"

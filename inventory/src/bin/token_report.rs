@@ -1,8 +1,8 @@
 //! What a bulk write costs an agent's context, in real model tokens.
 //!
 //! ```sh
-//! cargo run --release --example token_report            # a Markdown table
-//! cargo run --release --example token_report -- --json  # one JSON row per answer
+//! cargo run --release -p inventory --bin token_report            # a Markdown table
+//! cargo run --release -p inventory --bin token_report -- --json  # one JSON row per answer
 //! ```
 //!
 //! Every text counted here is the text content a real call answered, made
@@ -14,39 +14,38 @@
 //! formatted here. The counts are tiktoken's `cl100k_base` and `o200k_base`
 //! encodings; bytes ÷ 4 is shown only to show how far off it is.
 //!
-//! The devices are the inventory example's (`examples/inventory/model.rs`
-//! and its deterministic generator `fixture.rs`, included as they are); the
-//! tools are written here over an in-memory list, so the report needs no
-//! SQLite database and measures the envelope, not the storage. Ids are v4
-//! UUIDs drawn from a seeded stream, so every run counts the same texts.
+//! The devices are the inventory's (`inventory::model` and its
+//! deterministic generator `inventory::fixture`); the tools are written here
+//! over an in-memory list, so the report needs no SQLite database and
+//! measures the envelope, not the storage. Ids are v4 UUIDs drawn from a
+//! seeded stream, so every run counts the same texts.
 //!
-//! The Markdown report ends with what the inventory example's `tools/list`
-//! costs every caller, per tool (C26): its real tools are compiled in here
-//! too, and each registry is built from its own subset of the registered
-//! tools.
-
-#[path = "db.rs"]
-#[allow(dead_code)]
-mod db;
-#[path = "fixture.rs"]
-#[allow(dead_code)]
-mod fixture;
-#[path = "model.rs"]
-#[allow(dead_code)]
-mod model;
-/// The inventory example's own tools, for what its `tools/list` costs (C26).
-#[path = "tools.rs"]
-mod tools;
+//! The Markdown report ends with what the inventory's `tools/list` costs
+//! every caller, per tool (C26): the library's tools are linked in beside
+//! the report's, and each registry is built from its own subset of the
+//! registered tools.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use mcp_light::{CallToolResult, Registry, TOOLS, ToolDef, prelude::*};
+use clap::Parser;
+use inventory::fixture;
+use inventory::model::{Device, NewDevice};
+use inventory::tools::is_inventory_tool;
+use mcp_light::{CallToolResult, Registry, TOOLS, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
 
-use model::{Device, NewDevice};
+/// Counts what the inventory's answers and its `tools/list` cost in cl100k
+/// and o200k tokens, and prints a Markdown report.
+#[derive(Parser)]
+#[command(name = "token_report")]
+struct Args {
+    /// Print one JSON row per answer (with its text) instead of Markdown
+    #[arg(long)]
+    json: bool,
+}
 
 /// The creation time every measured device carries, so every run serializes
 /// the same bytes.
@@ -241,21 +240,13 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     rows
 }
 
-/// Whether `def` is one of the inventory example's tools (compiled in from
-/// `examples/inventory/tools.rs`) rather than one of the report's.
-fn is_inventory_tool(def: &ToolDef) -> bool {
-    def.function()
-        .starts_with(concat!(module_path!(), "::tools::"))
-}
-
-/// What the inventory example's `tools/list` costs, one row per tool: each
-/// tool as it goes on the wire (name, description, input schema,
-/// annotations), counted alone.
+/// What the inventory's `tools/list` costs, one row per tool: each tool as
+/// it goes on the wire (name, description, input schema, annotations),
+/// counted alone.
 fn tools_list(tokenizers: &Tokenizers) -> String {
-    let registry = Registry::from_tools(TOOLS.iter().filter(|def| is_inventory_tool(def)))
-        .expect("the inventory's tools register");
+    let registry = inventory::tools::registry().expect("the inventory's tools register");
     let server = Server::new(registry)
-        .with_dispatcher("inventory")
+        .with_dispatcher(inventory::DISPATCHER)
         .expect("one dispatcher");
     let mut out = String::from(
         "\n`tools/list` of the inventory example, per tool (C26; the Python original: \
@@ -380,14 +371,7 @@ fn markdown(rows: &[Row], tokenizers: &Tokenizers) -> String {
 }
 
 fn main() {
-    let json_out = match std::env::args().nth(1).as_deref() {
-        None => false,
-        Some("--json") => true,
-        Some(other) => {
-            eprintln!("unknown argument {other:?}; usage: token_report [--json]");
-            std::process::exit(2);
-        }
-    };
+    let args = Args::parse();
     let tokenizers = Tokenizers {
         cl100k: tiktoken_rs::cl100k_base().expect("cl100k_base ships with tiktoken-rs"),
         o200k: tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs"),
@@ -396,7 +380,7 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     let rows = runtime.block_on(measure(&tokenizers));
-    if json_out {
+    if args.json {
         let rows: Vec<Value> = rows.iter().map(Row::to_json).collect();
         println!("{}", serde_json::to_string_pretty(&rows).unwrap());
     } else {

@@ -1,0 +1,159 @@
+//! The command line of the `inventory` server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// What the command line asked for.
+///
+/// Help texts keep their line breaks (`verbatim_doc_comment`), so `--help`
+/// reads well at 80 columns; the first line of each is the `-h` summary.
+#[derive(Debug, Default, PartialEq, Parser)]
+#[command(
+    name = "inventory",
+    version,
+    about = "A network-inventory MCP server (devices and sites) on SQLite.",
+    long_about = "A network-inventory MCP server (devices and sites) on SQLite.\n\n\
+                  Serves MCP on stdio unless --http is given. Everything the server\n\
+                  says goes to stderr: on stdio, stdout is the MCP channel.",
+    after_long_help = EXAMPLES,
+    // A repeated option takes its last value, as `--db a --db b` always has.
+    args_override_self = true
+)]
+pub struct Cli {
+    /// Keep the inventory in the SQLite file PATH [default: in memory]
+    ///
+    /// The file and its tables are created if missing.
+    #[arg(long, value_name = "PATH", verbatim_doc_comment)]
+    pub db: Option<PathBuf>,
+
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio
+    ///
+    /// ADDR is an IP address and a port. Port 0 picks a free port; the
+    /// address served is printed on stderr. ctrl-c shuts the server down.
+    #[arg(long, value_name = "ADDR", value_parser = socket_addr, verbatim_doc_comment)]
+    pub http: Option<SocketAddr>,
+
+    /// Create the 4 fixture sites and N fixture devices first
+    ///
+    /// The same N gives the same devices on every machine; sites that
+    /// exist already are kept, devices whose names are taken are refused
+    /// (so a file is seeded once). --seed 0 creates just the sites.
+    #[arg(long, value_name = "N", verbatim_doc_comment)]
+    pub seed: Option<usize>,
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  inventory                          stdio, in-memory database
+  inventory --db inventory.db        stdio, a SQLite file
+  inventory --http 127.0.0.1:8080    Streamable HTTP at http://127.0.0.1:8080/mcp
+  inventory --seed 500               the 4 fixture sites and 500 devices first";
+
+/// `--http`'s value; a host name is refused, since the server binds exactly
+/// the address it is given.
+fn socket_addr(value: &str) -> Result<SocketAddr, String> {
+    value
+        .parse()
+        .map_err(|_| "expected an IP address and a port, such as 127.0.0.1:8080".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("inventory").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_arguments_serve_an_in_memory_inventory_on_stdio() {
+        assert_eq!(parse(&[]).unwrap(), Cli::default());
+    }
+
+    #[test]
+    fn reads_every_option_with_a_space_or_an_equals_sign() {
+        let expected = Cli {
+            db: Some("x.db".into()),
+            http: Some("127.0.0.1:0".parse().unwrap()),
+            seed: Some(5),
+        };
+        let spaced = ["--db", "x.db", "--http", "127.0.0.1:0", "--seed", "5"];
+        assert_eq!(parse(&spaced).unwrap(), expected);
+        let joined = ["--db=x.db", "--http=127.0.0.1:0", "--seed=5"];
+        assert_eq!(parse(&joined).unwrap(), expected);
+    }
+
+    #[test]
+    fn takes_ipv6_addresses() {
+        let cli = parse(&["--http", "[::1]:8080"]).unwrap();
+        assert_eq!(cli.http, Some("[::1]:8080".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_repeated_option_takes_its_last_value() {
+        let cli = parse(&["--seed", "1", "--seed", "2"]).unwrap();
+        assert_eq!(cli.seed, Some(2));
+    }
+
+    #[test]
+    fn help_and_version_are_answers_not_errors() {
+        let help = parse(&["--help"]).unwrap_err();
+        assert_eq!(help.kind(), ErrorKind::DisplayHelp);
+        assert_eq!(help.exit_code(), 0);
+        let text = help.to_string();
+        for option in ["--db <PATH>", "--http <ADDR>", "--seed <N>", "Examples:"] {
+            assert!(text.contains(option), "{option} missing from:\n{text}");
+        }
+        assert_eq!(parse(&["-h"]).unwrap_err().kind(), ErrorKind::DisplayHelp);
+        let version = parse(&["--version"]).unwrap_err();
+        assert_eq!(version.kind(), ErrorKind::DisplayVersion);
+        assert_eq!(version.exit_code(), 0);
+    }
+
+    #[test]
+    fn an_option_without_its_value_is_refused() {
+        for option in ["--db", "--http", "--seed"] {
+            let error = parse(&[option]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidValue, "{option}");
+            assert_eq!(error.exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn a_host_name_is_not_an_address() {
+        let error = parse(&["--http", "localhost:8080"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ValueValidation);
+        let message = error.to_string();
+        assert!(message.contains("'localhost:8080'"), "{message}");
+        assert!(message.contains("such as 127.0.0.1:8080"), "{message}");
+        let no_port = parse(&["--http", "127.0.0.1"]).unwrap_err();
+        assert_eq!(no_port.kind(), ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn seed_is_a_count_of_devices() {
+        for bad in ["many", "-1", "1.5"] {
+            let error = parse(&[&format!("--seed={bad}")]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+        }
+    }
+
+    #[test]
+    fn unknown_flags_and_stray_words_are_refused() {
+        let error = parse(&["--verbose"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::UnknownArgument);
+        assert!(error.to_string().contains("'--verbose'"));
+        let error = parse(&["inventory.db"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::UnknownArgument);
+    }
+}

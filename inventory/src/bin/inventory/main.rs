@@ -1,0 +1,89 @@
+//! A network-inventory MCP server on SQLite: the flagship example of
+//! mcp-light.
+//!
+//! ```text
+//! cargo run -p inventory                                 # stdio, in-memory database
+//! cargo run -p inventory -- --db inventory.db            # stdio, a file
+//! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
+//! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
+//! ```
+//!
+//! stdout is the MCP channel on stdio, so everything this program says goes
+//! to stderr. The tools, the database and the fixture are the `inventory`
+//! library's; this binary reads the command line ([`cli`]) and serves.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use inventory::db::{self, Db};
+use inventory::fixture;
+
+use crate::cli::Cli;
+
+fn main() -> ExitCode {
+    // Help and version go to stdout with status 0, mistakes to stderr with 2.
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("inventory: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("inventory: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Opens (and seeds) the database, then serves until the client leaves or,
+/// over HTTP, until ctrl-c.
+async fn run(cli: Cli) -> Result<(), String> {
+    let db = Db::open(cli.db.as_deref()).map_err(|e| match &cli.db {
+        Some(path) => format!("cannot open the database {}: {e}", path.display()),
+        None => format!("cannot open an in-memory database: {e}"),
+    })?;
+    if let Some(count) = cli.seed {
+        db.run_now(|conn| {
+            db::ensure_sites(conn, fixture::new_sites())?;
+            db::create_devices(conn, fixture::new_devices(count, 1))
+        })
+        .map_err(|e| format!("cannot seed the database: {e}"))?;
+        eprintln!("inventory: seeded the 4 fixture sites and {count} devices");
+    }
+    let devices = db
+        .run_now(db::count_devices)
+        .map_err(|e| format!("cannot read the database: {e}"))?;
+    eprintln!("inventory: the database holds {devices} devices");
+    let server = inventory::server(db).map_err(|e| e.to_string())?;
+
+    match cli.http {
+        None => {
+            eprintln!("inventory: serving MCP on stdio");
+            server.serve_stdio().await.map_err(|e| e.to_string())
+        }
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("inventory: serving MCP over Streamable HTTP at http://{bound}/mcp");
+            let shutdown = async {
+                // If the signal cannot be installed, serve until killed.
+                if tokio::signal::ctrl_c().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+                eprintln!("inventory: ctrl-c, shutting down");
+            };
+            server
+                .serve_http(listener, shutdown)
+                .await
+                .map_err(|e| e.to_string())
+        }
+    }
+}

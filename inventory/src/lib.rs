@@ -1,0 +1,53 @@
+//! A network-inventory MCP server on SQLite, written with mcp-light:
+//! NetBox-like devices and sites, lean write envelopes, a paging
+//! `device_list` and one `inventory` dispatcher over every tool.
+//!
+//! The library holds everything but the command line, so the `inventory`
+//! server, the `token_report` binary and the benchmarks share one model and
+//! one set of tools:
+//!
+//! - [`model`]: the records, and what callers send to write them;
+//! - [`db`]: the SQLite schema, queries and transactions;
+//! - [`fixture`]: a seeded generator of realistic devices;
+//! - [`tools`]: the annotated tool functions, registered through `linkme`.
+//!
+//! ```
+//! use mcp_light::Caller;
+//! use serde_json::json;
+//!
+//! let server = inventory::server(inventory::db::Db::open(None)?)?;
+//! assert_eq!(server.list_tools().len(), 11); // ten tools and the dispatcher
+//!
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let site = json!({"site": {"name": "Lab", "slug": "lab"}});
+//! let created = server.call("site_create", site, Caller::Process).await;
+//! assert_eq!(created.is_error, Some(false));
+//! # });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod db;
+pub mod fixture;
+pub mod model;
+pub mod tools;
+
+use mcp_light::{RegistryError, Server};
+
+use crate::db::Db;
+
+/// The name of the dispatcher tool that routes `resource` + `action` to
+/// every inventory tool.
+pub const DISPATCHER: &str = "inventory";
+
+/// The inventory's MCP server over `db`: the tools of [`tools`] and the
+/// [`DISPATCHER`], with an in-memory continuation store.
+///
+/// Only this library's tools are served, even in a binary that registers
+/// tools of its own (the token report, the benchmarks).
+pub fn server(db: Db) -> Result<Server, RegistryError> {
+    Server::new(tools::registry()?)
+        .with_state(db)
+        .with_dispatcher(DISPATCHER)
+}

@@ -1,0 +1,162 @@
+//! Every inventory tool reaches callers. Tools register through a `linkme`
+//! slice, and a linker may leave out the parts of a library nothing refers
+//! to; these tests link the library as the binaries do, and run the built
+//! `inventory` binary itself.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use inventory::db::Db;
+use serde_json::{Value, json};
+
+/// The flat tools, sorted by name as `tools/list` shows them.
+const TOOLS: [&str; 10] = [
+    "device_bulk_create",
+    "device_create",
+    "device_destroy",
+    "device_list",
+    "device_partial_update",
+    "device_retrieve",
+    "device_update",
+    "site_create",
+    "site_list",
+    "site_retrieve",
+];
+
+/// The flat tools, then the dispatcher.
+fn listed() -> Vec<&'static str> {
+    TOOLS
+        .iter()
+        .copied()
+        .chain([inventory::DISPATCHER])
+        .collect()
+}
+
+#[test]
+fn the_library_registers_every_inventory_tool() {
+    let registry = inventory::tools::registry().unwrap();
+    let names: Vec<&str> = registry.iter().map(|tool| tool.name()).collect();
+    assert_eq!(names, TOOLS);
+}
+
+#[test]
+fn the_server_lists_every_tool_and_the_dispatcher() {
+    let server = inventory::server(Db::open(None).unwrap()).unwrap();
+    let names: Vec<String> = server
+        .list_tools()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(names, listed());
+}
+
+/// The `inventory` binary on stdio, with an in-memory database.
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl StdioServer {
+    fn start() -> StdioServer {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_inventory"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the inventory binary starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        // Read on a thread, so a server that never answers fails the test
+        // instead of hanging it.
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        StdioServer {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The result of request `id`.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no answer to {method}"));
+        let mut answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["id"], id, "{line}");
+        answer["result"].take()
+    }
+
+    /// Closes stdin, which ends the session, and waits for the exit.
+    fn stop(self) {
+        let StdioServer {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn the_binary_serves_the_library_tools_on_stdio() {
+    let mut server = StdioServer::start();
+    let init = server.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "inventory-tests", "version": "0"},
+        }),
+    );
+    assert!(init["capabilities"]["tools"].is_object(), "{init}");
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let listed_by_binary = server.request(2, "tools/list", json!({}))["tools"].take();
+    server.stop();
+
+    let names: Vec<&str> = listed_by_binary
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, listed());
+    // Schemas, descriptions and annotations too: what the library builds.
+    let library = inventory::server(Db::open(None).unwrap()).unwrap();
+    assert_eq!(
+        listed_by_binary,
+        serde_json::to_value(library.list_tools()).unwrap()
+    );
+}
+
+#[test]
+fn the_binary_prints_help_on_stdout_and_refuses_unknown_flags() {
+    let inventory = env!("CARGO_BIN_EXE_inventory");
+    let help = Command::new(inventory).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    let text = String::from_utf8(help.stdout).unwrap();
+    assert!(text.starts_with("A network-inventory MCP server"), "{text}");
+    assert!(text.contains("--http <ADDR>"), "{text}");
+
+    let wrong = Command::new(inventory).arg("--verbose").output().unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(wrong.stdout.is_empty());
+    let message = String::from_utf8(wrong.stderr).unwrap();
+    assert!(message.contains("'--verbose'"), "{message}");
+}
