@@ -79,11 +79,11 @@ pub mod token;
 #[doc(hidden)]
 pub mod __private;
 
+pub use answer::WRAPPED_RESULT_KEY;
 pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
-pub use answer::WRAPPED_RESULT_KEY;
 pub use heavy::HeavyConfig;
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};

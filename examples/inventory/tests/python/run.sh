@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Real-client tests: the inventory server driven by the official Python MCP
 # SDK over stdio and Streamable HTTP. Run from anywhere; creates
-# inventory/tests/python/.venv on first use.
+# examples/inventory/tests/python/.venv on first use.
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../../.."
 
-venv=inventory/tests/python/.venv
+venv=examples/inventory/tests/python/.venv
 if [[ ! -x $venv/bin/python ]]; then
     python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r inventory/tests/python/requirements.txt
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r examples/inventory/tests/python/requirements.txt
 
 # The binary cargo just built, wherever the target directory is
 # (CARGO_TARGET_DIR included); INVENTORY_BIN set by the caller wins.
@@ -18,4 +18,4 @@ built=$(cargo build -p inventory --bin inventory --message-format=json-render-di
 print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
 export INVENTORY_BIN=${INVENTORY_BIN:-$built}
 
-"$venv/bin/python" -m pytest -q inventory/tests/python "$@"
+"$venv/bin/python" -m pytest -q examples/inventory/tests/python "$@"
