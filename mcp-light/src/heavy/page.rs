@@ -1,8 +1,10 @@
 //! Paging: which values are pageable, and one page of them.
 
+use std::ops::Range;
+
 use serde_json::{Map, Value};
 
-use super::{HeavyConfig, Mode, Negotiation, NegotiationError};
+use super::Negotiation;
 use crate::store::Origin;
 
 /// The fields of a page, in the order [`serve`](super::serve) writes them.
@@ -74,35 +76,17 @@ pub(super) fn paginate(
     }
 }
 
-/// One page of a stored result that is a list, parsing only the page's
-/// items: the rest of the list is scanned, not built into values. `None`
-/// when this shortcut does not apply (another mode, a single write, a body
-/// that is not a list) and [`serve`](super::serve) must have the parsed value.
-pub(crate) fn page_of_stored_list(
-    body: &[u8],
-    origin: Origin,
-    negotiation: &Negotiation,
-    config: &HeavyConfig,
-) -> Option<Result<Value, NegotiationError>> {
-    let is_list = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
-    if negotiation.mode != Mode::Paginated || origin == Origin::SingleWrite || !is_list {
-        return None;
-    }
-    if let Err(error) = negotiation.check(config) {
-        return Some(Err(error));
-    }
-    let raw: Vec<&serde_json::value::RawValue> = serde_json::from_slice(body).ok()?;
-    let (start, end) = page_bounds(raw.len(), negotiation);
-    let items = raw[start..end]
-        .iter()
-        .map(|item| serde_json::from_str(item.get()))
-        .collect::<Result<Vec<Value>, _>>()
-        .ok()?;
-    Some(Ok(Value::Object(page_fields(
-        items,
-        raw.len(),
-        negotiation,
-    ))))
+/// The positions of the items the page `negotiation` asks for, before the
+/// list's length is known: a store reads just these (fewer at the end).
+pub(crate) fn page_range(negotiation: &Negotiation) -> Range<usize> {
+    let (start, end) = page_bounds(usize::MAX, negotiation);
+    start..end
+}
+
+/// The page `negotiation` asks of a stored list of `total` items, from the
+/// items a store read for it ([`page_range`]): only the page was parsed.
+pub(crate) fn page_of_items(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Value {
+    Value::Object(page_fields(items, total, negotiation))
 }
 
 /// Where the page `negotiation` asks for starts and ends in a list of
@@ -167,8 +151,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::heavy::serve;
     use crate::heavy::test_support::{asked, config, ids, rows, take};
+    use crate::heavy::{HeavyConfig, Mode, serve};
 
     // --- paginated ---
 
@@ -439,17 +423,43 @@ mod tests {
         assert_eq!(ids(&page), (21..=30).collect::<Vec<_>>());
     }
 
-    // --- the stored-list shortcut ---
+    // --- a page read by range ---
 
-    #[test]
-    fn a_page_of_a_stored_list_matches_the_page_of_the_parsed_list() {
+    /// The page `negotiation` asks of `list`, read from a store by range.
+    async fn page_read_by_range(list: &Value, origin: Origin, negotiation: &Negotiation) -> Value {
+        use crate::store::{ContinuationStore, Entry, MemoryStore, Owner, StoredItems};
+        let store = MemoryStore::default();
+        let token = crate::token::Token::mint().unwrap();
+        let owner = Owner {
+            caller: "process".into(),
+            tool: "device_list".into(),
+        };
+        let body = serde_json::to_vec(list).unwrap();
+        let entry = Entry {
+            owner,
+            origin,
+            body: body.into(),
+        };
+        store.put(&token, entry).await.unwrap();
+        let found = store.get_items(&token, page_range(negotiation)).await;
+        let Some(StoredItems::List(read)) = found.unwrap() else {
+            panic!("a stored list reads as a list");
+        };
+        let items = read
+            .items
+            .iter()
+            .map(|item| serde_json::from_slice(item).unwrap());
+        page_of_items(items.collect(), read.total, negotiation)
+    }
+
+    #[tokio::test]
+    async fn a_page_read_by_range_matches_the_page_of_the_parsed_list() {
         let config = HeavyConfig::default();
         let list = json!(
             (0..45)
                 .map(|i| json!({"id": i, "tags": ["a"]}))
                 .collect::<Vec<_>>()
         );
-        let body = serde_json::to_vec(&list).unwrap();
         for origin in [Origin::Read, Origin::BulkWrite] {
             for (page, page_size) in [(1, 20), (3, 20), (4, 20), (usize::MAX, 20), (2, 7)] {
                 let negotiation = Negotiation {
@@ -457,50 +467,23 @@ mod tests {
                     page_size,
                     ..Negotiation::with_mode(Mode::Paginated, &config)
                 };
-                let shortcut = page_of_stored_list(&body, origin, &negotiation, &config)
-                    .expect("a stored list takes the shortcut")
-                    .unwrap();
+                let by_range = page_read_by_range(&list, origin, &negotiation).await;
                 let parsed = serve(list.clone(), origin, &negotiation, &config).unwrap();
-                assert_eq!(shortcut, parsed, "page {page} of {page_size}");
+                assert_eq!(by_range, parsed, "page {page} of {page_size}");
             }
         }
     }
 
-    #[test]
-    fn the_stored_list_shortcut_leaves_everything_else_to_serve() {
-        let config = HeavyConfig::default();
-        let paginated = Negotiation::with_mode(Mode::Paginated, &config);
-        let list = b"[1,2,3]";
-        assert!(page_of_stored_list(list, Origin::SingleWrite, &paginated, &config).is_none());
-        assert!(
-            page_of_stored_list(br#"{"items":[1]}"#, Origin::Read, &paginated, &config).is_none()
-        );
-        for mode in [Mode::Full, Mode::Summary] {
-            let negotiation = Negotiation::with_mode(mode, &config);
-            assert!(page_of_stored_list(list, Origin::Read, &negotiation, &config).is_none());
-        }
-        let too_big = Negotiation {
-            page_size: config.max_page_size + 1,
-            ..paginated
-        };
-        assert!(
-            page_of_stored_list(list, Origin::Read, &too_big, &config)
-                .unwrap()
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn a_stored_list_gives_the_asked_page() {
+    #[tokio::test]
+    async fn a_page_read_by_range_gives_the_asked_page() {
         let config = HeavyConfig::default();
         let second = Negotiation {
             page: 2,
             page_size: 2,
             ..Negotiation::with_mode(Mode::Paginated, &config)
         };
-        let page = page_of_stored_list(b"[1,2,3,4,5]", Origin::Read, &second, &config)
-            .unwrap()
-            .unwrap();
+        assert_eq!(page_range(&second), 2..4);
+        let page = page_read_by_range(&json!([1, 2, 3, 4, 5]), Origin::Read, &second).await;
         assert_eq!(
             page.to_string(),
             r#"{"items":[3,4],"page":2,"page_size":2,"total":5,"has_more":true}"#

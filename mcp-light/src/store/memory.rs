@@ -4,16 +4,20 @@
 //! Every entry has the same TTL, so insertion order is also expiry order:
 //! the oldest entry is both the first to expire and the first to evict.
 
+mod clock;
 mod config;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::ops::Range;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
-use super::{BoxFuture, ContinuationStore, Entry, StoreError};
+use super::index::{self, OFFSET_BYTES};
+use super::{BoxFuture, ContinuationStore, Entry, StoreError, StoredItems};
 use crate::token::Token;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::MemoryStoreConfig;
 
 /// What the store spends on one entry beyond the bytes of its body, its
@@ -28,153 +32,6 @@ pub use config::MemoryStoreConfig;
 /// just after the table doubles), so 512 covers the worst case with the
 /// malloc headers the count cannot see.
 const ENTRY_OVERHEAD: usize = 512;
-
-/// Tells the store what time it is.
-///
-/// Monotonic time since an arbitrary origin; only differences matter. The
-/// store asks it on every `put` and `get`, so it should be cheap.
-///
-/// ```
-/// use std::time::Duration;
-/// use mcp_light::store::Clock;
-///
-/// /// A clock stopped at one instant.
-/// struct Frozen(Duration);
-///
-/// impl Clock for Frozen {
-///     fn now(&self) -> Duration {
-///         self.0
-///     }
-/// }
-///
-/// assert_eq!(Frozen(Duration::from_secs(5)).now(), Duration::from_secs(5));
-/// ```
-pub trait Clock: Send + Sync + 'static {
-    /// The time elapsed since this clock's origin.
-    fn now(&self) -> Duration;
-}
-
-/// The real clock: time elapsed since the clock was made, from
-/// [`Instant`], so wall-clock changes never expire or revive entries.
-///
-/// ```
-/// use mcp_light::store::{Clock, SystemClock};
-///
-/// let clock = SystemClock::new();
-/// let before = clock.now();
-/// assert!(clock.now() >= before);
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct SystemClock {
-    origin: Instant,
-}
-
-impl SystemClock {
-    /// A clock whose origin is now.
-    ///
-    /// ```
-    /// use mcp_light::store::{Clock, SystemClock};
-    ///
-    /// assert!(SystemClock::new().now().as_secs() < 1);
-    /// ```
-    pub fn new() -> SystemClock {
-        SystemClock {
-            origin: Instant::now(),
-        }
-    }
-}
-
-impl Default for SystemClock {
-    fn default() -> SystemClock {
-        SystemClock::new()
-    }
-}
-
-impl Clock for SystemClock {
-    fn now(&self) -> Duration {
-        self.origin.elapsed()
-    }
-}
-
-/// A clock tests move by hand, so entries expire without sleeping.
-///
-/// Share it with the store through an `Arc` and keep a handle to move it.
-///
-/// ```
-/// use std::sync::Arc;
-/// use std::time::Duration;
-/// use mcp_light::store::{ContinuationStore, Entry, ManualClock, MemoryStore, MemoryStoreConfig, Origin, Owner};
-/// use mcp_light::token::Token;
-///
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let clock = Arc::new(ManualClock::new());
-/// let store = MemoryStore::with_clock(MemoryStoreConfig::default(), clock.clone());
-/// let token = Token::mint().unwrap();
-/// let entry = Entry {
-///     owner: Owner { caller: "process".into(), tool: "device_list".into() },
-///     origin: Origin::Read,
-///     body: Arc::from(&b"[]"[..]),
-/// };
-/// store.put(&token, entry).await.unwrap();
-///
-/// clock.advance(Duration::from_secs(300)); // the default TTL
-/// assert_eq!(store.get(&token).await.unwrap(), None);
-/// # });
-/// ```
-#[derive(Debug, Default)]
-pub struct ManualClock {
-    now: Mutex<Duration>,
-}
-
-impl ManualClock {
-    /// A clock that reads zero until moved.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use mcp_light::store::{Clock, ManualClock};
-    ///
-    /// assert_eq!(ManualClock::new().now(), Duration::ZERO);
-    /// ```
-    pub fn new() -> ManualClock {
-        ManualClock::default()
-    }
-
-    /// Moves the clock forward by `by`.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use mcp_light::store::{Clock, ManualClock};
-    ///
-    /// let clock = ManualClock::new();
-    /// clock.advance(Duration::from_secs(2));
-    /// clock.advance(Duration::from_secs(3));
-    /// assert_eq!(clock.now(), Duration::from_secs(5));
-    /// ```
-    pub fn advance(&self, by: Duration) {
-        *lock(&self.now) += by;
-    }
-
-    /// Sets the clock to `now`. Setting it backwards is allowed; the store
-    /// then treats entries stored "in the future" as brand new.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use mcp_light::store::{Clock, ManualClock};
-    ///
-    /// let clock = ManualClock::new();
-    /// clock.set(Duration::from_secs(300));
-    /// assert_eq!(clock.now(), Duration::from_secs(300));
-    /// ```
-    pub fn set(&self, now: Duration) {
-        *lock(&self.now) = now;
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> Duration {
-        *lock(&self.now)
-    }
-}
 
 /// The in-memory continuation store, the embedded default.
 ///
@@ -211,6 +68,10 @@ pub struct MemoryStore {
     state: Mutex<State>,
 }
 
+/// Where a stored list's items start, once a page read has built it;
+/// `None` inside for a body that is not a list.
+type IndexCell = Arc<OnceLock<Option<Arc<[u32]>>>>;
+
 /// What the lock guards.
 #[derive(Default)]
 struct State {
@@ -228,6 +89,10 @@ struct Slot {
     stored_at: Duration,
     cost: usize,
     entry: Entry,
+    /// Where each item of a stored list starts, built by the first page read
+    /// (outside the lock; a put never pays for it) and charged to `cost`
+    /// then. `None` inside: not a list.
+    index: IndexCell,
 }
 
 impl MemoryStore {
@@ -349,14 +214,54 @@ impl MemoryStore {
     }
 
     fn get_now(&self, token: &Token) -> Option<Entry> {
+        self.live_slot(token).map(|(entry, ..)| entry)
+    }
+
+    /// The live entry under `token` with its sequence number and its index
+    /// cell; an expired one is dropped.
+    fn live_slot(&self, token: &Token) -> Option<(Entry, u64, IndexCell)> {
         let mut state = lock(&self.state);
         let now = self.clock.now();
         let slot = state.entries.get(token)?;
         if !is_expired(slot, now, self.config.ttl) {
-            return Some(slot.entry.clone());
+            return Some((slot.entry.clone(), slot.seq, Arc::clone(&slot.index)));
         }
         state.remove(token);
         None
+    }
+
+    fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
+        let (entry, seq, cell) = self.live_slot(token)?;
+        if !entry.origin.is_pageable() {
+            return Some(StoredItems::Whole(entry));
+        }
+        let mut built = false;
+        let starts = cell.get_or_init(|| {
+            built = true;
+            index::index_list(&entry.body).map(Arc::from)
+        });
+        if built && let Some(starts) = starts {
+            self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
+        }
+        Some(match starts {
+            Some(starts) => index::items_of_indexed(entry, starts, range),
+            None => StoredItems::Whole(entry),
+        })
+    }
+
+    /// Adds an index's bytes to the cost of the entry it indexes, if that
+    /// entry is still the one stored, and evicts the oldest entries until
+    /// the store is within `max_bytes` again.
+    fn charge_index(&self, token: &Token, seq: u64, bytes: usize) {
+        let mut state = lock(&self.state);
+        let Some(slot) = state.entries.get_mut(token).filter(|slot| slot.seq == seq) else {
+            return;
+        };
+        slot.cost += bytes;
+        state.bytes += bytes;
+        while state.bytes > self.config.max_bytes {
+            state.evict_oldest();
+        }
     }
 }
 
@@ -386,6 +291,21 @@ impl ContinuationStore for MemoryStore {
     fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
         Box::pin(async move { Ok(self.get_now(token)) })
     }
+
+    /// Reads the items from the body in memory. The first page read of a
+    /// list scans it once for where its items start and keeps that beside
+    /// it, so every later page costs only its own items.
+    fn get_items<'a>(
+        &'a self,
+        token: &'a Token,
+        items: Range<usize>,
+    ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
+        Box::pin(async move { Ok(self.get_items_now(token, items)) })
+    }
+
+    fn ttl(&self) -> Duration {
+        self.config.ttl
+    }
 }
 
 impl State {
@@ -399,6 +319,7 @@ impl State {
             stored_at: now,
             cost,
             entry,
+            index: Arc::default(),
         };
         self.entries.insert(token, slot);
     }
@@ -704,6 +625,50 @@ mod tests {
         assert!(store.is_empty());
         let state = lock(&store.state);
         assert!(state.order.is_empty() && state.entries.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_page_read_moves_only_its_items_and_charges_the_index_once() {
+        let (store, _) = store();
+        let token = token();
+        let list: Vec<String> = (0..100).map(|i| format!("item-{i}")).collect();
+        let stored = Entry {
+            owner: entry(0).owner,
+            origin: Origin::Read,
+            body: serde_json::to_vec(&list).unwrap().into(),
+        };
+        store.put(&token, stored.clone()).await.unwrap();
+        let before = store.bytes();
+        let Some(StoredItems::List(page)) = store.get_items(&token, 20..40).await.unwrap() else {
+            panic!("a stored list reads as a list");
+        };
+        assert_eq!((page.total, page.items.len()), (100, 20));
+        assert_eq!(page.items[0], br#""item-20""#);
+        assert_eq!(page.owner, stored.owner);
+        assert_eq!(store.bytes(), before + 100 * OFFSET_BYTES);
+        // The index is built once: a second read charges nothing more.
+        store.get_items(&token, 90..200).await.unwrap();
+        assert_eq!(store.bytes(), before + 100 * OFFSET_BYTES);
+    }
+
+    #[tokio::test]
+    async fn a_single_write_or_an_object_reads_whole() {
+        let (store, _) = store();
+        for (origin, body) in [
+            (Origin::SingleWrite, &b"[1,2,3]"[..]),
+            (Origin::Read, br#"{"a":[1]}"#),
+        ] {
+            let token = token();
+            let stored = Entry {
+                owner: entry(0).owner,
+                origin,
+                body: Arc::from(body),
+            };
+            store.put(&token, stored.clone()).await.unwrap();
+            let found = store.get_items(&token, 0..20).await.unwrap();
+            assert_eq!(found, Some(StoredItems::Whole(stored)));
+        }
+        assert_eq!(store.get_items(&token(), 0..20).await.unwrap(), None);
     }
 
     #[tokio::test]

@@ -225,6 +225,10 @@ impl ContinuationStore for DownStore {
     fn get<'a>(&'a self, _: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
         Box::pin(async { Err(StoreError::Unavailable("connection refused".into())) })
     }
+
+    fn ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(300)
+    }
 }
 
 /// A server over every tool above, its inventory, and its store.
