@@ -155,16 +155,27 @@ impl Server {
 
     /// Keeps continuation results in a store shared with other servers, or
     /// in none: without a store no token is ever minted, writes answer
-    /// token-free envelopes or full results and heavy reads answer whole
-    ///.
+    /// token-free envelopes or full results and heavy reads answer whole.
+    ///
+    /// Published schemas follow: every `continuation_token` property says
+    /// how long a token lives, the store's [`ttl`](ContinuationStore::ttl).
     pub fn with_shared_store(mut self, store: Option<Arc<dyn ContinuationStore>>) -> Server {
+        let mut heavy = self.continuations.heavy().clone();
+        heavy.token_lifetime = store.as_ref().map(|store| store.ttl());
         self.continuations = Arc::new(self.continuations.with_store(store));
-        self
+        self.republish(heavy)
     }
 
     /// Sets page sizes, the preview length and the size backstop of heavy
     /// reads. Published schemas follow (the maximum `page_size`).
-    pub fn with_heavy_config(mut self, config: HeavyConfig) -> Server {
+    pub fn with_heavy_config(self, mut config: HeavyConfig) -> Server {
+        // The token's lifetime is the store's, whatever `config` says.
+        config.token_lifetime = self.continuations.heavy().token_lifetime;
+        self.republish(config)
+    }
+
+    /// Publishes every schema again with the limits of `config`.
+    fn republish(mut self, config: HeavyConfig) -> Server {
         self.registry = Arc::new(self.registry.republish(&config));
         self.dispatchers = Arc::new(
             self.dispatchers

@@ -58,7 +58,7 @@ pub use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
 };
-pub(crate) use page::page_of_stored_list;
+pub(crate) use page::{page_of_items, page_range};
 pub(crate) use probe::probe;
 
 /// Marks a shortened string in a preview or a summary.
@@ -99,6 +99,12 @@ pub struct HeavyConfig {
     /// The longest a probe's `preview` may be, in characters of compact JSON
     /// (200).
     pub preview_chars: usize,
+    /// How long a continuation token lives, published in the description
+    /// of every `continuation_token` property: the TTL of the server's
+    /// store, set by [`Server`](crate::Server) whenever its store or this
+    /// config changes, so it cannot drift from the store. `None` without a
+    /// store. Defaults to the in-memory store's 300 s.
+    pub(crate) token_lifetime: Option<std::time::Duration>,
 }
 
 impl HeavyConfig {
@@ -119,6 +125,7 @@ impl HeavyConfig {
             max_page_size: 200,
             size_backstop: Some(25_000),
             preview_chars: 200,
+            token_lifetime: Some(std::time::Duration::from_secs(300)),
         }
     }
 

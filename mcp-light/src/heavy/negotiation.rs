@@ -293,7 +293,7 @@ fn quote(value: &Value) -> String {
 pub(crate) fn negotiation_properties(config: &HeavyConfig) -> Map<String, Value> {
     let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.as_str()).collect();
     let properties = json!({
-        "continuation_token": {"type": "string", "description": "From an earlier answer."},
+        "continuation_token": {"type": "string", "description": token_description(config)},
         "mode": {"type": "string", "enum": modes},
         "page": {"type": "integer", "minimum": 1},
         "page_size": {"type": "integer", "minimum": 1, "maximum": config.max_page_size},
@@ -309,10 +309,62 @@ pub(crate) fn negotiation_properties(config: &HeavyConfig) -> Map<String, Value>
     }
 }
 
+/// The description of `continuation_token`: how long a token lives, so a
+/// caller knows how long it has, or where one comes from when no store
+/// keeps any.
+fn token_description(config: &HeavyConfig) -> String {
+    let Some(lifetime) = config.token_lifetime else {
+        return "From an earlier answer.".to_owned();
+    };
+    let seconds = lifetime.as_secs();
+    let lifetime = match seconds {
+        0 => format!("{} ms", lifetime.as_millis()),
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 && s >= 120 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    };
+    format!("Expires {lifetime} after issue.")
+}
+
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::heavy::test_support::{asked, config, take};
+
+    #[test]
+    fn the_token_description_says_how_long_a_token_lives() {
+        let described = |lifetime| {
+            let config = HeavyConfig {
+                token_lifetime: lifetime,
+                ..config()
+            };
+            negotiation_properties(&config)["continuation_token"]["description"].clone()
+        };
+        assert_eq!(
+            described(Some(Duration::from_secs(300))),
+            "Expires 5 min after issue."
+        );
+        assert_eq!(
+            described(Some(Duration::from_secs(90))),
+            "Expires 90 s after issue."
+        );
+        assert_eq!(
+            described(Some(Duration::from_secs(7200))),
+            "Expires 2 h after issue."
+        );
+        assert_eq!(
+            described(Some(Duration::from_millis(250))),
+            "Expires 250 ms after issue."
+        );
+        assert_eq!(described(None), "From an earlier answer.");
+        assert_eq!(
+            HeavyConfig::default().token_lifetime,
+            Some(Duration::from_secs(300)),
+            "the default store's TTL"
+        );
+    }
 
     // --- negotiation_properties ---
 
