@@ -6,8 +6,15 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod sessions;
 #[cfg(feature = "stdio")]
 mod stdio;
+
+#[cfg(feature = "http")]
+pub use http::{HttpOptions, HttpService};
+#[cfg(feature = "http")]
+pub use sessions::ValidatedSessions;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -31,14 +38,6 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// A principal the host authenticated, to whom continuation tokens are bound.
-///
-/// An HTTP host that authenticates requests (a tower layer in front of
-/// [`Server::http_service`]) inserts it into the request's extensions; the
-/// caller is then that principal rather than the MCP session.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(pub String);
-
 /// The rmcp [`ServerHandler`] over a [`Server`]. [`Server::serve_stdio`] and
 /// [`Server::serve_http`] use it; build one with [`Server::into_handler`] to
 /// serve it over another rmcp transport.
@@ -55,11 +54,7 @@ impl McpHandler {
     /// session, then the transport's default.
     fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
         #[cfg(feature = "http")]
-        if let Some(caller) = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(http::http_caller)
-        {
+        if let Some(caller) = http::http_caller(&context.extensions) {
             return caller;
         }
         #[cfg(not(feature = "http"))]
