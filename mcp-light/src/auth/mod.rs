@@ -1,0 +1,384 @@
+//! Authenticated HTTP callers: who sends a request becomes the
+//! [`Principal`] its continuation tokens are bound to.
+//!
+//! Without authentication, a client on protocol 2026-07-28 has no session
+//! and every such caller is the same anonymous identity, so a continuation
+//! token alone is the capability to redeem it. [`Auth`] names the caller
+//! instead, from the request's `Authorization: Bearer …` header:
+//!
+//! - static bearer tokens ([`Auth::with_bearer_token`]): a secret per named
+//!   principal, compared in constant time;
+//! - OAuth 2.1 access tokens (cargo feature `oauth`,
+//!   [`Auth::with_oauth`]): JWTs signed by the issuer's keys (its JWKS),
+//!   for this server's resource URL, as the MCP authorization spec asks of
+//!   a resource server. The principal is the token's issuer and subject.
+//!
+//! A request without valid credentials is answered 401 before it reaches
+//! MCP — no tool runs — with a `WWW-Authenticate: Bearer` challenge that,
+//! with OAuth, points to the server's protected resource metadata (RFC
+//! 9728); a token without a required scope is answered 403
+//! `insufficient_scope`. Tokens minted for a principal redeem on every
+//! replica that shares the continuation store, and for nobody else.
+//!
+//! [`Server::serve_http_with`](crate::Server::serve_http_with) mounts it; a
+//! host serving its own axum router mounts [`Auth::layer`] on the MCP
+//! route and [`Auth::metadata_router`] beside it:
+//!
+//! ```no_run
+//! use mcp_light::auth::Auth;
+//!
+//! # async fn run(server: mcp_light::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! let auth = Auth::new().with_bearer_token("ci", &std::env::var("CI_TOKEN")?)?;
+//! let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default();
+//! let router = axum::Router::new()
+//!     .nest_service("/mcp", server.http_service(config))
+//!     .layer(auth.layer())
+//!     .merge(auth.metadata_router());
+//! # let _ = router;
+//! # Ok(()) }
+//! ```
+
+mod bearer;
+mod layer;
+#[cfg(feature = "oauth")]
+mod oauth;
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::principal::Principal;
+use bearer::BearerTokens;
+pub use layer::{AuthLayer, AuthService};
+#[cfg(feature = "oauth")]
+pub use oauth::OAuthResource;
+
+/// Who may call an HTTP server, and who they are: static bearer tokens,
+/// OAuth access tokens, or both.
+///
+/// Cheap to clone: clones share the configuration (and, with OAuth, the
+/// issuer's keys once fetched).
+///
+/// ```
+/// use mcp_light::auth::Auth;
+///
+/// let auth = Auth::new()
+///     .with_bearer_token("alice", "a-long-random-secret-of-alice")?
+///     .with_bearer_token("ci", "a-long-random-secret-of-ci")?;
+/// assert!(auth.is_configured());
+/// # Ok::<(), mcp_light::auth::AuthError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Auth {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Inner {
+    bearer: BearerTokens,
+    #[cfg(feature = "oauth")]
+    oauth: Option<oauth::Verifier>,
+}
+
+/// A mistake in the authentication configuration.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// A static token's principal name is empty or has other characters
+    /// than letters, digits and `._-@`.
+    #[error(
+        "`{name}` cannot name a principal: use letters, digits and `._-@` only, such as `ci-bot`"
+    )]
+    BadTokenName {
+        /// The name given.
+        name: String,
+    },
+    /// A static token's secret is too short, or has whitespace in it.
+    #[error(
+        "the bearer token of `{name}` is too weak: use a secret of at least 16 characters without whitespace, such as the output of `openssl rand -hex 32`"
+    )]
+    WeakSecret {
+        /// The principal the secret was for.
+        name: String,
+    },
+    /// Two principals were given one secret, so a request could not tell
+    /// which of them it is.
+    #[error(
+        "the bearer tokens of `{first}` and `{second}` are the same secret; give each principal its own"
+    )]
+    SharedSecret {
+        /// The principal the secret was first given to.
+        first: String,
+        /// The principal it was given to again.
+        second: String,
+    },
+    /// An OAuth URL is not an absolute `https` URL (or `http` on a loopback
+    /// address).
+    #[error(
+        "the OAuth {what} `{url}` is not usable: give an absolute https URL (http only on 127.0.0.1, [::1] or localhost), such as https://auth.example.com"
+    )]
+    BadUrl {
+        /// Which URL: `issuer`, `audience`, `JWKS URL`.
+        what: &'static str,
+        /// The URL given.
+        url: String,
+    },
+    /// The HTTP client that fetches the issuer's keys could not be built.
+    #[error("cannot build the HTTP client that fetches the issuer's keys: {0}")]
+    Client(String),
+}
+
+impl Auth {
+    /// No credentials yet: add static tokens or OAuth. An `Auth` with
+    /// neither refuses every request.
+    pub fn new() -> Auth {
+        Auth::default()
+    }
+
+    /// Accepts `Authorization: Bearer <secret>` as the principal `name`.
+    ///
+    /// `name` is letters, digits and `._-@`; `secret` has at least 16
+    /// characters and no whitespace, and is not another name's secret. A
+    /// name may have several secrets (to rotate one).
+    pub fn with_bearer_token(mut self, name: &str, secret: &str) -> Result<Auth, AuthError> {
+        Arc::make_mut(&mut self.inner).bearer.add(name, secret)?;
+        Ok(self)
+    }
+
+    /// Accepts OAuth 2.1 access tokens as `resource` describes (cargo
+    /// feature `oauth`).
+    #[cfg(feature = "oauth")]
+    pub fn with_oauth(mut self, resource: OAuthResource) -> Result<Auth, AuthError> {
+        Arc::make_mut(&mut self.inner).oauth = Some(oauth::Verifier::new(resource)?);
+        Ok(self)
+    }
+
+    /// Whether any credential is accepted at all.
+    pub fn is_configured(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        if self.inner.oauth.is_some() {
+            return true;
+        }
+        !self.inner.bearer.is_empty()
+    }
+
+    /// The tower layer that authenticates every request of the service it
+    /// wraps (see the [module docs](self)).
+    pub fn layer(&self) -> AuthLayer {
+        AuthLayer::new(self.clone())
+    }
+
+    /// The routes of the OAuth protected resource metadata (RFC 9728):
+    /// `/.well-known/oauth-protected-resource`, and the same followed by the
+    /// resource URL's path (`…/mcp`), each answering the JSON document. Empty
+    /// without OAuth. Mount it beside, not behind, [`Auth::layer`]: clients
+    /// read it before they have a token.
+    pub fn metadata_router(&self) -> axum::Router {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.inner.oauth {
+            return oauth.metadata_router();
+        }
+        axum::Router::new()
+    }
+
+    /// The principal a request's headers name, or why it is refused.
+    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
+        let Some(presented) = bearer_token(headers)? else {
+            return Err(Refusal::Missing);
+        };
+        if let Some(name) = self.inner.bearer.principal(presented) {
+            return Ok(Principal(name.to_owned()));
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.inner.oauth {
+            return oauth.principal(presented).await;
+        }
+        Err(Refusal::InvalidToken(
+            "the bearer token is not one this server accepts".to_owned(),
+        ))
+    }
+
+    /// The answer to a refused request.
+    pub(crate) fn refuse(&self, refusal: Refusal) -> Response {
+        let mut challenge = String::from("Bearer");
+        let mut push = |key: &str, value: &str| {
+            let separator = if challenge.len() > "Bearer".len() {
+                ", "
+            } else {
+                " "
+            };
+            let value = value.replace(['"', '\\'], "'");
+            challenge.push_str(&format!("{separator}{key}=\"{value}\""));
+        };
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.inner.oauth {
+            push("resource_metadata", oauth.metadata_url());
+        }
+        let (status, body) = match &refusal {
+            Refusal::Missing => (
+                StatusCode::UNAUTHORIZED,
+                "this MCP server requires authentication: send `Authorization: Bearer <token>` with a token it accepts"
+                    .to_owned(),
+            ),
+            Refusal::Malformed => {
+                push("error", "invalid_request");
+                (
+                    StatusCode::BAD_REQUEST,
+                    "the Authorization header must be `Bearer <token>`, once".to_owned(),
+                )
+            }
+            Refusal::InvalidToken(why) => {
+                push("error", "invalid_token");
+                push("error_description", why);
+                (
+                    StatusCode::UNAUTHORIZED,
+                    format!("{why}; get a valid token and send it as `Authorization: Bearer <token>`"),
+                )
+            }
+            Refusal::InsufficientScope(scopes) => {
+                push("error", "insufficient_scope");
+                push("scope", scopes);
+                (
+                    StatusCode::FORBIDDEN,
+                    format!("the access token lacks a scope this server requires; ask the authorization server for `{scopes}`"),
+                )
+            }
+        };
+        let mut response = (status, body).into_response();
+        if let Ok(challenge) = HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
+    }
+}
+
+/// Why a request is not let through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// No `Authorization` header: 401.
+    Missing,
+    /// An `Authorization` header that is not one `Bearer <token>`: 400.
+    Malformed,
+    /// A token that is not accepted, and why: 401 `invalid_token`.
+    InvalidToken(String),
+    /// A valid token without the scopes named: 403 `insufficient_scope`.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    InsufficientScope(String),
+}
+
+/// The token of `Authorization: Bearer <token>`; `None` without the header.
+fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(Refusal::Malformed);
+    }
+    let value = value.to_str().map_err(|_| Refusal::Malformed)?;
+    let (scheme, token) = value.split_once(' ').ok_or(Refusal::Malformed)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(Refusal::Malformed);
+    }
+    Ok(Some(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(header::AUTHORIZATION, value.parse().unwrap());
+        }
+        headers
+    }
+
+    fn auth() -> Auth {
+        Auth::new()
+            .with_bearer_token("alice", "alice-secret-0123456789")
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_static_token_names_its_principal() {
+        for value in [
+            "Bearer alice-secret-0123456789",
+            "bearer  alice-secret-0123456789",
+        ] {
+            let principal = auth().authenticate(&headers(&[value])).await;
+            assert_eq!(principal, Ok(Principal("alice".into())), "{value}");
+        }
+    }
+
+    #[tokio::test]
+    async fn no_header_is_missing_and_a_bad_one_is_malformed() {
+        assert_eq!(
+            auth().authenticate(&headers(&[])).await,
+            Err(Refusal::Missing)
+        );
+        for values in [
+            &["Basic YWxpY2U6c2VjcmV0"][..],
+            &["Bearer"],
+            &["Bearer "],
+            &["alice-secret-0123456789"],
+            &[
+                "Bearer alice-secret-0123456789",
+                "Bearer alice-secret-0123456789",
+            ],
+        ] {
+            let refused = auth().authenticate(&headers(values)).await;
+            assert_eq!(refused, Err(Refusal::Malformed), "{values:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_token_is_invalid() {
+        let refused = auth().authenticate(&headers(&["Bearer nope"])).await;
+        assert!(
+            matches!(refused, Err(Refusal::InvalidToken(_))),
+            "{refused:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_empty_auth_refuses_everyone() {
+        let auth = Auth::new();
+        assert!(!auth.is_configured());
+        let refused = auth
+            .authenticate(&headers(&["Bearer anything-at-all-really"]))
+            .await;
+        assert!(matches!(refused, Err(Refusal::InvalidToken(_))));
+    }
+
+    #[test]
+    fn refusals_answer_401_400_and_403_with_a_bearer_challenge() {
+        let auth = auth();
+        let missing = auth.refuse(Refusal::Missing);
+        assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(missing.headers()[header::WWW_AUTHENTICATE], "Bearer");
+
+        let invalid = auth.refuse(Refusal::InvalidToken("the token \"x\" expired".into()));
+        assert_eq!(invalid.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            invalid.headers()[header::WWW_AUTHENTICATE],
+            "Bearer error=\"invalid_token\", error_description=\"the token 'x' expired\""
+        );
+        assert_eq!(
+            auth.refuse(Refusal::Malformed).status(),
+            StatusCode::BAD_REQUEST
+        );
+
+        let scope = auth.refuse(Refusal::InsufficientScope("inventory:write".into()));
+        assert_eq!(scope.status(), StatusCode::FORBIDDEN);
+        assert_eq!(
+            scope.headers()[header::WWW_AUTHENTICATE],
+            "Bearer error=\"insufficient_scope\", scope=\"inventory:write\""
+        );
+    }
+}
