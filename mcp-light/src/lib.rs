@@ -66,12 +66,15 @@ mod invoke;
 mod kind;
 mod light_key;
 mod outcome;
+mod principal;
 mod registry;
 mod schema;
 mod server;
 mod tool;
 mod transport;
 
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod heavy;
 pub mod store;
 pub mod token;
@@ -87,12 +90,15 @@ pub use error::{RegistryError, ToolError};
 pub use heavy::HeavyConfig;
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
+pub use principal::Principal;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
 pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::ToolDef;
-pub use transport::{McpHandler, Principal, ServeError};
+#[cfg(feature = "http")]
+pub use transport::{HttpOptions, HttpService, ValidatedSessions};
+pub use transport::{McpHandler, ServeError};
 
 /// Registers a plain tool.
 ///

@@ -1,0 +1,117 @@
+//! The settings of the Redis store: key prefix, entry lifetime, the largest
+//! entry, and how long an operation may take.
+
+use std::time::Duration;
+
+/// The settings of a [`RedisStore`](super::RedisStore).
+///
+/// Start from [`RedisStoreConfig::new`] (the defaults) and change what you
+/// need with the `with_*` methods. Every replica sharing one Redis should
+/// use the same prefix and TTL.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_light::store::RedisStoreConfig;
+///
+/// let config = RedisStoreConfig::new()
+///     .with_prefix("inventory:")?
+///     .with_ttl(Duration::from_secs(600));
+/// assert_eq!(config.prefix, "inventory:");
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RedisStoreConfig {
+    /// What every key of the store starts with (default `mcp-light:`), so
+    /// the store shares a Redis with other data.
+    pub prefix: String,
+    /// How long an entry stays redeemable after it was stored (default
+    /// 300 s); Redis expires it (`PX`).
+    pub ttl: Duration,
+    /// The largest result the store keeps, in bytes (default 64 MiB; Redis
+    /// refuses strings over 512 MiB). A larger one is not stored: the call
+    /// answers without a token.
+    pub max_entry_bytes: usize,
+    /// How long one operation may take before it counts as failed (default
+    /// 1 s), connecting included: while Redis is down or unreachable a call
+    /// waits at most this long for the store.
+    pub timeout: Duration,
+}
+
+impl RedisStoreConfig {
+    /// The defaults: prefix `mcp-light:`, a TTL of 300 s, entries up to
+    /// 64 MiB, operations within 1 s.
+    pub fn new() -> RedisStoreConfig {
+        RedisStoreConfig {
+            prefix: "mcp-light:".to_owned(),
+            ttl: Duration::from_secs(300),
+            max_entry_bytes: 64 << 20,
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    /// Sets [`prefix`](RedisStoreConfig::prefix). A prefix may not contain
+    /// `{` or `}`: the token is the keys' hash tag.
+    ///
+    /// ```
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// assert!(RedisStoreConfig::new().with_prefix("{app}:").is_err());
+    /// ```
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Result<RedisStoreConfig, String> {
+        let prefix = prefix.into();
+        if prefix.contains(['{', '}']) {
+            return Err(format!(
+                "the Redis key prefix `{prefix}` has a brace; leave braces out (such as `mcp-light:`): \
+                 the continuation token is each key's hash tag"
+            ));
+        }
+        self.prefix = prefix;
+        Ok(self)
+    }
+
+    /// Sets [`ttl`](RedisStoreConfig::ttl).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// assert_eq!(RedisStoreConfig::new().with_ttl(Duration::from_secs(60)).ttl.as_secs(), 60);
+    /// ```
+    pub fn with_ttl(mut self, ttl: Duration) -> RedisStoreConfig {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes).
+    ///
+    /// ```
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// assert_eq!(RedisStoreConfig::new().with_max_entry_bytes(1 << 20).max_entry_bytes, 1 << 20);
+    /// ```
+    pub fn with_max_entry_bytes(mut self, max_entry_bytes: usize) -> RedisStoreConfig {
+        self.max_entry_bytes = max_entry_bytes;
+        self
+    }
+
+    /// Sets [`timeout`](RedisStoreConfig::timeout).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(250));
+    /// assert_eq!(config.timeout.as_millis(), 250);
+    /// ```
+    pub fn with_timeout(mut self, timeout: Duration) -> RedisStoreConfig {
+        self.timeout = timeout;
+        self
+    }
+}
+
+impl Default for RedisStoreConfig {
+    fn default() -> RedisStoreConfig {
+        RedisStoreConfig::new()
+    }
+}
