@@ -23,6 +23,7 @@ from typing import Any
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 REPO = Path(__file__).resolve().parents[4]
 BINARY = Path(
@@ -134,9 +135,9 @@ async def stdio_inventory(*args: str) -> AsyncIterator[Inventory]:
 class HttpServer:
     """The example serving Streamable HTTP on a free port."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, port: int = 0):
         self.process = subprocess.Popen(
-            [str(BINARY), "--http", "127.0.0.1:0", *args],
+            [str(BINARY), "--http", f"127.0.0.1:{port}", *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -164,12 +165,18 @@ class HttpServer:
             self.stderr.append(line)
 
     @contextlib.asynccontextmanager
-    async def session(self) -> AsyncIterator[Inventory]:
-        """A new MCP session (its own `mcp-session-id`)."""
-        async with streamable_http_client(self.url) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
-                await session.initialize()
-                yield Inventory(session)
+    async def session(self, token: str | None = None) -> AsyncIterator[Inventory]:
+        """A new MCP session (its own `mcp-session-id`), sending
+        `Authorization: Bearer <token>` when `token` is given."""
+        async with connect(self.url, token, stateless=False) as inventory:
+            yield inventory
+
+    @contextlib.asynccontextmanager
+    async def stateless(self, token: str | None = None) -> AsyncIterator[Inventory]:
+        """A client on protocol 2026-07-28: no session, every request
+        self-contained."""
+        async with connect(self.url, token, stateless=True) as inventory:
+            yield inventory
 
     def stop(self, timeout: float = 10.0) -> int:
         """ctrl-c, as a person would; the exit code."""
@@ -182,6 +189,21 @@ class HttpServer:
                 self.process.wait()
                 raise
         return self.process.returncode
+
+
+@contextlib.asynccontextmanager
+async def connect(url: str, token: str | None, *, stateless: bool) -> AsyncIterator[Inventory]:
+    """The official client at `url`: a 2025-era session (initialize) or a
+    2026-07-28 stateless client (discover), with a bearer token if given."""
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+                if stateless:
+                    await session.discover()
+                else:
+                    await session.initialize()
+                yield Inventory(session)
 
 
 def log(message: str) -> None:

@@ -42,6 +42,97 @@ pub struct Cli {
     /// (so a file is seeded once). --seed 0 creates just the sites.
     #[arg(long, value_name = "N", verbatim_doc_comment)]
     pub seed: Option<usize>,
+
+    /// Where continuation results wait: memory, or redis://HOST:PORT
+    ///
+    /// memory (the default) keeps them in this process. redis://HOST:PORT
+    /// (redis://:PASSWORD@HOST:PORT/DB for more) keeps them in Redis or
+    /// Valkey, so several inventory processes behind a load balancer
+    /// redeem each other's tokens. While Redis is down, answers go on
+    /// without tokens; they come back when Redis does.
+    #[arg(long, value_name = "STORE", default_value = "memory", value_parser = store, verbatim_doc_comment)]
+    pub store: Store,
+
+    /// How long a continuation token lives, in seconds [default: 300]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub token_ttl: Option<u64>,
+
+    /// Accept `Authorization: Bearer SECRET` as the caller NAME (HTTP)
+    ///
+    /// Repeat for more callers. SECRET has at least 16 characters, such
+    /// as the output of `openssl rand -hex 32`. With any authentication
+    /// set, a request without valid credentials is answered 401, and a
+    /// caller's continuation tokens redeem for that caller only, on every
+    /// process sharing the --store.
+    #[arg(
+        long,
+        value_name = "NAME=SECRET",
+        value_parser = name_and_secret,
+        action = clap::ArgAction::Append,
+        requires = "http",
+        verbatim_doc_comment
+    )]
+    pub auth_token: Vec<(String, String)>,
+
+    /// Accept OAuth access tokens (JWTs) of the issuer at URL (HTTP)
+    ///
+    /// The issuer's keys are found through its metadata
+    /// (/.well-known/oauth-authorization-server, then OpenID Connect's),
+    /// or at --oauth-jwks-url. Needs --oauth-audience.
+    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"], verbatim_doc_comment)]
+    pub oauth_issuer: Option<String>,
+
+    /// This server's resource URL, which tokens must name in `aud`
+    ///
+    /// The URL clients reach /mcp at, such as https://mcp.example.com/mcp;
+    /// behind a load balancer, its public URL. Its protected resource
+    /// metadata is served at /.well-known/oauth-protected-resource.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer", verbatim_doc_comment)]
+    pub oauth_audience: Option<String>,
+
+    /// Fetch the issuer's keys (JWKS) from URL instead of its metadata
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_jwks_url: Option<String>,
+
+    /// A scope every access token must carry (repeatable); 403 without it
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        action = clap::ArgAction::Append,
+        requires = "oauth_issuer"
+    )]
+    pub oauth_scope: Vec<String>,
+}
+
+/// Where continuation results wait.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Store {
+    /// In this process.
+    #[default]
+    Memory,
+    /// In the Redis at this URL.
+    Redis(String),
+}
+
+/// `--store`'s value.
+fn store(value: &str) -> Result<Store, String> {
+    if value == "memory" {
+        return Ok(Store::Memory);
+    }
+    if value.starts_with("redis://") || value.starts_with("rediss://") {
+        return Ok(Store::Redis(value.to_owned()));
+    }
+    Err("expected memory or a Redis URL, such as redis://127.0.0.1:6379".to_owned())
+}
+
+/// `--auth-token`'s value: NAME=SECRET.
+fn name_and_secret(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((name, secret)) if !name.is_empty() && !secret.is_empty() => {
+            Ok((name.to_owned(), secret.to_owned()))
+        }
+        _ => Err("expected NAME=SECRET, such as ci=$(openssl rand -hex 32)".to_owned()),
+    }
 }
 
 const EXAMPLES: &str = "\
@@ -49,7 +140,10 @@ Examples:
   inventory                          stdio, in-memory database
   inventory --db inventory.db        stdio, a SQLite file
   inventory --http 127.0.0.1:8080    Streamable HTTP at http://127.0.0.1:8080/mcp
-  inventory --seed 500               the 4 fixture sites and 500 devices first";
+  inventory --seed 500               the 4 fixture sites and 500 devices first
+  inventory --http 0.0.0.0:8080 --db /data/inventory.db --store redis://redis:6379 \\
+            --auth-token ci=$(cat /run/secrets/ci-token)
+                                     one of several replicas behind a load balancer";
 
 /// `--http`'s value; a host name is refused, since the server binds exactly
 /// the address it is given.
@@ -86,6 +180,7 @@ mod tests {
             db: Some("x.db".into()),
             http: Some("127.0.0.1:0".parse().unwrap()),
             seed: Some(5),
+            ..Cli::default()
         };
         let spaced = ["--db", "x.db", "--http", "127.0.0.1:0", "--seed", "5"];
         assert_eq!(parse(&spaced).unwrap(), expected);
@@ -145,6 +240,70 @@ mod tests {
         for bad in ["many", "-1", "1.5"] {
             let error = parse(&[&format!("--seed={bad}")]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_store_is_memory_unless_a_redis_url_is_given() {
+        assert_eq!(parse(&[]).unwrap().store, Store::Memory);
+        let cli = parse(&["--store", "redis://127.0.0.1:6379", "--token-ttl", "60"]).unwrap();
+        assert_eq!(cli.store, Store::Redis("redis://127.0.0.1:6379".into()));
+        assert_eq!(cli.token_ttl, Some(60));
+        let error = parse(&["--store", "127.0.0.1:6379"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ValueValidation);
+        assert!(error.to_string().contains("redis://127.0.0.1:6379"));
+        assert_eq!(
+            parse(&["--token-ttl", "0"]).unwrap_err().kind(),
+            ErrorKind::ValueValidation
+        );
+    }
+
+    #[test]
+    fn auth_tokens_repeat_and_need_http() {
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token",
+            "alice=alice-secret-0123456789",
+            "--auth-token=bob=b=c",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.auth_token,
+            [
+                ("alice".to_owned(), "alice-secret-0123456789".to_owned()),
+                ("bob".to_owned(), "b=c".to_owned())
+            ]
+        );
+        let error = parse(&["--auth-token", "alice=x"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument);
+        let error = parse(&["--http", "127.0.0.1:0", "--auth-token", "alice"]).unwrap_err();
+        assert!(error.to_string().contains("NAME=SECRET"), "{error}");
+    }
+
+    #[test]
+    fn oauth_needs_an_issuer_and_an_audience() {
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--oauth-issuer",
+            "https://auth.example.com",
+            "--oauth-audience",
+            "https://mcp.example.com/mcp",
+            "--oauth-scope",
+            "inventory",
+            "--oauth-scope",
+            "openid",
+        ])
+        .unwrap();
+        assert_eq!(cli.oauth_scope, ["inventory", "openid"]);
+        for args in [
+            &["--http", "127.0.0.1:0", "--oauth-issuer", "https://a.example"][..],
+            &["--http", "127.0.0.1:0", "--oauth-audience", "https://m.example/mcp"],
+            &["--http", "127.0.0.1:0", "--oauth-scope", "inventory"],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument, "{args:?}");
         }
     }
 

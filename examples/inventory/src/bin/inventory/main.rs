@@ -16,11 +16,16 @@ mod cli;
 
 use std::process::ExitCode;
 
+use std::time::Duration;
+
 use clap::Parser;
 use inventory::db::{self, Db};
 use inventory::fixture;
+use mcp_light::auth::{Auth, OAuthResource};
+use mcp_light::store::{MemoryStore, MemoryStoreConfig, RedisStore, RedisStoreConfig};
+use mcp_light::{HttpOptions, Server};
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Store};
 
 fn main() -> ExitCode {
     // Help and version go to stdout with status 0, mistakes to stderr with 2.
@@ -61,6 +66,8 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
     let server = inventory::server(db).map_err(|e| e.to_string())?;
+    let server = with_store(server, &cli).await?;
+    let auth = auth(&cli)?;
 
     match cli.http {
         None => {
@@ -80,10 +87,60 @@ async fn run(cli: Cli) -> Result<(), String> {
                 }
                 eprintln!("inventory: ctrl-c, shutting down");
             };
+            let mut options = HttpOptions::new();
+            if let Some(auth) = auth {
+                eprintln!("inventory: every request must authenticate (Authorization: Bearer)");
+                options = options.with_auth(auth);
+            }
             server
-                .serve_http(listener, shutdown)
+                .serve_http_with(listener, options, shutdown)
                 .await
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+/// `server` keeping continuation results where `--store` says, for
+/// `--token-ttl`.
+async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
+    let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
+    match &cli.store {
+        Store::Memory => {
+            let store = MemoryStore::new(MemoryStoreConfig::new().with_ttl(ttl));
+            Ok(server.with_store(store))
+        }
+        Store::Redis(url) => {
+            let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
+                .map_err(|e| format!("--store: {e}"))?;
+            // A password stays out of the log.
+            let shown = url.rsplit_once('@').map_or(url.as_str(), |(_, host)| host);
+            match store.ping().await {
+                Ok(()) => eprintln!("inventory: continuation results kept in Redis at {shown}"),
+                Err(e) => eprintln!(
+                    "inventory: Redis at {shown} does not answer ({e}); answering without \
+                     continuation tokens until it does"
+                ),
+            }
+            Ok(server.with_store(store))
+        }
+    }
+}
+
+/// The authentication `--auth-token` and `--oauth-*` ask for, if any.
+fn auth(cli: &Cli) -> Result<Option<Auth>, String> {
+    let mut auth = Auth::new();
+    for (name, secret) in &cli.auth_token {
+        auth = auth
+            .with_bearer_token(name, secret)
+            .map_err(|e| format!("--auth-token: {e}"))?;
+    }
+    if let (Some(issuer), Some(audience)) = (&cli.oauth_issuer, &cli.oauth_audience) {
+        let mut oauth =
+            OAuthResource::new(issuer, audience).with_required_scopes(cli.oauth_scope.iter());
+        if let Some(jwks) = &cli.oauth_jwks_url {
+            oauth = oauth.with_jwks_url(jwks);
+        }
+        auth = auth.with_oauth(oauth).map_err(|e| format!("--oauth-*: {e}"))?;
+    }
+    Ok(auth.is_configured().then_some(auth))
 }

@@ -1,0 +1,105 @@
+"""A real `redis-server` for the tests: started on 127.0.0.1 at a free port,
+killed and started again on the same port, stopped at the end.
+
+Under CI (`CI=true`) a missing `redis-server` fails the tests that need
+it; elsewhere they are skipped, loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def require_redis_server() -> str:
+    """The path of `redis-server`, or a failure (CI) or skip (elsewhere)."""
+    path = shutil.which("redis-server")
+    if path:
+        return path
+    message = (
+        "redis-server is not installed: the Redis tests cannot run "
+        "(apt-get install redis-server; .ci/run installs it)"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    print(f"\n*** SKIPPED: {message} ***", file=sys.stderr)
+    pytest.skip(message)
+
+
+class RedisServer:
+    """One redis-server process, no persistence, on 127.0.0.1:`port`."""
+
+    def __init__(self):
+        self.binary = require_redis_server()
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        """Starts it on its port (again, after `kill`) and waits until it
+        answers."""
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if self.command("PING") == "PONG":
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        self.kill()
+
+    def command(self, *args: str):
+        """One command over RESP; the reply as Python values."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+            wire = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
+            s.sendall(wire.encode())
+            return _read_reply(s.makefile("rb"))
+
+
+def _read_reply(f):
+    line = f.readline().rstrip(b"\r\n")
+    kind, rest = line[:1], line[1:].decode()
+    if kind == b"+":
+        return rest
+    if kind == b"-":
+        raise RuntimeError(rest)
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        if n < 0:
+            return None
+        data = f.read(n + 2)[:-2]
+        return data.decode(errors="replace")
+    if kind == b"*":
+        return [_read_reply(f) for _ in range(int(rest))]
+    raise RuntimeError(f"unexpected reply {line!r}")

@@ -1,0 +1,229 @@
+"""Deployment: kept-alive latency, replicas sharing Redis, authenticated
+callers. The inventory binary is driven by the official MCP client; Redis
+is a real `redis-server` each test starts on a free port (see
+`redis_server.py`)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import statistics
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from inventory_client import HttpServer, Inventory, log, new_devices
+from redis_server import RedisServer
+
+pytestmark = pytest.mark.anyio
+
+ALICE = "alice-secret-0123456789abcdef"
+BOB = "bob-secret-0123456789abcdef"
+TOKENS = ["--auth-token", f"alice={ALICE}", "--auth-token", f"bob={BOB}"]
+
+
+@pytest.fixture
+def redis():
+    server = RedisServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def replicas(redis):
+    """Two inventory processes on one Redis and one SQLite file, with the
+    static tokens of alice and bob."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "inventory.db")
+        first = HttpServer("--db", db, "--store", redis.url, *TOKENS)
+        second = HttpServer("--db", db, "--store", redis.url, *TOKENS)
+        try:
+            yield first, second
+        finally:
+            first.stop()
+            second.stop()
+
+
+def connect(server: HttpServer, token: str, protocol: str):
+    return server.stateless(token) if protocol == "stateless" else server.session(token)
+
+
+async def bulk_write(inventory: Inventory, n: int, prefix: str) -> dict:
+    return await inventory.ok(
+        "inventory",
+        {"resource": "device", "action": "bulk_create",
+         "params": {"devices": new_devices(n, prefix=prefix)}},
+    )  # fmt: skip
+
+
+class KeptAlive:
+    """A plain HTTP/1.1 client on one kept-alive connection speaking
+    protocol 2025-06-18 with a session, as MCP hosts do: the client that
+    showed the stall. (The official Python client, on httpx, happens not
+    to wait for the delayed ACK, so it would not catch a regression.)"""
+
+    def __init__(self, url: str):
+        parsed = urllib.parse.urlsplit(url)
+        self.connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        self.path = parsed.path
+        self.session: str | None = None
+        self.id = 0
+
+    def post(self, method: str, params: dict | None = None, notification: bool = False):
+        message = {"jsonrpc": "2.0", "method": method, "params": params or {}}
+        if not notification:
+            self.id += 1
+            message["id"] = self.id
+        headers = {"Content-Type": "application/json",
+                   "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        self.connection.request("POST", self.path, body=json.dumps(message), headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        self.session = response.getheader("Mcp-Session-Id") or self.session
+        assert response.status in (200, 202), (response.status, data[:200])
+        events = [line[5:] for line in data.decode().splitlines() if line.startswith("data:")]
+        replies = [json.loads(event) for event in events if event.strip()]
+        return replies[-1] if replies else (json.loads(data) if data.strip() else None)
+
+    def call(self, tool: str, arguments: dict) -> dict:
+        reply = self.post("tools/call", {"name": tool, "arguments": arguments})
+        assert not reply["result"].get("isError"), reply
+        return reply["result"]
+
+
+async def test_fifty_calls_on_one_kept_alive_session_connection_have_a_median_under_20_ms(
+    http_server,
+):
+    # A session's answers go out as SSE in several writes; with Nagle's
+    # algorithm on, each waits ~40 ms for the client's delayed ACK.
+    client = KeptAlive(http_server.url)
+    client.post("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "kept-alive", "version": "1"}})  # fmt: skip
+    client.post("notifications/initialized", notification=True)
+    client.call("site_create", {"site": {"name": "Python Lab", "slug": "py-lab"}})
+    times = []
+    for i in range(50):
+        started = time.perf_counter()
+        client.call("device_create", {"device": new_devices(1, prefix=f"k{i}")[0]})
+        times.append((time.perf_counter() - started) * 1000)
+    median = statistics.median(times)
+    log(f"kept-alive session: median {median:.2f} ms, max {max(times):.2f} ms over 50 creates")
+    assert median < 20, f"median {median:.1f} ms: answers stall (TCP_NODELAY?)"
+
+
+@pytest.mark.parametrize("protocol", ["stateless", "session"])
+async def test_a_token_minted_on_one_replica_redeems_on_the_other_for_the_same_principal(
+    replicas, protocol
+):
+    first, second = replicas
+    async with connect(first, ALICE, protocol) as alice:
+        await alice.create_site()
+        write = await bulk_write(alice, 30, prefix=f"r-{protocol}")
+        probe = await alice.ok("device_list", {"site_slug": "py-lab"})
+    assert "continuation_token" in write and "continuation_token" in probe
+
+    async with connect(second, ALICE, protocol) as alice_there:
+        full = await alice_there.ok(
+            "inventory", {"continuation_token": write["continuation_token"], "mode": "full"}
+        )
+        assert len(full) == 30 and full[0]["name"] == f"r-{protocol}-leaf-0001"
+        page = await alice_there.ok(
+            "device_list", {"continuation_token": probe["continuation_token"], "page_size": 5}
+        )
+        assert (page["total"], len(page["items"])) == (30, 5)
+
+    async with connect(second, BOB, protocol) as bob:
+        for tool, token in [("inventory", write), ("device_list", probe)]:
+            refused = await bob.error(tool, {"continuation_token": token["continuation_token"]})
+            assert "issued to another caller" in refused, refused
+
+
+async def test_a_request_without_a_bearer_token_is_refused_401_before_any_tool_runs(replicas):
+    first, _ = replicas
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"site_create","arguments":{"site":{"name":"X","slug":"x"}}}}'
+    for headers in [{}, {"Authorization": "Bearer not-a-token-of-this-server"}]:
+        request = urllib.request.Request(
+            first.url, data=body, method="POST",
+            headers={"Content-Type": "application/json",
+                     "Accept": "application/json, text/event-stream",
+                     "MCP-Protocol-Version": "2026-07-28", **headers},
+        )  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 401
+        assert refused.value.headers["WWW-Authenticate"].startswith("Bearer")
+    async with first.stateless(ALICE) as alice:
+        assert all(site["slug"] != "x" for site in await alice.ok("site_list")), "a tool ran"
+
+
+async def test_an_entry_expires_in_redis(redis):
+    server = HttpServer("--store", redis.url, "--token-ttl", "1")
+    try:
+        async with server.stateless() as inventory:
+            await inventory.create_site()
+            write = await bulk_write(inventory, 3, prefix="ttl")
+            keys = redis.command("KEYS", "mcp-light:*")
+            assert len(keys) == 3, keys  # owner and origin, item offsets, body
+            assert all(0 < redis.command("PTTL", key) <= 1000 for key in keys)
+            time.sleep(1.3)
+            assert redis.command("KEYS", "mcp-light:*") == []
+            refused = await inventory.error(
+                "inventory", {"continuation_token": write["continuation_token"]}
+            )
+            assert "unknown or has expired" in refused
+    finally:
+        server.stop()
+
+
+async def test_with_redis_killed_writes_and_reads_go_on_and_tokens_come_back_with_it(redis):
+    server = HttpServer("--store", redis.url)
+    try:
+        async with server.stateless() as inventory:
+            await inventory.create_site()
+            before = await bulk_write(inventory, 5, prefix="before")
+            assert "continuation_token" in before
+
+            redis.kill()
+            during = await bulk_write(inventory, 5, prefix="during")
+            # Outcome 2: the envelope reaches what was written by its ids;
+            # no token that was not stored.
+            assert "continuation_token" not in during
+            assert during["accepted"] == 5 and len(during["ids"]) == 5
+            single = await inventory.ok(
+                "inventory", {"resource": "device", "action": "create",
+                              "params": {"device": new_devices(1, prefix="single")[0]}},
+            )  # fmt: skip
+            assert "continuation_token" not in single and single["status_code"] == 201
+            # A heavy read answers whole.
+            listed = await inventory.ok("device_list")
+            assert isinstance(listed, list) and len(listed) == 11
+            refused = await inventory.error(
+                "inventory", {"continuation_token": before["continuation_token"]}
+            )
+            assert "unavailable" in refused and "try again" in refused
+
+            redis.start()  # the same address, empty
+            deadline = time.monotonic() + 10
+            while True:
+                after = await bulk_write(inventory, 1, prefix=f"after{int(time.monotonic() * 1000)}")
+                if "continuation_token" in after or time.monotonic() > deadline:
+                    break
+                time.sleep(0.2)
+            assert "continuation_token" in after, "no token after Redis came back"
+            full = await inventory.ok(
+                "inventory", {"continuation_token": after["continuation_token"], "mode": "full"}
+            )
+            assert len(full) == 1
+        assert server.process.poll() is None, "the server died"
+    finally:
+        server.stop()
