@@ -145,10 +145,10 @@ fn reply(body: &[u8]) -> Value {
         return value;
     }
     text.lines()
+        .rev()
         .filter_map(|line| line.strip_prefix("data:"))
         .filter(|data| !data.trim().is_empty())
-        .filter_map(|data| serde_json::from_str(data).ok())
-        .last()
+        .find_map(|data| serde_json::from_str(data).ok())
         .unwrap_or_else(|| panic!("no JSON-RPC answer in {text:.200}"))
 }
 

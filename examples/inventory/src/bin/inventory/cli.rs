@@ -87,7 +87,12 @@ pub struct Cli {
     /// The URL clients reach /mcp at, such as https://mcp.example.com/mcp;
     /// behind a load balancer, its public URL. Its protected resource
     /// metadata is served at /.well-known/oauth-protected-resource.
-    #[arg(long, value_name = "URL", requires = "oauth_issuer", verbatim_doc_comment)]
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "oauth_issuer",
+        verbatim_doc_comment
+    )]
     pub oauth_audience: Option<String>,
 
     /// Fetch the issuer's keys (JWKS) from URL instead of its metadata
@@ -298,8 +303,18 @@ mod tests {
         .unwrap();
         assert_eq!(cli.oauth_scope, ["inventory", "openid"]);
         for args in [
-            &["--http", "127.0.0.1:0", "--oauth-issuer", "https://a.example"][..],
-            &["--http", "127.0.0.1:0", "--oauth-audience", "https://m.example/mcp"],
+            &[
+                "--http",
+                "127.0.0.1:0",
+                "--oauth-issuer",
+                "https://a.example",
+            ][..],
+            &[
+                "--http",
+                "127.0.0.1:0",
+                "--oauth-audience",
+                "https://m.example/mcp",
+            ],
             &["--http", "127.0.0.1:0", "--oauth-scope", "inventory"],
         ] {
             let error = parse(args).unwrap_err();

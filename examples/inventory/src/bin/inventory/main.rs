@@ -140,7 +140,9 @@ fn auth(cli: &Cli) -> Result<Option<Auth>, String> {
         if let Some(jwks) = &cli.oauth_jwks_url {
             oauth = oauth.with_jwks_url(jwks);
         }
-        auth = auth.with_oauth(oauth).map_err(|e| format!("--oauth-*: {e}"))?;
+        auth = auth
+            .with_oauth(oauth)
+            .map_err(|e| format!("--oauth-*: {e}"))?;
     }
     Ok(auth.is_configured().then_some(auth))
 }
