@@ -88,23 +88,26 @@ fn start_redis() -> (String, OwnRedis) {
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-        ])
-        .args(["--appendonly", "no"])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("redis-server on the PATH (apt-get install redis-server), or set REDIS_URL");
+    // Owned at once, so it is stopped on every path, the panic below too.
+    let own = OwnRedis(
+        Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
+            .args(["--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server on the PATH (apt-get install redis-server), or set REDIS_URL"),
+    );
     let addr = format!("127.0.0.1:{port}");
     for _ in 0..100 {
         if std::net::TcpStream::connect(&addr).is_ok() {
-            return (format!("redis://{addr}"), OwnRedis(child));
+            return (format!("redis://{addr}"), own);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
