@@ -225,7 +225,8 @@ impl Auth {
                 push("error", "invalid_request");
                 (
                     StatusCode::BAD_REQUEST,
-                    "the Authorization header must be `Bearer <token>`, once".to_owned(),
+                    "send one Authorization header, `Bearer <token>`, with the token after `Bearer `"
+                    .to_owned(),
                 )
             }
             Refusal::InvalidToken(why) => {
@@ -258,9 +259,10 @@ impl Auth {
 /// Why a request is not let through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// No `Authorization` header: 401.
+    /// No bearer credentials (no `Authorization` header, or another
+    /// scheme): 401.
     Missing,
-    /// An `Authorization` header that is not one `Bearer <token>`: 400.
+    /// Two `Authorization` headers, or `Bearer` without a token: 400.
     Malformed,
     /// A token that is not accepted, and why: 401 `invalid_token`.
     InvalidToken(String),
@@ -269,7 +271,8 @@ pub(crate) enum Refusal {
     InsufficientScope(String),
 }
 
-/// The token of `Authorization: Bearer <token>`; `None` without the header.
+/// The token of `Authorization: Bearer <token>`; `None` without bearer
+/// credentials (no header, or another scheme such as `Basic`).
 fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -279,12 +282,14 @@ fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
         return Err(Refusal::Malformed);
     }
     let value = value.to_str().map_err(|_| Refusal::Malformed)?;
-    let (scheme, token) = value.split_once(' ').ok_or(Refusal::Malformed)?;
-    let token = token.trim();
-    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
-        return Err(Refusal::Malformed);
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(None);
     }
-    Ok(Some(token))
+    match token.trim() {
+        "" => Err(Refusal::Malformed),
+        token => Ok(Some(token)),
+    }
 }
 
 #[cfg(test)]
@@ -317,16 +322,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn no_header_is_missing_and_a_bad_one_is_malformed() {
-        assert_eq!(
-            auth().authenticate(&headers(&[])).await,
-            Err(Refusal::Missing)
-        );
+    async fn no_bearer_credentials_are_missing_and_a_bad_header_is_malformed() {
         for values in [
-            &["Basic YWxpY2U6c2VjcmV0"][..],
-            &["Bearer"],
-            &["Bearer "],
+            &[][..],
+            &["Basic YWxpY2U6c2VjcmV0"],
             &["alice-secret-0123456789"],
+        ] {
+            let refused = auth().authenticate(&headers(values)).await;
+            assert_eq!(refused, Err(Refusal::Missing), "{values:?}");
+        }
+        for values in [
+            &["Bearer"][..],
+            &["Bearer "],
             &[
                 "Bearer alice-secret-0123456789",
                 "Bearer alice-secret-0123456789",

@@ -6,6 +6,8 @@ mod dispatch;
 mod fixtures;
 mod heavy;
 mod layering;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod registry;
 mod wire;
 mod write_path;
