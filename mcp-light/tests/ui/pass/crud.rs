@@ -163,13 +163,13 @@ fn main() {
 
     // The Context is not part of the schema; several parameters form one
     // object schema.
-    let schema = serde_json::to_value((create.params_schema)()).unwrap();
+    let schema = serde_json::to_value(create.params_schema()).unwrap();
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], serde_json::json!(["device"]));
     assert!(schema["properties"].get("ctx").is_none());
-    let schema = serde_json::to_value((update.params_schema)()).unwrap();
+    let schema = serde_json::to_value(update.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["id", "device"]));
     assert_eq!(schema["additionalProperties"], false);
-    let schema = serde_json::to_value((tool("device_get").params_schema)()).unwrap();
+    let schema = serde_json::to_value(tool("device_get").params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["id"]));
 }
