@@ -6,7 +6,9 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::error::IntoToolError;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
+pub use crate::output::kind;
 pub use crate::store::BoxFuture;
 pub use crate::tool::ToolParts;
 

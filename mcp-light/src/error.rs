@@ -9,6 +9,12 @@ use std::fmt;
 /// so a tool can return `Result<T, ToolError>` and still use `?` on database,
 /// I/O or parse errors. For a plain message, use [`ToolError::new`].
 ///
+/// A tool need not return `ToolError` itself: any `Result<T, E>` whose `E`
+/// converts into a boxed `std::error::Error + Send + Sync` is answered the
+/// same way (a std error, `Box<dyn Error + Send + Sync>`, `anyhow::Error`,
+/// `String`), aliases such as `type ApiResult<T> = Result<T, ToolError>`
+/// included.
+///
 /// ```
 /// use mcp_light::ToolError;
 ///
@@ -53,6 +59,43 @@ where
         ToolError {
             message: error.to_string(),
             source: Some(Box::new(error)),
+        }
+    }
+}
+
+/// Turns the error of a tool's result into the [`ToolError`] the caller sees.
+///
+/// Implemented for `ToolError` itself and for every error that converts into
+/// `Box<dyn Error + Send + Sync>`. The two sets cannot overlap, because only
+/// this crate could make `ToolError` such an error; a direct `From` impl for
+/// `anyhow::Error` or `Box<dyn Error>` would overlap with the blanket `From`
+/// above, since their crates may one day implement `Error` for them.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` of this tool's result does not convert into `ToolError`",
+    label = "a tool's `Err` must be a `ToolError` or a `std::error::Error + Send + Sync + 'static`",
+    note = "implement `std::error::Error` for `{Self}` (for example with `#[derive(thiserror::Error)]`), or return `Result<T, ToolError>` and convert the error where it arises: `.map_err(ToolError::new)` if it implements `Display`"
+)]
+pub trait IntoToolError {
+    /// The error as the caller sees it.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl IntoToolError for ToolError {
+    fn into_tool_error(self) -> ToolError {
+        self
+    }
+}
+
+impl<E> IntoToolError for E
+where
+    E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+{
+    fn into_tool_error(self) -> ToolError {
+        let error = self.into();
+        ToolError {
+            message: error.to_string(),
+            source: Some(error),
         }
     }
 }

@@ -64,6 +64,7 @@ mod invoke;
 mod kind;
 mod light_key;
 mod outcome;
+mod output;
 mod registry;
 mod schema;
 mod serve;
