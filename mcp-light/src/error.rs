@@ -161,6 +161,19 @@ pub enum RegistryError {
         /// The other function.
         second: String,
     },
+    /// A tool takes host state (`State<T>`) the server was not given.
+    #[error(
+        "the tool `{tool}` (`{function}`) takes host state of type `{type_name}`, and the server \
+         has none; register one with `Server::with_state` before serving"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The path of its function.
+        function: String,
+        /// The type of the missing state.
+        type_name: String,
+    },
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]
     BadSchema {

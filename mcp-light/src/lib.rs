@@ -60,6 +60,7 @@ mod context;
 mod dispatch;
 mod envelope;
 mod error;
+mod extract;
 mod invoke;
 mod kind;
 mod light_key;
@@ -69,6 +70,7 @@ mod registry;
 mod schema;
 mod serve;
 mod server;
+mod state;
 mod tool;
 
 pub mod heavy;
@@ -82,6 +84,7 @@ pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
+pub use extract::{FromCall, FromCallRef};
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use outcome::Outcome;
@@ -89,6 +92,7 @@ pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
 pub use serve::{McpHandler, Principal, ServeError};
 pub use server::Server;
+pub use state::{State, StateNeed};
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::ToolDef;
 
@@ -218,8 +222,8 @@ pub use rmcp::model::CallToolResult;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Context, KeyFields, LightKey, Server, ToolError, mcp_heavy, mcp_light,
-        mcp_tool,
+        BulkResult, Caller, Context, KeyFields, LightKey, Server, State, ToolError, mcp_heavy,
+        mcp_light, mcp_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

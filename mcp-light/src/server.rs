@@ -54,7 +54,7 @@ pub struct Server {
     registry: Arc<Registry>,
     implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
-    state: Arc<StateMap>,
+    pub(crate) state: Arc<StateMap>,
     shared: Arc<Shared>,
 }
 

@@ -76,7 +76,7 @@ async fn device_patch(id: u64, name: Option<String>) -> Device {
 }
 
 #[mcp_light(bulk_update, resource = "device", action = "bulk_rename")]
-async fn device_bulk_update(_ctx: Context, ids: Vec<u64>) -> Result<Vec<Device>, ToolError> {
+async fn device_bulk_update(_caller: &Caller, ids: Vec<u64>) -> Result<Vec<Device>, ToolError> {
     Ok(ids
         .into_iter()
         .map(|id| Device {
