@@ -538,3 +538,68 @@ fn option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    /// With `crate = path`, nothing the generated code names goes through
+    /// `::mcp_light`, serde's and schemars' `crate = "..."` included.
+    #[test]
+    fn a_crate_path_reaches_every_runtime_path() {
+        let item = quote! {
+            /// Add a device.
+            fn device_add(
+                State(db): State<Db>,
+                caller: &Caller,
+                #[serde(default)] name: String,
+            ) -> ApiResult<Device> {
+                todo!()
+            }
+        };
+        let cases = [
+            (
+                Attr::Light,
+                quote!(create, crate = facade::mcp, retrieve = device_get),
+            ),
+            (
+                Attr::Tool,
+                quote!(
+                    crate = facade::mcp,
+                    resource = "device",
+                    action = "retrieve"
+                ),
+            ),
+            (Attr::Heavy, quote!(crate = facade::mcp)),
+        ];
+        for (attr, args) in cases {
+            let out = tool(attr, args, item.clone()).to_string();
+            assert!(!out.contains("compile_error"), "{out}");
+            // As a path (messages may still name the attribute).
+            assert!(!out.contains("mcp_light ::"), "{out}");
+            assert!(!out.contains("mcp_light::"), "{out}");
+            assert!(out.contains("\"facade::mcp::__private::serde\""), "{out}");
+            assert!(out.contains("facade :: mcp :: FromCall"), "{out}");
+        }
+    }
+
+    #[test]
+    fn without_a_crate_path_the_runtime_is_mcp_light() {
+        let out = tool(
+            Attr::Tool,
+            quote!(),
+            quote!(
+                fn ping() -> u32 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(
+            out.contains(":: mcp_light :: ToolDef :: __from_parts"),
+            "{out}"
+        );
+        assert!(out.contains("\"::mcp_light::__private::serde\""), "{out}");
+    }
+}

@@ -28,3 +28,18 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_crate_path_reaches_every_runtime_path() {
+        let input = syn::parse_quote! {
+            #[light_key(crate = facade::mcp, site)]
+            struct Device<T> { id: T, site: String }
+        };
+        let out = super::derive(&input).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(!out.contains("mcp_light"), "{out}");
+        assert!(out.contains("facade :: mcp :: LightKey"), "{out}");
+    }
+}
