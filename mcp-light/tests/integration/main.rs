@@ -6,5 +6,6 @@ mod dispatch;
 mod fixtures;
 mod heavy;
 mod registry;
+mod roles;
 mod wire;
 mod write_path;
