@@ -306,7 +306,7 @@ impl Responder {
         }
     }
 
-    fn failed(&self, error: ToolError) -> CallToolResult {
+    pub(crate) fn failed(&self, error: ToolError) -> CallToolResult {
         error_result(format!("`{}` failed: {error}", self.tool))
     }
 

@@ -17,6 +17,7 @@ use crate::invoke::{self, Invocation, Responder};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
+use crate::tool::ToolDef;
 
 /// A set of tools ready to be called: the registry, the host's state and a
 /// continuation store.
@@ -47,7 +48,7 @@ pub struct Server {
     registry: Arc<Registry>,
     implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
-    state: Arc<StateMap>,
+    pub(crate) state: Arc<StateMap>,
     continuations: Arc<Continuations>,
 }
 
@@ -318,5 +319,53 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// The first tool of `defs` that needs state `state` lacks, as an error
+/// naming the tool and the type.
+pub(crate) fn missing_state<'a>(
+    defs: impl IntoIterator<Item = &'a ToolDef>,
+    state: &StateMap,
+) -> Result<(), RegistryError> {
+    let mut needs = Vec::new();
+    for def in defs {
+        needs.clear();
+        def.push_state_needs(&mut needs);
+        if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
+            return Err(RegistryError::MissingState {
+                tool: def.name().to_owned(),
+                function: def.function().to_owned(),
+                type_name: need.type_name().to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Server {
+    /// Checks that every tool finds the host state it takes
+    /// ([`State<T>`](crate::State), or any [`FromCall`](crate::FromCall) extractor that declares a
+    /// need): an error names the first tool and type missing. Call it once
+    /// the state is registered, before serving.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    ///
+    /// struct Clock;
+    ///
+    /// /// Ticks.
+    /// #[mcp_tool]
+    /// fn tick(State(_clock): State<Clock>) -> u32 {
+    ///     1
+    /// }
+    ///
+    /// let error = Server::from_registry()?.check_state().unwrap_err();
+    /// assert!(error.to_string().contains("`tick`"));
+    /// Server::from_registry()?.with_state(Clock).check_state()?;
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn check_state(&self) -> Result<(), RegistryError> {
+        missing_state(self.registry().iter().map(|tool| tool.def()), &self.state)
     }
 }

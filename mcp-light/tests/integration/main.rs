@@ -7,5 +7,6 @@ mod fixtures;
 mod heavy;
 mod layering;
 mod registry;
+mod roles;
 mod wire;
 mod write_path;
