@@ -57,6 +57,7 @@
 #![warn(missing_docs)]
 
 mod answer;
+mod args;
 mod context;
 mod continuation;
 mod dispatch;

@@ -8,6 +8,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
 use crate::answer::error_result;
+use crate::args;
 use crate::context::{Caller, Context, StateMap};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::Dispatcher;
@@ -205,20 +206,36 @@ impl Server {
     /// that returns `Err` or panics, and a refused continuation token all
     /// answer an `isError` result that says what is wrong.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+        // Everything up to the tool's own future is decided synchronously,
+        // so a call awaits one future, not a chain of them.
+        match self.prepare(tool, arguments, caller) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                Box::pin(self.continuations.redeem(&called, token, args)).await
+            }
+            Prepared::Run(guarded) => guarded.await,
+        }
+    }
+
+    /// Resolves the tool a call names, takes mcp-light's own fields off its
+    /// arguments and readies what answers it.
+    fn prepare(&self, tool: &str, arguments: Value, caller: Caller) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
             other => {
-                return error_result(format!(
+                return Prepared::Answer(error_result(format!(
                     "the arguments of `{tool}` must be a JSON object, not {}",
                     json_kind(&other)
-                ));
+                )));
             }
         };
-        let target = match (self.dispatcher(tool), self.registry.get(tool)) {
-            (Some(dispatcher), _) => Target::Dispatcher(dispatcher),
-            (None, Some(published)) => Target::Tool(published),
-            (None, None) => return self.unknown_tool(tool),
+        let target = match self.dispatcher(tool) {
+            Some(dispatcher) => Target::Dispatcher(dispatcher),
+            None => match self.registry.get(tool) {
+                Some(published) => Target::Tool(published),
+                None => return Prepared::Answer(self.unknown_tool(tool)),
+            },
         };
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
@@ -237,48 +254,56 @@ impl Server {
             if let Target::Dispatcher(dispatcher) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Box::pin(self.continuations.redeem(&called, token, args)).await;
+            return Prepared::Redeem(called, token, args);
         }
         let (published, args) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
                 Ok(routed) => routed,
-                Err(message) => return error_result(message),
+                Err(message) => return Prepared::Answer(error_result(message)),
             },
             Target::Tool(published) => (published, args),
         };
-        self.run(published, discloses, called, args).await
+        match self.invocation(published, discloses, called, args) {
+            Ok(invocation) => {
+                Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
+            }
+            Err(answer) => Prepared::Answer(answer),
+        }
     }
 
-    /// Runs `tool` for a caller who called the tool `called.tool`, whose
-    /// published schema `discloses` continuation or not. The flat path and a
-    /// dispatcher differ only in these two.
-    async fn run(
+    /// The invocation of `tool` for a caller who called the tool
+    /// `called.tool`, whose published schema `discloses` continuation or not.
+    /// The flat path and a dispatcher differ only in these two.
+    fn invocation(
         &self,
         tool: &PublishedTool,
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
-    ) -> CallToolResult {
+    ) -> Result<Invocation, CallToolResult> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
-        let verify = match args.remove(VERIFY) {
+        let verify = match args::take(&mut args, VERIFY) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
             Some(other) if def.kind().is_write() => {
-                return error_result(format!(
+                return Err(error_result(format!(
                     "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
                     def.name()
-                ));
+                )));
             }
             Some(_) => false,
         };
         if def.kind().is_heavy()
             && let Err(error) = self.continuations.strip_negotiation(&mut args)
         {
-            return error_result(format!("invalid arguments for `{}`: {error}", def.name()));
+            return Err(error_result(format!(
+                "invalid arguments for `{}`: {error}",
+                def.name()
+            )));
         }
-        let invocation = Invocation {
+        Ok(Invocation {
             ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
             args,
             responder: Responder {
@@ -290,8 +315,7 @@ impl Server {
                 retrieve_published: tool.retrieve_published(),
                 verify,
             },
-        };
-        invoke::run_guarded(def.invoke_fn(), invocation).await
+        })
     }
 
     fn unknown_tool(&self, tool: &str) -> CallToolResult {
@@ -302,6 +326,17 @@ impl Server {
         }
         error_result(format!("unknown tool `{tool}`; this server has: {names}"))
     }
+}
+
+/// What a call comes to once prepared.
+enum Prepared {
+    /// Answered already: an error, found before any tool ran.
+    Answer(CallToolResult),
+    /// A continuation token to redeem for this caller, with the
+    /// negotiation fields left in the arguments.
+    Redeem(Called, Value, Map<String, Value>),
+    /// A tool to run.
+    Run(invoke::Guarded),
 }
 
 /// The tool a call names: a dispatcher, or a registered tool.
