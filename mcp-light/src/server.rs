@@ -267,7 +267,7 @@ impl Server {
             Ok(invocation) => {
                 Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
             }
-            Err(answer) => Prepared::Answer(answer),
+            Err(answer) => Prepared::Answer(*answer),
         }
     }
 
@@ -280,7 +280,7 @@ impl Server {
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
-    ) -> Result<Invocation, CallToolResult> {
+    ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
@@ -288,20 +288,20 @@ impl Server {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
             Some(other) if def.kind().is_write() => {
-                return Err(error_result(format!(
+                return Err(Box::new(error_result(format!(
                     "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
                     def.name()
-                )));
+                ))));
             }
             Some(_) => false,
         };
         if def.kind().is_heavy()
             && let Err(error) = self.continuations.strip_negotiation(&mut args)
         {
-            return Err(error_result(format!(
+            return Err(Box::new(error_result(format!(
                 "invalid arguments for `{}`: {error}",
                 def.name()
-            )));
+            ))));
         }
         Ok(Invocation {
             ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
