@@ -12,10 +12,11 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
+use crate::args;
 use crate::error::RegistryError;
 use crate::heavy::{self, HeavyConfig};
 use crate::registry::{PublishedTool, Registry};
-use crate::schema::{self, VERIFY};
+use crate::schema::{self, PublishedSchema, VERIFY};
 
 /// The top-level field naming the resource.
 const RESOURCE: &str = "resource";
@@ -31,7 +32,7 @@ const PARAMS: &str = "params";
 pub struct Dispatcher {
     name: String,
     description: String,
-    input_schema: Arc<Map<String, Value>>,
+    input_schema: PublishedSchema,
     /// resource → action → tool name.
     routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
 }
@@ -75,7 +76,7 @@ impl Dispatcher {
             }
         }
         let description = describe(&routes);
-        let input_schema = Arc::new(input_schema(&routes, heavy));
+        let input_schema = PublishedSchema::new(input_schema(&routes, heavy));
         Ok(Dispatcher {
             name,
             description,
@@ -87,7 +88,7 @@ impl Dispatcher {
     /// The same dispatcher, its schema published with the limits of `heavy`.
     pub(crate) fn republish(&self, heavy: &HeavyConfig) -> Dispatcher {
         Dispatcher {
-            input_schema: Arc::new(input_schema(&self.routes, heavy)),
+            input_schema: PublishedSchema::new(input_schema(&self.routes, heavy)),
             ..self.clone()
         }
     }
@@ -99,13 +100,13 @@ impl Dispatcher {
 
     /// The input schema `tools/list` publishes for it.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
-        &self.input_schema
+        self.input_schema.schema()
     }
 
     /// Whether its published schema discloses continuation — it does,
     /// by construction; read from the schema like any tool's.
     pub fn discloses_continuation(&self) -> bool {
-        schema::discloses_continuation(&self.input_schema)
+        self.input_schema.discloses_continuation()
     }
 
     /// The tool as `tools/list` describes it.
@@ -113,7 +114,7 @@ impl Dispatcher {
         let mut tool = Tool::new(
             self.name.clone(),
             self.description.clone(),
-            Arc::clone(&self.input_schema),
+            Arc::clone(self.input_schema.schema()),
         );
         // It reaches writes and destroys, so it claims no read-only hint.
         let mut annotations = ToolAnnotations::default();
@@ -127,7 +128,7 @@ impl Dispatcher {
     /// sent, say nothing more.
     pub(crate) fn drop_routing(&self, args: &mut Map<String, Value>) {
         for field in [RESOURCE, ACTION, PARAMS] {
-            args.remove(field);
+            args::take(args, field);
         }
     }
 
@@ -141,7 +142,7 @@ impl Dispatcher {
     ) -> Result<(&'r PublishedTool, Map<String, Value>), String> {
         let name = &self.name;
         let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
-        let resource = match args.remove(RESOURCE) {
+        let resource = match args::take(&mut args, RESOURCE) {
             Some(Value::String(resource)) => resource,
             None => {
                 return Err(format!(
@@ -163,7 +164,7 @@ impl Dispatcher {
             ));
         };
         let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
-        let action = match args.remove(ACTION) {
+        let action = match args::take(&mut args, ACTION) {
             Some(Value::String(action)) => action,
             None => {
                 return Err(format!(
@@ -184,7 +185,7 @@ impl Dispatcher {
                 action_list()
             ));
         };
-        let mut routed = match args.remove(PARAMS) {
+        let mut routed = match args::take(&mut args, PARAMS) {
             Some(Value::Object(params)) => params,
             None | Some(Value::Null) => Map::new(),
             Some(other) => {
@@ -194,7 +195,7 @@ impl Dispatcher {
             }
         };
         for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
-            if let Some(value) = args.remove(field) {
+            if let Some(value) = args::take(&mut args, field) {
                 routed.insert(field.to_owned(), value);
             }
         }

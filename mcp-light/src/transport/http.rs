@@ -71,7 +71,9 @@ pub type HttpService = StreamableHttpService<McpHandler, ValidatedSessions>;
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
-    /// router (axum: `Router::new().nest_service("/mcp", service)`).
+    /// router (axum: `Router::new().nest_service("/mcp", service)`). Call
+    /// [`Server::check_state`] first: a tool whose host state is missing
+    /// would answer every call with an error.
     ///
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
@@ -111,6 +113,9 @@ impl Server {
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until
     /// `shutdown` completes, to everyone: [`Server::serve_http_with`] with
     /// no authentication.
+    ///
+    /// Fails before serving when a tool takes host state that was never
+    /// registered ([`Server::check_state`]).
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -159,6 +164,7 @@ impl Server {
         options: HttpOptions,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
+        self.check_state()?;
         // Plain JSON answers where rmcp can give them (requests without a
         // legacy session): a multi-megabyte `full` redemption then reaches
         // clients whose SSE event limit (1 MiB in the Python SDK) it exceeds.

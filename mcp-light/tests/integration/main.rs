@@ -9,5 +9,6 @@ mod layering;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod registry;
+mod roles;
 mod wire;
 mod write_path;

@@ -21,7 +21,7 @@
 //! seeded stream, so every run counts the same texts.
 //!
 //! The Markdown report ends with what the inventory's `tools/list` costs
-//! every caller, per tool (C26): the library's tools are linked in beside
+//! every caller, per tool: the library's tools are linked in beside
 //! the report's, and each registry is built from its own subset of the
 //! registered tools.
 
@@ -249,7 +249,7 @@ fn tools_list(tokenizers: &Tokenizers) -> String {
         .with_dispatcher(inventory::DISPATCHER)
         .expect("one dispatcher");
     let mut out = String::from(
-        "\n`tools/list` of the inventory example, per tool (C26; the Python original: \
+        "\n`tools/list` of the inventory example, per tool (the Python original: \
          253 cl100k per tool flat, 373 for its dispatcher):\n\n\
          | tool | bytes | cl100k | o200k |\n|---|---:|---:|---:|\n",
     );
