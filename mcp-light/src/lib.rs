@@ -54,6 +54,15 @@
 //! # Ok::<(), mcp_light::RegistryError>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # Cargo features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `stdio` | yes | [`Server::serve_stdio`] |
+//! | `http` | yes | Streamable HTTP ([`Server::serve_http`], [`Server::http_service`]) with `TCP_NODELAY` on every socket, and [`auth`]: static bearer tokens as a tower layer that names the caller |
+//! | `redis` | no | `store::RedisStore`: continuation results in Redis or Valkey, shared by replicas |
+//! | `oauth` | no | `auth::OAuthResource`: OAuth 2.1 access tokens (JWTs checked against the issuer's keys); implies `http` |
 #![warn(missing_docs)]
 
 mod answer;

@@ -9,7 +9,7 @@
 //! - static bearer tokens ([`Auth::with_bearer_token`]): a secret per named
 //!   principal, compared in constant time;
 //! - OAuth 2.1 access tokens (cargo feature `oauth`,
-//!   [`Auth::with_oauth`]): JWTs signed by the issuer's keys (its JWKS),
+//!   `Auth::with_oauth`): JWTs signed by the issuer's keys (its JWKS),
 //!   for this server's resource URL, as the MCP authorization spec asks of
 //!   a resource server. The principal is the token's issuer and subject.
 //!
