@@ -16,6 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from inventory_client import HttpServer, Inventory, log, new_devices
 from redis_server import RedisServer
@@ -227,3 +230,31 @@ async def test_with_redis_killed_writes_and_reads_go_on_and_tokens_come_back_wit
         assert server.process.poll() is None, "the server died"
     finally:
         server.stop()
+
+
+async def test_a_stateless_request_cannot_claim_a_session_by_naming_it(http_server):
+    # Alice's 2025-era session mints a token bound to her session.
+    alice = KeptAlive(http_server.url)
+    alice.post("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "alice", "version": "1"}})  # fmt: skip
+    alice.post("notifications/initialized", notification=True)
+    alice.call("site_create", {"site": {"name": "Python Lab", "slug": "py-lab"}})
+    written = alice.call("inventory", {"resource": "device", "action": "bulk_create",
+                                       "params": {"devices": new_devices(2)}})  # fmt: skip
+    token = json.loads(written["content"][0]["text"])["continuation_token"]
+
+    # A 2026-07-28 client sends her session id as a bare header: it is
+    # served statelessly, so the header names nobody and the token is not
+    # its to redeem.
+    headers = {"Mcp-Session-Id": alice.session}
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(http_server.url, http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.discover()
+                refused = await Inventory(session).error(
+                    "inventory", {"continuation_token": token}
+                )
+    assert "issued to another caller" in refused
+    # Alice herself, in her session, still redeems it.
+    full = alice.call("inventory", {"continuation_token": token, "mode": "full"})
+    assert len(json.loads(full["content"][0]["text"])) == 2
