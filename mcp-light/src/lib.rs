@@ -76,6 +76,7 @@ mod state;
 mod tool;
 mod transport;
 
+pub mod docs;
 pub mod heavy;
 pub mod store;
 pub mod token;
@@ -312,6 +313,12 @@ pub use mcp_light_macros::LightKey;
 
 /// The result type of an MCP tool call, as answered on the wire.
 pub use rmcp::model::CallToolResult;
+
+/// rmcp's configuration of Streamable HTTP, which [`Server::http_service`]
+/// takes: allowed hosts, the request body limit, sessions, JSON or SSE
+/// answers.
+#[cfg(feature = "http")]
+pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
