@@ -27,6 +27,11 @@ use crate::tool::ToolDef;
 /// arguments and a caller in, the MCP tool result out. Transports are thin
 /// layers over it, and tests need none.
 ///
+/// A program names its server for the MCP handshake with
+/// [`Server::with_implementation`], usually its own package's
+/// `env!("CARGO_PKG_NAME")` and `env!("CARGO_PKG_VERSION")`; otherwise the
+/// server calls itself `mcp-light`, in mcp-light's version.
+///
 /// ```
 /// use mcp_light::prelude::*;
 ///
@@ -178,8 +183,25 @@ impl Server {
         self
     }
 
-    /// Names this server in the MCP handshake (`serverInfo`); by default
-    /// `mcp-light` and its version.
+    /// Names this server in the MCP handshake: the `serverInfo` a client
+    /// shows its user and writes in its logs. Without it, a server calls
+    /// itself `mcp-light`, in mcp-light's version.
+    ///
+    /// A program passes its own package's name and version,
+    /// `.with_implementation(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`
+    /// (the quick start does):
+    ///
+    /// ```
+    /// use mcp_light::Server;
+    ///
+    /// let server = Server::from_registry()?.with_implementation("my-tools", "0.1.0");
+    /// assert_eq!(server.implementation().name, "my-tools");
+    /// assert_eq!(server.implementation().version, "0.1.0");
+    ///
+    /// let unnamed = Server::from_registry()?;
+    /// assert_eq!(unnamed.implementation().name, "mcp-light");
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
     pub fn with_implementation(
         mut self,
         name: impl Into<String>,
@@ -189,7 +211,8 @@ impl Server {
         self
     }
 
-    /// What this server calls itself in the MCP handshake.
+    /// What this server calls itself in the MCP handshake
+    /// ([`Server::with_implementation`]).
     pub fn implementation(&self) -> &rmcp::model::Implementation {
         &self.implementation
     }
