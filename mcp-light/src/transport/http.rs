@@ -25,7 +25,7 @@ impl Server {
     /// sessions. With sessions on (the default), each MCP session is a
     /// caller of its own and continuation tokens are bound to it. A client
     /// on a protocol version without sessions, and with no authenticated
-    /// [`Principal`], is [`Caller::Anonymous`]: its 128-bit token alone is
+    /// [`Principal`], is [`Caller::Anonymous`]: its 130-bit token alone is
     /// the capability to redeem.
     pub fn http_service(
         self,
