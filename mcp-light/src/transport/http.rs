@@ -16,9 +16,10 @@ pub(super) fn http_caller(parts: &axum::http::request::Parts) -> Option<Caller> 
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
-    /// router (axum: `Router::new().nest_service("/mcp", service)`). Call
-    /// [`Server::check_state`] first: a tool whose host state is missing
-    /// would answer every call with an error.
+    /// router (axum: `Router::new().nest_service("/mcp", service)`, as in
+    /// the [axum recipe](crate::docs::recipes#mounting-mcp-light-in-an-axum-application)).
+    /// Call [`Server::check_state`] first: a tool whose host state is
+    /// missing would answer every call with an error.
     ///
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
