@@ -22,7 +22,7 @@ pub enum Caller {
     Process,
     /// Nobody in particular — a client on a protocol version with neither
     /// sessions nor authentication. Every such caller shares this identity,
-    /// so a continuation token's 128 random bits alone are the capability to
+    /// so a continuation token's 130 random bits alone are the capability to
     /// redeem it: treat tokens as secrets.
     Anonymous,
 }

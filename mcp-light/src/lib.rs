@@ -1,68 +1,22 @@
-//! # mcp-light
-//!
-//! Native Rust MCP tools whose answers respect an agent's context window.
-//!
-//! * `#[mcp_light]` on a write tool answers a lean confirmation envelope
-//!   instead of an echo of everything written, injects `verify` into the
-//!   tool's schema so a caller can ask for the full result, and mints a
-//!   continuation token only where the published schema lets the caller send
-//!   it back.
-//! * `#[mcp_heavy]` on a read tool answers a huge result with a probe and a
-//!   continuation token the caller redeems page by page.
-//! * `#[mcp_tool]` registers a plain tool.
-//! * `#[derive(LightKey)]` names the fields that identify an object in an
-//!   envelope.
-//!
-//! Every annotated function registers itself; [`Server::from_registry`]
-//! collects them.
-//!
-//! ```
-//! use mcp_light::prelude::*;
-//!
-//! #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
-//! #[light_key(site)]
-//! pub struct Device {
-//!     pub id: u64,
-//!     pub name: String,
-//!     pub site: String,
-//!     pub serial: String,
-//! }
-//!
-//! /// Fetch one device.
-//! #[mcp_tool(resource = "device", action = "retrieve")]
-//! fn device_get(id: u64) -> Result<Device, ToolError> {
-//!     Ok(Device { id, name: "edge-01".into(), site: "hq".into(), serial: "X1".into() })
-//! }
-//!
-//! /// Create one device.
-//! #[mcp_light(create, resource = "device", retrieve = device_get)]
-//! fn device_add(name: String, site: String) -> Result<Device, ToolError> {
-//!     Ok(Device { id: 7, name, site, serial: "X1".into() })
-//! }
-//!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let server = Server::from_registry()?;
-//! let result = server
-//!     .call("device_add", serde_json::json!({"name": "edge-01", "site": "hq"}), Caller::Anonymous)
-//!     .await;
-//! // The tool's schema gives no slot for a continuation token, so the
-//! // envelope carries none; the id and the retrieve tool reach the device.
-//! assert_eq!(
-//!     result.structured_content.unwrap().to_string(),
-//!     r#"{"id":7,"name":"edge-01","site":"hq","status_code":201,"data_size":51}"#
-//! );
-//! # Ok::<(), mcp_light::RegistryError>(())
-//! # }).unwrap();
-//! ```
-//!
-//! # Cargo features
-//!
-//! | feature | default | what it adds |
-//! |---|---|---|
-//! | `stdio` | yes | [`Server::serve_stdio`] |
-//! | `http` | yes | Streamable HTTP ([`Server::serve_http`], [`Server::http_service`]) with `TCP_NODELAY` on every socket, and [`auth`]: static bearer tokens as a tower layer that names the caller |
-//! | `redis` | no | `store::RedisStore`: continuation results in Redis or Valkey, shared by replicas |
-//! | `oauth` | no | `auth::OAuthResource`: OAuth 2.1 access tokens (JWTs checked against the issuer's keys); implies `http` |
+// The crate's documentation is its README (crates.io shows the same page).
+// Its links point at docs.rs, where they work on GitHub and crates.io too;
+// the definitions below come first, and the first definition of a link
+// wins, so rustdoc sends them to this build's items instead.
+//! [recipes]: crate::docs::recipes
+//! [the contract]: crate::docs::contract
+//! [`Server::with_implementation`]: Server::with_implementation
+//! [`Server::call`]: Server::call
+//! [`Server::serve_stdio`]: Server::serve_stdio
+//! [`Server::serve_http`]: Server::serve_http
+//! [`Server::http_service`]: Server::http_service
+//! [`Server::into_handler`]: Server::into_handler
+//! [`mcp_tool`]: mcp_tool
+//! [`mcp_light`]: mcp_light
+//! [`mcp_heavy`]: mcp_heavy
+//! [`LightKey`]: derive@LightKey
+#![doc = include_str!("../README.md")]
+// docs.rs marks what each feature adds (`stdio`, `http`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod answer;
@@ -88,6 +42,7 @@ mod transport;
 
 #[cfg(feature = "http")]
 pub mod auth;
+pub mod docs;
 pub mod heavy;
 pub mod store;
 pub mod token;
@@ -327,6 +282,12 @@ pub use mcp_light_macros::LightKey;
 
 /// The result type of an MCP tool call, as answered on the wire.
 pub use rmcp::model::CallToolResult;
+
+/// rmcp's configuration of Streamable HTTP, which [`Server::http_service`]
+/// takes: allowed hosts, the request body limit, sessions, JSON or SSE
+/// answers.
+#[cfg(feature = "http")]
+pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {

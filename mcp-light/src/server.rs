@@ -27,6 +27,11 @@ use crate::tool::ToolDef;
 /// arguments and a caller in, the MCP tool result out. Transports are thin
 /// layers over it, and tests need none.
 ///
+/// A program names its server for the MCP handshake with
+/// [`Server::with_implementation`], usually its own package's
+/// `env!("CARGO_PKG_NAME")` and `env!("CARGO_PKG_VERSION")`; otherwise the
+/// server calls itself `mcp-light`, in mcp-light's version.
+///
 /// ```
 /// use mcp_light::prelude::*;
 ///
@@ -95,15 +100,18 @@ impl Server {
         }
     }
 
-    /// Hands `value` to every tool, which reads it with
-    /// [`Context::state`]. One value per type; a second of the same type
-    /// replaces the first.
+    /// Hands `value` to every tool: a tool takes it with a `State(value):
+    /// State<T>` parameter, or reads it with [`Context::state`]. One value per
+    /// type; a second of the same type replaces the first. The
+    /// [host state recipe](crate::docs::recipes#a-tool-that-reads-host-state)
+    /// shows both, and a host that keeps a handle of its own.
     pub fn with_state<T: Send + Sync + 'static>(self, value: T) -> Server {
         self.with_shared_state(Arc::new(value))
     }
 
     /// Like [`Server::with_state`], for a value the host keeps a handle on
-    /// too: tools still read it as `ctx.state::<T>()`.
+    /// too: tools still take it as `State<T>` or read it as
+    /// `ctx.state::<T>()`, and see what the host writes through its handle.
     pub fn with_shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Server {
         Arc::make_mut(&mut self.state).insert(value);
         self
@@ -116,6 +124,44 @@ impl Server {
     /// writes answer envelopes with a continuation token.
     ///
     /// Fails when `name` is taken or two tools claim one resource and action.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use serde_json::json;
+    ///
+    /// #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
+    /// pub struct Ticket {
+    ///     pub id: u32,
+    ///     pub title: String,
+    /// }
+    ///
+    /// /// Fetch a ticket.
+    /// #[mcp_tool(resource = "ticket", action = "retrieve")]
+    /// fn ticket_get(id: u32) -> Ticket {
+    ///     Ticket { id, title: "printer on fire".into() }
+    /// }
+    ///
+    /// /// Open a ticket.
+    /// #[mcp_light(create, resource = "ticket", retrieve = ticket_get)]
+    /// fn ticket_open(title: String) -> Ticket {
+    ///     Ticket { id: 1, title }
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?.with_dispatcher("helpdesk")?;
+    /// let route = json!({"resource": "ticket", "action": "create", "params": {"title": "printer on fire"}});
+    /// let opened = server.call("helpdesk", route, Caller::Process).await;
+    /// // The dispatcher's schema has a slot for a token, so the envelope
+    /// // carries one and the ticket waits in the store.
+    /// let envelope = opened.structured_content.unwrap();
+    /// let token = envelope["continuation_token"].as_str().unwrap();
+    /// let full = server
+    ///     .call("helpdesk", json!({"continuation_token": token, "mode": "full"}), Caller::Process)
+    ///     .await;
+    /// assert_eq!(full.structured_content.unwrap(), json!({"id": 1, "title": "printer on fire"}));
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn with_dispatcher(mut self, name: impl Into<String>) -> Result<Server, RegistryError> {
         let dispatcher =
             Dispatcher::build(name.into(), &self.registry, self.continuations.heavy())?;
@@ -150,7 +196,20 @@ impl Server {
     }
 
     /// Keeps continuation results in `store` instead of the default
-    /// in-memory one.
+    /// in-memory one ([`MemoryStore::default`]: 300 s, 64 MiB, 10,000
+    /// entries).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use mcp_light::store::MemoryStoreConfig;
+    /// use mcp_light::{MemoryStore, Server};
+    ///
+    /// // Results wait ten minutes for their token instead of five.
+    /// let config = MemoryStoreConfig::new().with_ttl(Duration::from_secs(600));
+    /// let server = Server::from_registry()?.with_store(MemoryStore::new(config));
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
     pub fn with_store(self, store: impl ContinuationStore) -> Server {
         self.with_shared_store(Some(Arc::new(store)))
     }
@@ -161,6 +220,22 @@ impl Server {
     ///
     /// Published schemas follow: every `continuation_token` property says
     /// how long a token lives, the store's [`ttl`](ContinuationStore::ttl).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use mcp_light::{ContinuationStore, MemoryStore, Server};
+    ///
+    /// // Two servers, one store (one server per listener, say): a token
+    /// // one mints, the other redeems, for the same caller and tool.
+    /// let store: Arc<dyn ContinuationStore> = Arc::new(MemoryStore::default());
+    /// let first = Server::from_registry()?.with_shared_store(Some(Arc::clone(&store)));
+    /// let second = Server::from_registry()?.with_shared_store(Some(store));
+    ///
+    /// // No store: envelopes without tokens, heavy reads whole.
+    /// let tokenless = Server::from_registry()?.with_shared_store(None);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
     pub fn with_shared_store(mut self, store: Option<Arc<dyn ContinuationStore>>) -> Server {
         let mut heavy = self.continuations.heavy().clone();
         heavy.token_lifetime = store.as_ref().map(|store| store.ttl());
@@ -189,8 +264,25 @@ impl Server {
         self
     }
 
-    /// Names this server in the MCP handshake (`serverInfo`); by default
-    /// `mcp-light` and its version.
+    /// Names this server in the MCP handshake: the `serverInfo` a client
+    /// shows its user and writes in its logs. Without it, a server calls
+    /// itself `mcp-light`, in mcp-light's version.
+    ///
+    /// A program passes its own package's name and version,
+    /// `.with_implementation(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`
+    /// (the quick start does):
+    ///
+    /// ```
+    /// use mcp_light::Server;
+    ///
+    /// let server = Server::from_registry()?.with_implementation("my-tools", "0.1.0");
+    /// assert_eq!(server.implementation().name, "my-tools");
+    /// assert_eq!(server.implementation().version, "0.1.0");
+    ///
+    /// let unnamed = Server::from_registry()?;
+    /// assert_eq!(unnamed.implementation().name, "mcp-light");
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
     pub fn with_implementation(
         mut self,
         name: impl Into<String>,
@@ -200,7 +292,8 @@ impl Server {
         self
     }
 
-    /// What this server calls itself in the MCP handshake.
+    /// What this server calls itself in the MCP handshake
+    /// ([`Server::with_implementation`]).
     pub fn implementation(&self) -> &rmcp::model::Implementation {
         &self.implementation
     }
@@ -215,7 +308,9 @@ impl Server {
     ///
     /// Never panics and never fails: bad arguments, an unknown tool, a tool
     /// that returns `Err` or panics, and a refused continuation token all
-    /// answer an `isError` result that says what is wrong.
+    /// answer an `isError` result that says what is wrong. The
+    /// [testing recipe](crate::docs::recipes#testing-a-tool-with-servercall)
+    /// uses it in unit tests.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         // Everything up to the tool's own future is decided synchronously,
         // so a call awaits one future, not a chain of them.
@@ -285,6 +380,8 @@ impl Server {
     /// The invocation of `tool` for a caller who called the tool
     /// `called.tool`, whose published schema `discloses` continuation or not.
     /// The flat path and a dispatcher differ only in these two.
+    // The `Err` is the call's answer, handed straight back as it is from
+    // `Invocation::parse`; boxing it would add an allocation for nothing.
     fn invocation(
         &self,
         tool: &PublishedTool,

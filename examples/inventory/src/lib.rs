@@ -42,12 +42,14 @@ use crate::db::Db;
 pub const DISPATCHER: &str = "inventory";
 
 /// The inventory's MCP server over `db`: the tools of [`tools`] and the
-/// [`DISPATCHER`], with an in-memory continuation store.
+/// [`DISPATCHER`], with an in-memory continuation store. Clients meet it as
+/// `inventory` in this package's version.
 ///
 /// Only this library's tools are served, even in a binary that registers
 /// tools of its own (the token report, the benchmarks).
 pub fn server(db: Db) -> Result<Server, RegistryError> {
     Server::new(tools::registry()?)
+        .with_implementation(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .with_state(db)
         .with_dispatcher(DISPATCHER)
 }

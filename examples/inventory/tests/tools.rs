@@ -126,6 +126,11 @@ fn the_binary_serves_the_library_tools_on_stdio() {
         }),
     );
     assert!(init["capabilities"]["tools"].is_object(), "{init}");
+    // The server introduces itself as the inventory, not as mcp-light.
+    assert_eq!(
+        init["serverInfo"],
+        json!({"name": "inventory", "version": env!("CARGO_PKG_VERSION")})
+    );
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let listed_by_binary = server.request(2, "tools/list", json!({}))["tools"].take();
     server.stop();

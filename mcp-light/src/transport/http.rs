@@ -71,9 +71,10 @@ pub type HttpService = StreamableHttpService<McpHandler, ValidatedSessions>;
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
-    /// router (axum: `Router::new().nest_service("/mcp", service)`). Call
-    /// [`Server::check_state`] first: a tool whose host state is missing
-    /// would answer every call with an error.
+    /// router (axum: `Router::new().nest_service("/mcp", service)`, as in
+    /// the [axum recipe](crate::docs::recipes#mounting-mcp-light-in-an-axum-application)).
+    /// Call [`Server::check_state`] first: a tool whose host state is
+    /// missing would answer every call with an error.
     ///
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
@@ -82,7 +83,7 @@ impl Server {
     /// rmcp validated, never a bare `Mcp-Session-Id` header on a request
     /// served statelessly. A client on protocol 2026-07-28 has no session:
     /// without an authenticated [`Principal`] it is [`Caller::Anonymous`],
-    /// and its 128-bit token alone is the capability to redeem. To bind
+    /// and its 130-bit token alone is the capability to redeem. To bind
     /// tokens to who is calling, authenticate requests with
     /// [`Auth::layer`](crate::auth::Auth::layer).
     ///

@@ -9,7 +9,8 @@ impl Server {
     /// closes them. The caller is the client process ([`Caller::Process`]).
     ///
     /// Logs must go to stderr: stdout is the protocol channel. Fails before
-    /// serving when a tool takes host state that was never registered.
+    /// serving when a tool takes host state that was never registered. The
+    /// [quick start](crate#quick-start) is a whole program serving stdio.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         use rmcp::ServiceExt;
 
