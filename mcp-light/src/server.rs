@@ -380,8 +380,6 @@ impl Server {
     /// The invocation of `tool` for a caller who called the tool
     /// `called.tool`, whose published schema `discloses` continuation or not.
     /// The flat path and a dispatcher differ only in these two.
-    // The `Err` is the call's answer, handed straight back as it is from
-    // `Invocation::parse`; boxing it would add an allocation for nothing.
     fn invocation(
         &self,
         tool: &PublishedTool,
