@@ -25,6 +25,7 @@ use crate::heavy::{self, HeavyConfig, Mode};
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{ContinuationStore, Entry, Origin, Owner};
 use crate::token::Token;
+use crate::usage::UsageReport;
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.
@@ -169,12 +170,14 @@ impl Continuations {
     }
 
     /// Serves the result stored under `token` to `called`, as the remaining
-    /// `args` (the negotiation fields) ask; the tool is never run.
+    /// `args` (the negotiation fields) ask; the tool is never run. With a
+    /// `usage` report, what is served is reported against the stored result.
     pub(crate) async fn redeem(
         &self,
         called: &Called,
         token: Value,
         mut args: Map<String, Value>,
+        usage: Option<&UsageReport>,
     ) -> CallToolResult {
         let tool = &called.tool;
         let start_again = format!("start again by calling `{tool}` without `continuation_token`");
@@ -210,9 +213,24 @@ impl Continuations {
                  so `{tool}` will not redeem it; {start_again}"
             ));
         }
+        let mut served = self.serve(&entry, &negotiation, tool, &start_again);
+        if let Some(usage) = usage.filter(|_| served.is_error != Some(true)) {
+            usage.attach(&mut served, usage.count_stored(&entry.body));
+        }
+        served
+    }
+
+    /// The stored `entry` as `negotiation` asks.
+    fn serve(
+        &self,
+        entry: &Entry,
+        negotiation: &heavy::Negotiation,
+        tool: &str,
+        start_again: &str,
+    ) -> CallToolResult {
         // A page of a stored list parses only that page.
         if let Some(page) =
-            heavy::page_of_stored_list(&entry.body, entry.origin, &negotiation, &self.heavy)
+            heavy::page_of_stored_list(&entry.body, entry.origin, negotiation, &self.heavy)
         {
             return match page {
                 Ok(page) => full_result(page),
@@ -233,7 +251,7 @@ impl Continuations {
             let text = String::from_utf8_lossy(&entry.body).into_owned();
             return full_result_with_text(value, text);
         }
-        match heavy::serve(value, entry.origin, &negotiation, &self.heavy) {
+        match heavy::serve(value, entry.origin, negotiation, &self.heavy) {
             Ok(value) => full_result(value),
             Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
         }

@@ -71,6 +71,7 @@ mod schema;
 mod server;
 mod tool;
 mod transport;
+mod usage;
 
 pub mod heavy;
 pub mod store;
@@ -93,6 +94,7 @@ pub use server::Server;
 pub use store::{ContinuationStore, MemoryStore};
 pub use tool::ToolDef;
 pub use transport::{McpHandler, Principal, ServeError};
+pub use usage::USAGE_META_KEY;
 
 /// Registers a plain tool.
 ///

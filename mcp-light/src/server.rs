@@ -17,6 +17,7 @@ use crate::invoke::{self, Invocation, Responder};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
+use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
 /// continuation store.
@@ -49,6 +50,8 @@ pub struct Server {
     dispatchers: Arc<Vec<Dispatcher>>,
     state: Arc<StateMap>,
     continuations: Arc<Continuations>,
+    /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
+    usage: Option<Arc<UsageReport>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -65,6 +68,7 @@ impl std::fmt::Debug for Server {
             )
             .field("state", &self.state)
             .field("continuations", &self.continuations)
+            .field("usage_report", &self.usage.is_some())
             .finish()
     }
 }
@@ -90,6 +94,7 @@ impl Server {
                 Some(Arc::new(MemoryStore::default())),
                 HeavyConfig::default(),
             )),
+            usage: None,
         }
     }
 
@@ -176,6 +181,45 @@ impl Server {
         self
     }
 
+    /// Reports, in the `_meta` of every `tools/call` answer, what the answer
+    /// cost in model tokens and what the full result it stands for would
+    /// have cost: under [`USAGE_META_KEY`](crate::USAGE_META_KEY), for the
+    /// `cl100k_base` and `o200k_base` encodings, `{"answer": n, "full": m}`.
+    /// Off by default; `false` switches it off again.
+    ///
+    /// The full result is the echo a lean envelope replaced, or the stored
+    /// result behind a probe or a redemption; for an answer that is the
+    /// result itself the two are equal. Counting costs time on every call
+    /// (the example's figures are in the project's `BENCHMARKS.md`); a
+    /// server without the report spends none.
+    ///
+    /// Needs the cargo feature `usage`.
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    ///
+    /// /// Lists interface names.
+    /// #[mcp_tool]
+    /// fn interfaces(n: usize) -> Vec<String> {
+    ///     (0..n).map(|i| format!("eth{i}")).collect()
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?.with_usage_report(true);
+    /// let result = server.call("interfaces", serde_json::json!({"n": 3}), Caller::Process).await;
+    /// let usage = &result.meta.unwrap().0[mcp_light::USAGE_META_KEY];
+    /// // `["eth0","eth1","eth2"]` is its own full result.
+    /// assert_eq!(usage["cl100k_base"]["answer"], usage["cl100k_base"]["full"]);
+    /// assert!(usage["o200k_base"]["answer"].as_u64().unwrap() > 0);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    #[cfg(feature = "usage")]
+    pub fn with_usage_report(mut self, on: bool) -> Server {
+        self.usage = on.then(|| Arc::new(UsageReport::new()));
+        self
+    }
+
     /// Names this server in the MCP handshake (`serverInfo`); by default
     /// `mcp-light` and its version.
     pub fn with_implementation(
@@ -204,6 +248,16 @@ impl Server {
     /// that returns `Err` or panics, and a refused continuation token all
     /// answer an `isError` result that says what is wrong.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+        let mut result = self.answer(tool, arguments, caller).await;
+        if let Some(usage) = &self.usage {
+            // Answers that stand for another result were reported where
+            // that result was at hand; the rest are their own full result.
+            usage.attach_if_missing(&mut result);
+        }
+        result
+    }
+
+    async fn answer(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
@@ -236,7 +290,8 @@ impl Server {
             if let Target::Dispatcher(dispatcher) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Box::pin(self.continuations.redeem(&called, token, args)).await;
+            let usage = self.usage.as_deref();
+            return Box::pin(self.continuations.redeem(&called, token, args, usage)).await;
         }
         let (published, args) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
@@ -288,6 +343,7 @@ impl Server {
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
+                usage: self.usage.clone(),
             },
         };
         invoke::run_guarded(def.invoke_fn(), invocation).await

@@ -7,5 +7,9 @@ mod fixtures;
 mod heavy;
 mod layering;
 mod registry;
+// Needs the tokenizers; `cargo test --workspace` enables the feature
+// through the inventory example.
+#[cfg(feature = "usage")]
+mod usage;
 mod wire;
 mod write_path;
