@@ -41,6 +41,31 @@ pub struct Invocation {
     pub(crate) ctx: Context,
     pub(crate) args: Map<String, Value>,
     pub(crate) responder: Responder,
+    /// Set when a dispatcher routed the call: bad arguments are then
+    /// answered with the schema of the dispatcher's `params`.
+    pub(crate) routed: Option<Routed>,
+}
+
+/// The action a dispatcher routed a call to, and the schema its `params`
+/// must match: what one failed call needs to teach the caller the shape.
+pub(crate) struct Routed {
+    pub(crate) resource: &'static str,
+    pub(crate) action: &'static str,
+    /// The routed tool's parameters, as its flat tool publishes them
+    /// without the fields the dispatcher takes at its top level.
+    pub(crate) params_schema: Arc<Map<String, Value>>,
+}
+
+impl Routed {
+    /// `problem`, followed by the schema the caller's `params` must match.
+    pub(crate) fn teach(&self, problem: &str) -> String {
+        format!(
+            "{problem}. Through a dispatcher these arguments go in `params`, which for resource `{}` and action `{}` takes: {}",
+            self.resource,
+            self.action,
+            Value::Object((*self.params_schema).clone())
+        )
+    }
 }
 
 impl Invocation {
@@ -56,18 +81,20 @@ impl Invocation {
             return Ok((self.ctx, parsed, self.responder));
         }
         let tool = self.responder.tool;
-        Err(match serde_path_to_error::deserialize::<_, A>(&args) {
-            Err(error) if error.path().to_string() != "." => error_result(format!(
+        let problem = match serde_path_to_error::deserialize::<_, A>(&args) {
+            Err(error) if error.path().to_string() != "." => format!(
                 "invalid arguments for `{tool}` at `{}`: {}",
                 error.path(),
                 error.inner()
-            )),
-            Err(error) => {
-                error_result(format!("invalid arguments for `{tool}`: {}", error.inner()))
-            }
+            ),
+            Err(error) => format!("invalid arguments for `{tool}`: {}", error.inner()),
             // Not reached: the same value just failed to deserialize.
-            Ok(_) => error_result(format!("invalid arguments for `{tool}`")),
-        })
+            Ok(_) => format!("invalid arguments for `{tool}`"),
+        };
+        Err(error_result(match &self.routed {
+            Some(routed) => routed.teach(&problem),
+            None => problem,
+        }))
     }
 }
 

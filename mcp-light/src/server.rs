@@ -7,16 +7,17 @@ use std::sync::Arc;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::answer::error_result;
+use crate::answer::{error_result, full_result};
 use crate::context::{Caller, Context, StateMap};
 use crate::continuation::{Called, Continuations};
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
-use crate::invoke::{self, Invocation, Responder};
+use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
+use crate::surface::Surface;
 use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
@@ -48,6 +49,8 @@ pub struct Server {
     registry: Arc<Registry>,
     implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
+    /// Which of the tools and dispatchers are published, and so served.
+    surface: Surface,
     state: Arc<StateMap>,
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
@@ -66,6 +69,7 @@ impl std::fmt::Debug for Server {
                     .map(Dispatcher::name)
                     .collect::<Vec<_>>(),
             )
+            .field("surface", &self.surface)
             .field("state", &self.state)
             .field("continuations", &self.continuations)
             .field("usage_report", &self.usage.is_some())
@@ -89,6 +93,7 @@ impl Server {
                 env!("CARGO_PKG_VERSION"),
             ),
             dispatchers: Arc::new(Vec::new()),
+            surface: Surface::default(),
             state: Arc::new(StateMap::default()),
             continuations: Arc::new(Continuations::new(
                 Some(Arc::new(MemoryStore::default())),
@@ -143,13 +148,85 @@ impl Server {
         &self.dispatchers
     }
 
+    /// Publishes `surface`: every tool, only the dispatchers (and the tools
+    /// no dispatcher reaches), or both, the default. What is not published
+    /// is not served; a call to a tool that a dispatcher reaches instead
+    /// answers an error naming the dispatcher, the resource and the action.
+    ///
+    /// An agent given only a dispatcher asks it for one action's parameters
+    /// with `describe: true`, and a call whose `params` are wrong answers
+    /// the schema they must match.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::Surface;
+    ///
+    /// /// Fetch one port.
+    /// #[mcp_tool(resource = "port", action = "retrieve")]
+    /// fn port_get(name: String) -> String {
+    ///     name
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?
+    ///     .with_dispatcher("network")?
+    ///     .with_surface(Surface::Dispatcher);
+    /// let names: Vec<_> = server.list_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, ["network"]);
+    /// let asked = serde_json::json!({"resource": "port", "action": "retrieve", "describe": true});
+    /// let described = server.call("network", asked, Caller::Process).await;
+    /// assert_eq!(
+    ///     described.structured_content.unwrap()["params_schema"],
+    ///     serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}},
+    ///                        "required": ["name"], "additionalProperties": false})
+    /// );
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_surface(mut self, surface: Surface) -> Server {
+        self.surface = surface;
+        self
+    }
+
+    /// What this server publishes.
+    pub fn surface(&self) -> Surface {
+        self.surface
+    }
+
     /// Every tool `tools/list` shows: the registered tools, then the
-    /// dispatchers.
+    /// dispatchers, as far as the [`Surface`] publishes them.
     pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
-        let tools = self.registry.iter().map(PublishedTool::to_tool);
+        let tools = self
+            .registry
+            .iter()
+            .filter(|tool| self.publishes(tool))
+            .map(PublishedTool::to_tool);
         tools
-            .chain(self.dispatchers.iter().map(Dispatcher::to_tool))
+            .chain(self.published_dispatchers().map(Dispatcher::to_tool))
             .collect()
+    }
+
+    /// Whether `tool` is published under this server's surface.
+    fn publishes(&self, tool: &PublishedTool) -> bool {
+        self.surface
+            .publishes_tool(self.reached_through(tool.name()).is_some())
+    }
+
+    /// The dispatchers published under this server's surface.
+    fn published_dispatchers(&self) -> impl Iterator<Item = &Dispatcher> {
+        self.dispatchers
+            .iter()
+            .filter(|_| self.surface.publishes_dispatchers())
+    }
+
+    /// The dispatcher that reaches the tool named `tool`, with the resource
+    /// and action it routes under.
+    fn reached_through(&self, tool: &str) -> Option<(&Dispatcher, &'static str, &'static str)> {
+        self.dispatchers.iter().find_map(|dispatcher| {
+            dispatcher
+                .route_to(tool)
+                .map(|(resource, action)| (dispatcher, resource, action))
+        })
     }
 
     /// Keeps continuation results in `store` instead of the default
@@ -268,9 +345,11 @@ impl Server {
                 ));
             }
         };
-        let target = match (self.dispatcher(tool), self.registry.get(tool)) {
+        let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
+        let target = match (dispatcher, self.registry.get(tool)) {
             (Some(dispatcher), _) => Target::Dispatcher(dispatcher),
-            (None, Some(published)) => Target::Tool(published),
+            (None, Some(published)) if self.publishes(published) => Target::Tool(published),
+            (None, Some(published)) => return self.reached_only_through(published),
             (None, None) => return self.unknown_tool(tool),
         };
         // The schema of the tool the caller called decides whether a token
@@ -293,14 +372,15 @@ impl Server {
             let usage = self.usage.as_deref();
             return Box::pin(self.continuations.redeem(&called, token, args, usage)).await;
         }
-        let (published, args) = match target {
+        let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
-                Ok(routed) => routed,
+                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(routed)),
+                Ok(Route::Describe(answer)) => return full_result(Value::Object(answer)),
                 Err(message) => return error_result(message),
             },
-            Target::Tool(published) => (published, args),
+            Target::Tool(published) => (published, args, None),
         };
-        self.run(published, discloses, called, args).await
+        self.run(published, discloses, called, args, routed).await
     }
 
     /// Runs `tool` for a caller who called the tool `called.tool`, whose
@@ -312,6 +392,7 @@ impl Server {
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
+        routed: Option<Routed>,
     ) -> CallToolResult {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -345,17 +426,35 @@ impl Server {
                 verify,
                 usage: self.usage.clone(),
             },
+            routed,
         };
         invoke::run_guarded(def.invoke_fn(), invocation).await
     }
 
     fn unknown_tool(&self, tool: &str) -> CallToolResult {
-        let mut names = self.registry.names();
-        for dispatcher in self.dispatchers.iter() {
-            names.push_str(", ");
-            names.push_str(dispatcher.name());
-        }
-        error_result(format!("unknown tool `{tool}`; this server has: {names}"))
+        let names: Vec<String> = self
+            .list_tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        error_result(format!(
+            "unknown tool `{tool}`; this server has: {}",
+            names.join(", ")
+        ))
+    }
+
+    /// The answer to a call of a tool this server publishes only through a
+    /// dispatcher: how to reach it there.
+    fn reached_only_through(&self, tool: &PublishedTool) -> CallToolResult {
+        let Some((dispatcher, resource, action)) = self.reached_through(tool.name()) else {
+            return self.unknown_tool(tool.name());
+        };
+        error_result(format!(
+            "`{}` is published only through `{}` here: call `{}` with \"resource\": \"{resource}\", \"action\": \"{action}\" and the arguments in \"params\" (\"describe\": true answers their schema)",
+            tool.name(),
+            dispatcher.name(),
+            dispatcher.name(),
+        ))
     }
 }
 

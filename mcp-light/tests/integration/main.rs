@@ -7,6 +7,7 @@ mod fixtures;
 mod heavy;
 mod layering;
 mod registry;
+mod surface;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
 // through the inventory example.
 #[cfg(feature = "usage")]
