@@ -113,6 +113,13 @@ impl Dispatcher {
         &self.name
     }
 
+    /// The names of the tools this dispatcher reaches.
+    pub(crate) fn routed_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.routes
+            .values()
+            .flat_map(|actions| actions.values().copied())
+    }
+
     /// The resource and action under which this dispatcher reaches the tool
     /// named `tool`, if it does.
     pub fn route_to(&self, tool: &str) -> Option<(&'static str, &'static str)> {

@@ -66,6 +66,7 @@ mod invoke;
 mod kind;
 mod light_key;
 mod outcome;
+mod output_schema;
 mod registry;
 mod schema;
 mod server;

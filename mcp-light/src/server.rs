@@ -14,6 +14,7 @@ use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
 use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
@@ -51,6 +52,8 @@ pub struct Server {
     dispatchers: Arc<Vec<Dispatcher>>,
     /// Which of the tools and dispatchers are published, and so served.
     surface: Surface,
+    /// Whether `tools/list` carries output schemas.
+    output_schemas: bool,
     state: Arc<StateMap>,
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
@@ -70,6 +73,7 @@ impl std::fmt::Debug for Server {
                     .collect::<Vec<_>>(),
             )
             .field("surface", &self.surface)
+            .field("output_schemas", &self.output_schemas)
             .field("state", &self.state)
             .field("continuations", &self.continuations)
             .field("usage_report", &self.usage.is_some())
@@ -94,6 +98,7 @@ impl Server {
             ),
             dispatchers: Arc::new(Vec::new()),
             surface: Surface::default(),
+            output_schemas: false,
             state: Arc::new(StateMap::default()),
             continuations: Arc::new(Continuations::new(
                 Some(Arc::new(MemoryStore::default())),
@@ -193,6 +198,38 @@ impl Server {
         self.surface
     }
 
+    /// Publishes an `outputSchema` for every tool (`false`, the default,
+    /// publishes none): an object schema whose `anyOf` lists every shape the
+    /// tool answers — its lean envelope, a probe, a page, a summary, a
+    /// dispatcher's `describe` answer, and its full result (the `verify`
+    /// echo too), which admits any object since the result's own schema is
+    /// not recorded. MCP clients validate `structuredContent` against it;
+    /// every answer's `structuredContent` is an object (a result that is
+    /// not one is wrapped as `{"result": ...}`), as 2025-era clients need.
+    ///
+    /// Each schema is paid for in every `tools/list`; the inventory
+    /// example's token report counts what they add.
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    ///
+    /// /// Delete a port.
+    /// #[mcp_light(destroy, resource = "port")]
+    /// fn port_delete(id: u32) {}
+    ///
+    /// let server = Server::from_registry()?.with_output_schemas(true);
+    /// let tool = server.list_tools().into_iter().find(|t| t.name == "port_delete").unwrap();
+    /// let schema = tool.output_schema.unwrap();
+    /// assert_eq!(schema["type"], "object");
+    /// let shapes: Vec<_> = schema["anyOf"].as_array().unwrap().iter().map(|s| &s["title"]).collect();
+    /// assert_eq!(shapes, ["envelope", "result"]);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn with_output_schemas(mut self, on: bool) -> Server {
+        self.output_schemas = on;
+        self
+    }
+
     /// Every tool `tools/list` shows: the registered tools, then the
     /// dispatchers, as far as the [`Surface`] publishes them.
     pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
@@ -200,10 +237,28 @@ impl Server {
             .registry
             .iter()
             .filter(|tool| self.publishes(tool))
-            .map(PublishedTool::to_tool);
-        tools
-            .chain(self.published_dispatchers().map(Dispatcher::to_tool))
-            .collect()
+            .map(|published| {
+                let mut tool = published.to_tool();
+                if self.output_schemas {
+                    let shapes =
+                        Shape::of(published.def().kind(), published.discloses_continuation());
+                    tool.output_schema = Some(Arc::new(output_schema(shapes)));
+                }
+                tool
+            });
+        let dispatchers = self.published_dispatchers().map(|dispatcher| {
+            let mut tool = dispatcher.to_tool();
+            if self.output_schemas {
+                let routed = dispatcher
+                    .routed_tools()
+                    .filter_map(|name| self.registry.get(name))
+                    .flat_map(|routed| Shape::of(routed.def().kind(), true));
+                let shapes = routed.chain([Shape::Described]);
+                tool.output_schema = Some(Arc::new(output_schema(shapes)));
+            }
+            tool
+        });
+        tools.chain(dispatchers).collect()
     }
 
     /// Whether `tool` is published under this server's surface.

@@ -6,6 +6,7 @@ mod dispatch;
 mod fixtures;
 mod heavy;
 mod layering;
+mod output_schema;
 mod registry;
 mod surface;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
