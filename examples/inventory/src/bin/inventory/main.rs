@@ -6,6 +6,8 @@
 //! cargo run -p inventory -- --db inventory.db            # stdio, a file
 //! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
+//! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
+//! cargo run -p inventory -- --usage --output-schema      # token report in _meta, outputSchema
 //! ```
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
@@ -60,7 +62,11 @@ async fn run(cli: Cli) -> Result<(), String> {
         .run_now(db::count_devices)
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
-    let server = inventory::server(db).map_err(|e| e.to_string())?;
+    let server = inventory::server(db)
+        .map_err(|e| e.to_string())?
+        .with_usage_report(cli.usage)
+        .with_surface(cli.surface)
+        .with_output_schemas(cli.output_schema);
 
     match cli.http {
         None => {
