@@ -116,15 +116,14 @@ impl UsageReport {
     /// probe or an envelope counts it, and the redemptions after it find
     /// the counts here.
     pub(crate) fn count_stored(&self, body: &[u8]) -> Counts {
-        let text = String::from_utf8_lossy(body);
         if body.len() < Remembered::SMALLEST {
-            return self.count(&text);
+            return self.count(&String::from_utf8_lossy(body));
         }
         let key = Remembered::key(body);
         if let Some(counts) = self.remembered().get(&key) {
             return counts;
         }
-        let counts = self.count(&text);
+        let counts = self.count(&String::from_utf8_lossy(body));
         self.remembered().insert(key, counts);
         counts
     }
@@ -133,15 +132,7 @@ impl UsageReport {
     /// for the result it stands for.
     pub(crate) fn attach(&self, result: &mut CallToolResult, full: Counts) {
         let answer = self.count_answer(result);
-        let report = json!({
-            "cl100k_base": {"answer": answer.cl100k, "full": full.cl100k},
-            "o200k_base": {"answer": answer.o200k, "full": full.o200k},
-        });
-        result
-            .meta
-            .get_or_insert_with(Default::default)
-            .0
-            .insert(USAGE_META_KEY.to_owned(), report);
+        Self::insert(result, answer, full);
     }
 
     /// Puts the report in an answer that has none yet: an answer that is
@@ -153,8 +144,20 @@ impl UsageReport {
             .is_some_and(|meta| meta.0.contains_key(USAGE_META_KEY));
         if !reported {
             let answer = self.count_answer(result);
-            self.attach(result, answer);
+            Self::insert(result, answer, answer);
         }
+    }
+
+    fn insert(result: &mut CallToolResult, answer: Counts, full: Counts) {
+        let report = json!({
+            "cl100k_base": {"answer": answer.cl100k, "full": full.cl100k},
+            "o200k_base": {"answer": answer.o200k, "full": full.o200k},
+        });
+        result
+            .meta
+            .get_or_insert_with(Default::default)
+            .0
+            .insert(USAGE_META_KEY.to_owned(), report);
     }
 
     /// The answer's text content, what the model reads.
