@@ -14,7 +14,18 @@
 //!   envelope.
 //!
 //! Every annotated function registers itself; [`Server::from_registry`]
-//! collects them.
+//! collects them. What every conversation pays before the first call is a
+//! choice too: [`Server::with_surface`] publishes only the dispatchers, which
+//! answer an action's parameters on demand, and
+//! [`Server::with_output_schemas`] adds output schemas.
+//!
+//! # Cargo features
+//!
+//! * `stdio` (default): `Server::serve_stdio`.
+//! * `http` (default): `Server::serve_http` and `Server::http_service`.
+//! * `usage`: `Server::with_usage_report`, each answer's cost in cl100k and
+//!   o200k tokens in its `_meta` under [`USAGE_META_KEY`] (it links
+//!   tiktoken's encodings, a few MB).
 //!
 //! ```
 //! use mcp_light::prelude::*;

@@ -313,7 +313,7 @@ fn tools_list(tokenizers: &Tokenizers) -> String {
     let server = inventory_server();
     let with_schemas = server.clone().with_output_schemas(true).list_tools();
     let mut out = String::from(
-        "\n`tools/list` of the inventory example, per tool (C26; the Python original: \
+        "\n`tools/list` of the inventory example, per tool (the Python original: \
          253 cl100k per tool flat, 373 for its dispatcher), and what `--output-schema` adds:\n\n\
          | tool | bytes | cl100k | o200k | outputSchema adds cl100k | o200k |\n\
          |---|---:|---:|---:|---:|---:|\n",
