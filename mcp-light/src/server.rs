@@ -261,10 +261,11 @@ impl Server {
         tools.chain(dispatchers).collect()
     }
 
-    /// Whether `tool` is published under this server's surface.
+    /// Whether `tool` is published under this server's surface. Only the
+    /// dispatcher surface looks for a dispatcher that reaches it, so a flat
+    /// call on the default surface pays nothing for the question.
     fn publishes(&self, tool: &PublishedTool) -> bool {
-        self.surface
-            .publishes_tool(self.reached_through(tool.name()).is_some())
+        self.surface.publishes_routed_tools() || self.reached_through(tool.name()).is_none()
     }
 
     /// The dispatchers published under this server's surface.

@@ -53,10 +53,10 @@ impl Surface {
         !matches!(self, Surface::Flat)
     }
 
-    /// Whether a registered tool is published; `reached` says whether a
-    /// dispatcher routes to it.
-    pub const fn publishes_tool(self, reached: bool) -> bool {
-        !matches!(self, Surface::Dispatcher) || !reached
+    /// Whether the registered tools a dispatcher reaches are published too
+    /// (those no dispatcher reaches always are).
+    pub const fn publishes_routed_tools(self) -> bool {
+        !matches!(self, Surface::Dispatcher)
     }
 }
 
@@ -99,11 +99,9 @@ mod tests {
 
     #[test]
     fn only_the_dispatcher_surface_hides_the_tools_a_dispatcher_reaches() {
-        let published =
-            |surface: Surface| [true, false].map(|reached| surface.publishes_tool(reached));
-        assert_eq!(published(Surface::Flat), [true, true]);
-        assert_eq!(published(Surface::Both), [true, true]);
-        assert_eq!(published(Surface::Dispatcher), [false, true]);
+        assert!(Surface::Flat.publishes_routed_tools());
+        assert!(Surface::Both.publishes_routed_tools());
+        assert!(!Surface::Dispatcher.publishes_routed_tools());
         assert!(!Surface::Flat.publishes_dispatchers());
         assert!(
             Surface::Dispatcher.publishes_dispatchers() && Surface::Both.publishes_dispatchers()
