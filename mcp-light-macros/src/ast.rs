@@ -1,10 +1,11 @@
 //! A tool function, turned into the crate's own model.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::{
     Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, Meta, Pat, PathArguments,
-    ReturnType, Type,
+    ReturnType, Type, TypeReference,
 };
 
 use crate::attr::{Attr, ParamAttrs, ToolArgs};
@@ -17,7 +18,7 @@ pub struct Tool {
     /// attributes removed.
     pub item: ItemFn,
     /// The arguments of the attribute being expanded, then those of any other
-    /// tool attribute found on the function (C19).
+    /// tool attribute found on the function.
     pub attrs: Vec<ToolArgs>,
     /// The doc comment, lines trimmed and joined with `\n`.
     pub docs: String,
@@ -26,7 +27,7 @@ pub struct Tool {
 }
 
 pub struct Param {
-    /// The parameter's name; `None` when its pattern is not a plain name.
+    /// The parameter's name, when its pattern is a plain name.
     pub ident: Option<Ident>,
     pub pat: Pat,
     pub ty: Type,
@@ -48,46 +49,65 @@ impl Param {
     }
 }
 
-/// What a parameter receives.
-#[derive(Copy, Clone, PartialEq, Eq)]
+/// What a parameter receives, read from its form; the generated code then
+/// has the compiler check that its type can play the role.
+#[derive(Clone)]
 pub enum Role {
-    /// An argument of the call: a field of the input schema.
+    /// A plain name with an owned type (`id: u64`, `mut name: String`): an
+    /// argument of the call, a field of the input schema.
     Arg,
-    /// The `mcp_light::Context`, by reference or by value.
-    Context { by_ref: bool },
+    /// A reference (`ctx: &Context`, `caller: &Caller`): borrowed from the
+    /// call.
+    Borrowed(TypeReference),
+    /// A destructuring pattern (`State(db): State<Db>`): taken from the call.
+    Extracted,
+    /// Any other form (a tuple pattern, `ref x`, `_` with an owned type).
+    Unnamed,
 }
 
-/// What the function returns.
-pub enum Output {
-    /// Nothing.
-    Unit,
-    /// `Result<T, E>` (any type whose last segment is `Result`); `ok` is `T`
-    /// when written.
-    Result { ok: Option<Type> },
-    /// Any other type.
-    Plain(Type),
+/// What the function returns, as written. Whether it is a fallible result
+/// or a plain value is left to the compiler (the generated code asks trait
+/// resolution, so `ApiResult<T>` or `anyhow::Result<T>` work); the written
+/// type only aims messages and spans.
+pub struct Output {
+    /// `None` without `->`.
+    pub ty: Option<Type>,
 }
 
 impl Output {
-    /// The type a successful call serializes.
-    pub fn success_type(&self) -> Option<&Type> {
-        match self {
-            Output::Unit => None,
-            Output::Result { ok } => ok.as_ref(),
-            Output::Plain(ty) => Some(ty),
+    /// Where the success type is written: `T` in a type written
+    /// `Result<T, ..>` (`io::Result<T>` too), else the whole type. A guess
+    /// that places errors about the success type and words hints; the checks
+    /// themselves run on the type the compiler infers.
+    pub fn written_success(&self) -> Option<&Type> {
+        let ty = self.ty.as_ref()?;
+        match last_segment(ty) {
+            Some((ident, PathArguments::AngleBracketed(args))) if ident == "Result" => {
+                args.args.iter().find_map(|arg| match arg {
+                    GenericArgument::Type(ok) => Some(ok),
+                    _ => None,
+                })
+            }
+            _ => Some(ty),
         }
+    }
+
+    /// The span errors about the success type point at.
+    pub fn span(&self) -> Span {
+        self.written_success()
+            .map_or_else(Span::call_site, |ty| ty.span())
     }
 
     /// Whether the success type is written `Vec<..>`.
     pub fn returns_vec(&self) -> bool {
-        self.success_type()
+        self.written_success()
             .is_some_and(|ty| last_segment(ty).is_some_and(|(ident, _)| ident == "Vec"))
     }
 
     /// Whether the success type is nothing or `()`.
     pub fn returns_unit(&self) -> bool {
-        match self.success_type() {
-            None => matches!(self, Output::Unit),
+        match self.written_success() {
+            None => true,
             Some(Type::Tuple(tuple)) => tuple.elems.is_empty(),
             Some(_) => false,
         }
@@ -121,9 +141,11 @@ impl Tool {
                 FnArg::Receiver(_) => None,
             })
             .collect();
-        let output = match &item.sig.output {
-            ReturnType::Default => Output::Unit,
-            ReturnType::Type(_, ty) => Output::new(ty),
+        let output = Output {
+            ty: match &item.sig.output {
+                ReturnType::Default => None,
+                ReturnType::Type(_, ty) => Some((**ty).clone()),
+            },
         };
         Tool {
             item,
@@ -141,10 +163,11 @@ impl Param {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
             _ => None,
         };
-        let role = match ungroup(ty) {
-            Type::Reference(r) if is_context(&r.elem) => Role::Context { by_ref: true },
-            ty if is_context(ty) => Role::Context { by_ref: false },
-            _ => Role::Arg,
+        let role = match (ungroup(ty), pat) {
+            (Type::Reference(reference), _) => Role::Borrowed(reference.clone()),
+            (_, Pat::TupleStruct(_) | Pat::Struct(_)) => Role::Extracted,
+            _ if ident.is_some() => Role::Arg,
+            _ => Role::Unnamed,
         };
         Param {
             ident,
@@ -152,26 +175,6 @@ impl Param {
             ty: ty.clone(),
             role,
             attrs,
-        }
-    }
-}
-
-impl Output {
-    fn new(ty: &Type) -> Output {
-        match last_segment(ty) {
-            Some((ident, arguments)) if ident == "Result" => {
-                let ok = match arguments {
-                    PathArguments::AngleBracketed(args) => {
-                        args.args.iter().find_map(|arg| match arg {
-                            GenericArgument::Type(ty) => Some(ty.clone()),
-                            _ => None,
-                        })
-                    }
-                    _ => None,
-                };
-                Output::Result { ok }
-            }
-            _ => Output::Plain(ty.clone()),
         }
     }
 }
@@ -193,10 +196,6 @@ fn last_segment(ty: &Type) -> Option<(&Ident, &PathArguments)> {
         }
         _ => None,
     }
-}
-
-fn is_context(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|(ident, _)| ident == "Context")
 }
 
 /// The doc comment: each line trimmed, joined with `\n`, blank lines at the

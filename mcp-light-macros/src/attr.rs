@@ -42,8 +42,8 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION],
-            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS],
+            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE],
+            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE],
         }
     }
 
@@ -51,9 +51,10 @@ impl Attr {
     fn accepted(self) -> String {
         let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
         match self {
-            Attr::Tool | Attr::Heavy => format!("`#[{self}]` accepts {named}"),
+            Attr::Tool | Attr::Heavy => format!("`#[{self}]` accepts {named}, `crate = path`"),
             Attr::Light => format!(
-                "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, `status = 201`",
+                "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
+                 `status = 201`, `crate = path`",
                 WriteKind::list()
             ),
         }
@@ -148,6 +149,9 @@ pub struct ToolArgs {
     pub action: Option<LitStr>,
     pub retrieve: Option<Path>,
     pub status: Option<(u16, Span)>,
+    /// `crate = path`: where mcp-light is reachable, for crates that
+    /// re-export it.
+    pub krate: Option<Path>,
 }
 
 impl ToolArgs {
@@ -163,6 +167,7 @@ impl ToolArgs {
             action: None,
             retrieve: None,
             status: None,
+            krate: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -228,6 +233,9 @@ impl ToolArgs {
         } else if path == STATUS && self.attr == Attr::Light {
             let value = status_arg(cx, &meta)?;
             set_once(cx, &mut self.status, value, path);
+        } else if path == CRATE {
+            let value = crate_arg(cx, &meta)?;
+            set_once(cx, &mut self.krate, value, path);
         } else {
             cx.error_spanned_by(path, self.unknown_argument(path));
             skip_value(&meta)?;
@@ -328,6 +336,37 @@ fn path_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
                 "`retrieve` takes the path of the retrieve tool's function, unquoted: \
                  write `retrieve = device_get`",
             );
+            None
+        }
+        None => None,
+    })
+}
+
+/// The path generated code reaches mcp-light by: `crate = path`, else
+/// `::mcp_light`.
+pub fn krate(written: Option<&Path>) -> Path {
+    written
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(::mcp_light))
+}
+
+/// `crate = path`, the path under which mcp-light is reachable. Shared with
+/// `#[light_key(crate = path)]`.
+pub fn crate_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
+    let usage = "`crate` takes the path mcp-light is reachable under, unquoted: \
+                 write `crate = my_api::mcp_light`";
+    Ok(match value_expr(cx, meta, "crate = my_api::mcp_light")? {
+        Some(Expr::Path(p))
+            if p.qself.is_none()
+                && p.path
+                    .segments
+                    .iter()
+                    .all(|segment| segment.arguments.is_none()) =>
+        {
+            Some(p.path)
+        }
+        Some(other) => {
+            cx.error_spanned_by(&other, usage);
             None
         }
         None => None,

@@ -2,13 +2,13 @@
 //! else: the function itself is emitted as written, minus the attributes the
 //! macros consumed.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Item, Path};
+use syn::{Ident, Item, Path};
 
-use crate::ast::{Output, Role, Tool};
+use crate::ast::{Param, Role, Tool};
 use crate::attr::{Attr, WriteKind};
 use crate::ctxt::Ctxt;
 use crate::valid::{self, Kind, Plan};
@@ -56,7 +56,7 @@ fn generate(plan: &Plan) -> TokenStream {
     let item = &tool.item;
     let companion = companion(plan);
     let light_key_check = light_key_check(plan);
-    let args_struct = args_struct(tool);
+    let args_struct = args_struct(plan);
     let invoke = invoke_fn(plan);
     let definition = definition(plan);
     quote! {
@@ -73,10 +73,11 @@ fn generate(plan: &Plan) -> TokenStream {
 
 /// A braced struct named like the function (type namespace only, so it does
 /// not clash with the function), through which `retrieve = path` is checked
-/// by the compiler (C13). Only a retrieve tool implements `RetrieveTool`;
+/// by the compiler. Only a retrieve tool implements `RetrieveTool`;
 /// naming any other tool gets the trait's sentence.
 fn companion(plan: &Plan) -> TokenStream {
     let item = &plan.tool.item;
+    let krate = &plan.krate;
     let (vis, ident) = (&item.vis, &item.sig.ident);
     let is_retrieve = plan.tool.attrs[0].attr == Attr::Tool
         && plan.kind == Kind::Read
@@ -85,7 +86,7 @@ fn companion(plan: &Plan) -> TokenStream {
         let name = &plan.name;
         let resource = option_str(plan.resource.as_deref());
         quote! {
-            impl ::mcp_light::__private::RetrieveTool for #ident {
+            impl #krate::__private::RetrieveTool for #ident {
                 const NAME: &'static str = #name;
                 const RESOURCE: ::core::option::Option<&'static str> = #resource;
             }
@@ -99,22 +100,42 @@ fn companion(plan: &Plan) -> TokenStream {
     }
 }
 
-/// C25: a result type the responder cannot take gets a sentence at the
-/// user's type. The checks sit in the body that calls the responder, so that
-/// rustc reports the responder's own bound (implied by them, at the same
-/// span) no more.
-fn result_assertions(plan: &Plan) -> Option<TokenStream> {
-    let ty = plan.tool.output.success_type()?;
-    let light_key = matches!(plan.kind, Kind::Write { kind, .. } if !kind.is_bulk() && kind != WriteKind::Destroy);
-    let light_key = light_key.then(|| quote_spanned! {ty.span()=> __assert_light_key::<#ty>();});
-    Some(quote_spanned! {ty.span()=>
-        ::mcp_light::__private::assert_tool_result::<#ty>();
-        #light_key
-    })
+/// Where errors about the success type point: the type as written, or the
+/// function's name when it returns nothing.
+fn success_span(plan: &Plan) -> Span {
+    let tool = plan.tool;
+    match &tool.output.ty {
+        Some(_) => tool.output.span(),
+        None => tool.item.sig.ident.span(),
+    }
 }
 
-/// A single write's result names its identifying fields. `LightKey` itself
-/// carries no `on_unimplemented`, so the sentence lives on a local trait.
+/// A success type the responder cannot take gets a sentence at the
+/// user's type. The checks take the converted result, so they see the type
+/// the compiler inferred through any alias; they sit in the body that calls
+/// the responder, so that rustc reports the responder's own bound (implied
+/// by them, at the same span) no more.
+fn result_assertions(plan: &Plan) -> TokenStream {
+    let span = success_span(plan);
+    let krate = respan(&plan.krate, span);
+    let kind_check = match plan.kind {
+        Kind::Write { kind, .. } if kind.is_bulk() => {
+            Some(quote_spanned!(span=> #krate::__private::assert_bulk_result(&__out);))
+        }
+        Kind::Write { kind, .. } if kind != WriteKind::Destroy => {
+            Some(quote_spanned!(span=> __assert_light_key(&__out);))
+        }
+        _ => None,
+    };
+    quote_spanned! {span=>
+        #krate::__private::assert_tool_result(&__out);
+        #kind_check
+    }
+}
+
+/// A single write's result names its identifying fields. The sentence lives
+/// on a local trait, so that it speaks of the write rather than of
+/// `LightKey` in general.
 fn light_key_check(plan: &Plan) -> Option<TokenStream> {
     let Kind::Write { kind, .. } = plan.kind else {
         return None;
@@ -122,68 +143,180 @@ fn light_key_check(plan: &Plan) -> Option<TokenStream> {
     if kind.is_bulk() || kind == WriteKind::Destroy {
         return None;
     }
+    let krate = &plan.krate;
     Some(quote! {
         #[diagnostic::on_unimplemented(
             message = "the result `{Self}` of a single write must implement `LightKey`, which names the fields that identify it in the envelope",
             label = "this type is not `LightKey`",
-            note = "add `#[derive(LightKey)]` to `{Self}` (and `#[light_key(...)]` for fields beyond id, url and name), or return a `serde_json::Value`"
+            note = "add `#[derive(LightKey)]` to `{Self}` (and `#[light_key(...)]` for fields beyond id, url and name), or return a `serde_json::Value`",
+            note = "a write that returns a list is `#[mcp_light(bulk_create)]` or `#[mcp_light(bulk_update)]`"
         )]
-        trait __LightKeyResult: ::mcp_light::LightKey {}
-        impl<T: ::mcp_light::LightKey + ?::core::marker::Sized> __LightKeyResult for T {}
-        fn __assert_light_key<T: __LightKeyResult + ?::core::marker::Sized>() {}
+        trait __LightKeyResult: #krate::LightKey {}
+        impl<T: #krate::LightKey + ?::core::marker::Sized> __LightKeyResult for T {}
+        fn __assert_light_key<T: __LightKeyResult>(
+            _: &::core::result::Result<T, #krate::ToolError>,
+        ) {
+        }
     })
 }
 
-/// One struct whose fields are the tool's arguments (C2).
-fn args_struct(tool: &Tool) -> TokenStream {
-    let fields = tool.params.iter().filter(|p| p.role == Role::Arg).map(|p| {
+/// `for<'__bound> T: ToolArgument` for each argument's type `T`, spanned at it:
+/// the bound under which the argument struct's derived impls, and the
+/// functions that use them, compile. Higher-ranked, so that rustc does not
+/// refuse a false one as a trivial bound where it is written but checks it
+/// where the functions are registered, with `ToolArgument`'s sentence.
+fn argument_bounds(plan: &Plan) -> Vec<TokenStream> {
+    plan.tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Arg))
+        .map(|p| {
+            let (ty, span) = (&p.ty, p.ty.span());
+            let krate = respan(&plan.krate, span);
+            quote_spanned!(span=> for<'__bound> #ty: #krate::__private::ToolArgument)
+        })
+        .collect()
+}
+
+/// Where a type that cannot be an argument is reported: at the argument's
+/// type when there is one, else over the whole parameter list (the message
+/// names the type, and a note points at its parameter).
+fn arguments_span(plan: &Plan) -> Span {
+    let mut args = plan
+        .tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Arg));
+    match (args.next(), args.next()) {
+        (Some(only), None) => only.ty.span(),
+        _ => plan.tool.item.sig.paren_token.span.join(),
+    }
+}
+
+/// One struct whose fields are the tool's arguments. Its lifetime
+/// parameter is only there because schemars applies `bound` to generic
+/// structs alone; the marker field is skipped by serde and schemars.
+fn args_struct(plan: &Plan) -> TokenStream {
+    let krate = &plan.krate;
+    let args = plan
+        .tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Arg));
+    let fields = args.map(|p| {
         let (attrs, ident, ty) = (&p.attrs.forwarded, &p.ident, &p.ty);
         quote!(#(#attrs)* #ident: #ty)
     });
+    let bounds = argument_bounds(plan)
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let path = path_string(krate);
+    let serde = format!("{path}::__private::serde");
+    let schemars = format!("{path}::__private::schemars");
     quote! {
         #[derive(
-            ::mcp_light::__private::serde::Deserialize,
-            ::mcp_light::__private::schemars::JsonSchema,
+            #krate::__private::serde::Deserialize,
+            #krate::__private::schemars::JsonSchema,
         )]
-        #[serde(crate = "::mcp_light::__private::serde", deny_unknown_fields)]
-        #[schemars(crate = "::mcp_light::__private::schemars")]
-        struct __Args {
+        #[serde(crate = #serde, deny_unknown_fields, bound = #bounds)]
+        #[schemars(crate = #schemars, bound = #bounds)]
+        struct __Args<'__args> {
             #(#fields,)*
+            #[serde(skip)]
+            __lifetime: ::core::marker::PhantomData<&'__args ()>,
         }
     }
+}
+
+/// How a parameter taken from the call is taken: the trait, qualified by the
+/// type it is taken as, and its method, spanned at the parameter's type so
+/// that a type the call cannot provide is reported there. `None` for an
+/// argument.
+struct Taken {
+    span: Span,
+    /// `<T as FromCall>` or `<T as FromCallRef>`.
+    from: TokenStream,
+    method: Ident,
+}
+
+fn taken(plan: &Plan, param: &Param) -> Option<Taken> {
+    let span = param.ty.span();
+    let krate = respan(&plan.krate, span);
+    let (from, method) = match &param.role {
+        Role::Arg => return None,
+        Role::Borrowed(reference) => {
+            let elem = &reference.elem;
+            (
+                quote_spanned!(span=> <#elem as #krate::FromCallRef>),
+                "from_call_ref",
+            )
+        }
+        Role::Extracted => {
+            let ty = &param.ty;
+            (
+                quote_spanned!(span=> <#ty as #krate::FromCall>),
+                "from_call",
+            )
+        }
+        Role::Unnamed => unreachable!("a parameter without a role is refused by `valid`"),
+    };
+    Some(Taken {
+        span,
+        from,
+        method: Ident::new(method, span),
+    })
 }
 
 fn invoke_fn(plan: &Plan) -> TokenStream {
     let tool = plan.tool;
+    let krate = &plan.krate;
     let fn_ident = &tool.item.sig.ident;
 
-    // Each argument is bound to a fresh name, so a parameter named like the
+    // Each parameter is bound to a fresh name, so a parameter named like the
     // function (or like anything else here) shadows nothing.
     let mut fields = Vec::new();
-    let mut bindings = Vec::new();
+    let mut arg_bindings = Vec::new();
+    let mut extractions = Vec::new();
     let mut call_args = Vec::new();
     for (index, param) in tool.params.iter().enumerate() {
-        match param.role {
-            Role::Context { by_ref: true } => call_args.push(quote!(&__ctx)),
-            Role::Context { by_ref: false } => call_args.push(quote!(__ctx)),
-            Role::Arg => {
-                let binding = format_ident!("__arg{}", index);
+        let binding = format_ident!("__arg{}", index);
+        match taken(plan, param) {
+            None => {
                 fields.push(&param.ident);
-                call_args.push(quote!(#binding));
-                bindings.push(binding);
+                arg_bindings.push(binding.clone());
+            }
+            Some(Taken { span, from, method }) => {
+                let taken = quote_spanned!(span=> #from::#method(&__ctx));
+                extractions.push(quote! {
+                    let #binding = match #taken {
+                        ::core::result::Result::Ok(taken) => taken,
+                        ::core::result::Result::Err(error) => {
+                            return #krate::__private::rejected(&__responder, error);
+                        }
+                    };
+                });
             }
         }
+        call_args.push(binding);
     }
 
     let await_ = tool.item.sig.asyncness.map(|_| quote!(.await));
-    let call = quote!(#fn_ident(#(#call_args),*) #await_);
-    let out = match &tool.output {
-        Output::Result { .. } => quote!(#call.map_err(::mcp_light::ToolError::from)),
-        Output::Plain(_) => quote!(::core::result::Result::<_, ::mcp_light::ToolError>::Ok(#call)),
-        Output::Unit => quote!({
-            #call;
-            ::core::result::Result::<(), ::mcp_light::ToolError>::Ok(())
-        }),
+    // The compiler decides whether the return value is a `Result` (its error
+    // converted) or the success itself; see `mcp_light::__private::kind`.
+    // Spanned at the return type, which an unconvertible error names.
+    let output_span = tool
+        .output
+        .ty
+        .as_ref()
+        .map_or_else(|| fn_ident.span(), |ty| ty.span());
+    let output_krate = respan(krate, output_span);
+    let out = quote_spanned! {output_span=>
+        let __out = {
+            use #output_krate::__private::kind::*;
+            (&__ret).tool_output_kind().into_output(__ret)
+        };
     };
 
     // The destroy envelope's id comes from the arguments, read before they
@@ -192,7 +325,7 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
         Some((param, key)) => {
             let ident = &param.ident;
             (
-                Some(quote!(let __id = ::mcp_light::__private::id_value(&__args.#ident);)),
+                Some(quote!(let __id = #krate::__private::id_value(&__args.#ident);)),
                 Some(quote!(#key, __id,)),
             )
         }
@@ -209,28 +342,31 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
         } => "destroy",
         Kind::Write { .. } => "single",
     };
-    // Spanned at the result type, so a missing `LightKey` (single) or a
-    // result that is not a list (bulk) is reported there.
-    let span = tool
-        .output
-        .success_type()
-        .map_or_else(Span::call_site, |ty| ty.span());
+    // Spanned at the success type, like the assertions that precede it.
+    let span = success_span(plan);
     let method = format_ident!("{}", method, span = span);
     let respond = quote_spanned!(span=> __responder.#method(#id_args __out).await);
     let assertions = result_assertions(plan);
 
+    let bounds = argument_bounds(plan);
+
     quote! {
         fn __invoke(
-            __invocation: ::mcp_light::__private::Invocation,
-        ) -> ::mcp_light::__private::BoxFuture<'static, ::mcp_light::CallToolResult> {
+            __invocation: #krate::__private::Invocation,
+        ) -> #krate::__private::BoxFuture<'static, #krate::CallToolResult>
+        where
+            #(#bounds,)*
+        {
             ::std::boxed::Box::pin(async move {
-                let (__ctx, __args, __responder) = match __invocation.parse::<__Args>() {
+                let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
                     ::core::result::Result::Ok(parsed) => parsed,
                     ::core::result::Result::Err(reply) => return reply,
                 };
                 #id_binding
-                let __Args { #(#fields: #bindings,)* } = __args;
-                let __out = #out;
+                let __Args { #(#fields: #arg_bindings,)* .. } = __args;
+                #(#extractions)*
+                let __ret = #fn_ident(#(#call_args),*) #await_;
+                #out
                 #assertions
                 #respond
             })
@@ -238,18 +374,41 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
     }
 }
 
+/// What the tool's extractors read of the host state, for
+/// `Server::check_state`.
+fn state_needs(plan: &Plan) -> TokenStream {
+    let krate = &plan.krate;
+    let needs: Vec<_> = plan
+        .tool
+        .params
+        .iter()
+        .filter_map(|param| taken(plan, param))
+        .map(|Taken { span, from, .. }| quote_spanned!(span=> #from::state_needs(__needs);))
+        .collect();
+    if needs.is_empty() {
+        return quote!(#krate::__private::no_state_needs);
+    }
+    quote!({
+        fn __state_needs(__needs: &mut ::std::vec::Vec<#krate::__private::StateNeed>) {
+            #(#needs)*
+        }
+        __state_needs
+    })
+}
+
 fn definition(plan: &Plan) -> TokenStream {
     let tool = plan.tool;
+    let krate = &plan.krate;
     let name = &plan.name;
     let function = tool.item.sig.ident.unraw().to_string();
     let description = &tool.docs;
     let kind = match plan.kind {
-        Kind::Read => quote!(::mcp_light::ToolKind::Read),
-        Kind::Heavy => quote!(::mcp_light::ToolKind::Heavy),
+        Kind::Read => quote!(#krate::ToolKind::Read),
+        Kind::Heavy => quote!(#krate::ToolKind::Heavy),
         Kind::Write { kind, status } => {
             let variant = format_ident!("{}", kind.variant());
-            quote!(::mcp_light::ToolKind::Write {
-                kind: ::mcp_light::WriteKind::#variant,
+            quote!(#krate::ToolKind::Write {
+                kind: #krate::WriteKind::#variant,
                 status_code: #status,
             })
         }
@@ -263,12 +422,26 @@ fn definition(plan: &Plan) -> TokenStream {
         ),
         None => (None, quote!(::core::option::Option::None)),
     };
+    let state_needs = state_needs(plan);
+    let bounds = argument_bounds(plan);
+    // Both references prove the argument bounds at one span, so that rustc
+    // reports each type that is not an argument once.
+    let args_span = arguments_span(plan);
+    let invoke = quote_spanned!(args_span=> __invoke);
+    let params_schema = quote_spanned!(args_span=> __params_schema);
     quote! {
         #retrieve_const
 
-        #[::mcp_light::__private::linkme::distributed_slice(::mcp_light::TOOLS)]
-        #[linkme(crate = ::mcp_light::__private::linkme)]
-        static __TOOL: ::mcp_light::ToolDef = ::mcp_light::ToolDef::__from_parts(::mcp_light::__private::ToolParts {
+        fn __params_schema() -> #krate::__private::schemars::Schema
+        where
+            #(#bounds,)*
+        {
+            #krate::__private::params_schema::<__Args<'static>>()
+        }
+
+        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
+        #[linkme(crate = #krate::__private::linkme)]
+        static __TOOL: #krate::ToolDef = #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
             name: #name,
             function: ::core::concat!(::core::module_path!(), "::", #function),
             description: #description,
@@ -276,8 +449,9 @@ fn definition(plan: &Plan) -> TokenStream {
             resource: #resource,
             action: #action,
             retrieve: #retrieve,
-            params_schema: ::mcp_light::__private::params_schema::<__Args>,
-            invoke: __invoke,
+            params_schema: #params_schema,
+            state_needs: #state_needs,
+            invoke: #invoke,
         });
     }
 }
@@ -287,7 +461,8 @@ fn definition(plan: &Plan) -> TokenStream {
 /// the write names one.
 fn retrieve_const(plan: &Plan, path: &Path) -> Option<TokenStream> {
     let span = path.span();
-    let retrieve_tool = quote_spanned!(span=> <#path as ::mcp_light::__private::RetrieveTool>);
+    let krate = &plan.krate;
+    let retrieve_tool = quote_spanned!(span=> <#path as #krate::__private::RetrieveTool>);
     let resource_check = plan.resource.as_deref().map(|resource| {
         let path_text = quote!(#path).to_string().replace(' ', "");
         let message = format!(
@@ -331,9 +506,100 @@ fn retrieve_const(plan: &Plan, path: &Path) -> Option<TokenStream> {
     })
 }
 
+/// `tokens` with every span set to `span`, for paths interpolated where an
+/// error should point at the user's code (`quote_spanned!` leaves
+/// interpolated tokens as they were).
+fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
+    tokens
+        .to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(&group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
+}
+
+/// A path as serde's and schemars' `crate = "..."` take it.
+fn path_string(path: &Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}
+
 fn option_str(value: Option<&str>) -> TokenStream {
     match value {
         Some(value) => quote!(::core::option::Option::Some(#value)),
         None => quote!(::core::option::Option::None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    /// With `crate = path`, nothing the generated code names goes through
+    /// `::mcp_light`, serde's and schemars' `crate = "..."` included.
+    #[test]
+    fn a_crate_path_reaches_every_runtime_path() {
+        let item = quote! {
+            /// Add a device.
+            fn device_add(
+                State(db): State<Db>,
+                caller: &Caller,
+                #[serde(default)] name: String,
+            ) -> ApiResult<Device> {
+                todo!()
+            }
+        };
+        let cases = [
+            (
+                Attr::Light,
+                quote!(create, crate = facade::mcp, retrieve = device_get),
+            ),
+            (
+                Attr::Tool,
+                quote!(
+                    crate = facade::mcp,
+                    resource = "device",
+                    action = "retrieve"
+                ),
+            ),
+            (Attr::Heavy, quote!(crate = facade::mcp)),
+        ];
+        for (attr, args) in cases {
+            let out = tool(attr, args, item.clone()).to_string();
+            assert!(!out.contains("compile_error"), "{out}");
+            // As a path (messages may still name the attribute).
+            assert!(!out.contains("mcp_light ::"), "{out}");
+            assert!(!out.contains("mcp_light::"), "{out}");
+            assert!(out.contains("\"facade::mcp::__private::serde\""), "{out}");
+            assert!(out.contains("facade :: mcp :: FromCall"), "{out}");
+        }
+    }
+
+    #[test]
+    fn without_a_crate_path_the_runtime_is_mcp_light() {
+        let out = tool(
+            Attr::Tool,
+            quote!(),
+            quote!(
+                fn ping() -> u32 {
+                    1
+                }
+            ),
+        )
+        .to_string();
+        assert!(
+            out.contains(":: mcp_light :: ToolDef :: __from_parts"),
+            "{out}"
+        );
+        assert!(out.contains("\"::mcp_light::__private::serde\""), "{out}");
     }
 }

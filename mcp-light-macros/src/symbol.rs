@@ -19,6 +19,7 @@ pub const RESOURCE: Symbol = Symbol("resource");
 pub const ACTION: Symbol = Symbol("action");
 pub const RETRIEVE: Symbol = Symbol("retrieve");
 pub const STATUS: Symbol = Symbol("status");
+pub const CRATE: Symbol = Symbol("crate");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

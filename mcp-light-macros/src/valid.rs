@@ -2,11 +2,12 @@
 //! with its span and a sentence saying how to fix it; nothing here emits
 //! code.
 
+use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::{LitStr, Path, Safety, Type};
+use syn::{LitStr, Path, Safety, Type, TypeReference};
 
 use crate::ast::{Param, Role, Tool, ungroup};
-use crate::attr::{Attr, ToolArgs, WriteKind};
+use crate::attr::{self, Attr, ToolArgs, WriteKind};
 use crate::ctxt::Ctxt;
 
 /// What a checked tool registers.
@@ -19,6 +20,8 @@ pub struct Plan<'a> {
     pub retrieve: Option<&'a Path>,
     /// The identifying parameter of a destroy and its key in the input.
     pub destroy_id: Option<(&'a Param, String)>,
+    /// The path generated code reaches mcp-light by (`crate = path`).
+    pub krate: Path,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -28,7 +31,7 @@ pub enum Kind {
     Write { kind: WriteKind, status: u16 },
 }
 
-/// The fields `#[mcp_heavy]` adds to a tool's schema (C16).
+/// The fields `#[mcp_heavy]` adds to a tool's schema.
 const NEGOTIATION_FIELDS: [&str; 5] = [
     "continuation_token",
     "mode",
@@ -63,6 +66,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
     let action = merged(cx, &tool.attrs, |a| a.action.as_ref(), "action")
         .or_else(|| write_kind.map(|(kind, _)| kind.as_str().to_owned()));
     let retrieve = light.and_then(|light| light.retrieve.as_ref());
+    let krate = attr::krate(merged_crate(cx, &tool.attrs));
 
     check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
@@ -74,7 +78,8 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
             Some((_, span)),
         ) => destroy_id(cx, tool, span),
         _ => {
-            if let Some(id) = tool.params.iter().find_map(|p| p.attrs.id.as_ref()) {
+            let mut args = tool.params.iter().filter(|p| matches!(p.role, Role::Arg));
+            if let Some(id) = args.find_map(|p| p.attrs.id.as_ref()) {
                 cx.push(syn::Error::new_spanned(
                     id,
                     "`#[id]` marks the identifier of a `#[mcp_light(destroy)]` tool, and this tool \
@@ -96,10 +101,11 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         action,
         retrieve,
         destroy_id,
+        krate,
     })
 }
 
-/// C19: `#[mcp_heavy]` and `#[mcp_light]` combine; `#[mcp_tool]` combines
+/// `#[mcp_heavy]` and `#[mcp_light]` combine; `#[mcp_tool]` combines
 /// with neither; no attribute is given twice.
 fn check_combination(cx: &Ctxt, attrs: &[ToolArgs]) {
     for (i, args) in attrs.iter().enumerate().skip(1) {
@@ -131,7 +137,7 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
             receiver,
             format_args!(
                 "{what} goes on a free function, not a method: move the function out of the \
-                 `impl` block and take what `self` held as a parameter or from the `Context`"
+                 `impl` block and take what `self` held as host state, `State(value): State<T>`"
             ),
         );
     }
@@ -167,7 +173,7 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
 }
 
 /// The write kind of `#[mcp_light]`, required, and consistent with a `Vec`
-/// result (C4: ambiguity is a compile error, not a guess).
+/// result (ambiguity is a compile error, not a guess).
 fn write_kind(cx: &Ctxt, tool: &Tool, light: &ToolArgs) -> Option<(WriteKind, proc_macro2::Span)> {
     let heavy = tool.attrs.iter().any(|a| a.attr == Attr::Heavy);
     let Some((kind, span)) = light.kind else {
@@ -188,7 +194,7 @@ fn write_kind(cx: &Ctxt, tool: &Tool, light: &ToolArgs) -> Option<(WriteKind, pr
         ));
         return None;
     };
-    // A heavy tool answers a probe whatever the write kind says (C19).
+    // A heavy tool answers a probe whatever the write kind says.
     if !heavy && tool.output.returns_vec() && !kind.is_bulk() && kind != WriteKind::Destroy {
         cx.push(syn::Error::new(
             span,
@@ -235,6 +241,34 @@ fn merged(
     found.map(|(_, lit)| lit.value())
 }
 
+/// One `crate = path` from all the attributes; two different paths are an
+/// error.
+fn merged_crate<'a>(cx: &Ctxt, attrs: &'a [ToolArgs]) -> Option<&'a Path> {
+    let mut found: Option<(&ToolArgs, &Path)> = None;
+    for args in attrs {
+        let Some(path) = &args.krate else { continue };
+        match found {
+            None => found = Some((args, path)),
+            Some((first, first_path)) if !same_path(first_path, path) => {
+                cx.error_spanned_by(
+                    path,
+                    format_args!(
+                        "conflicting `crate`: `#[{}]` and `#[{}]` name different paths; \
+                         give `crate` in one attribute",
+                        first.attr, args.attr
+                    ),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    found.map(|(_, path)| path)
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    a.to_token_stream().to_string() == b.to_token_stream().to_string()
+}
+
 /// MCP tool names: letters, digits, `_`, `-`, `.`; 1 to 64 characters.
 fn check_tool_name(cx: &Ctxt, attrs: &[ToolArgs], name: &str) {
     let valid = name.len() <= 64
@@ -251,37 +285,30 @@ fn check_tool_name(cx: &Ctxt, attrs: &[ToolArgs], name: &str) {
 }
 
 fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
-    let mut context_seen = false;
     for param in &tool.params {
-        let Some(ident) = &param.ident else {
+        let ident = match &param.role {
+            Role::Arg => param.ident.as_ref(),
+            Role::Borrowed(reference) => {
+                check_borrowed(cx, param, reference);
+                check_not_an_argument(cx, param);
+                continue;
+            }
+            Role::Extracted => {
+                check_not_an_argument(cx, param);
+                continue;
+            }
+            Role::Unnamed => None,
+        };
+        let Some(ident) = ident else {
             cx.error_spanned_by(
                 &param.pat,
-                "give this parameter a plain name, such as `device: NewDevice`: \
-                 the name is the argument's key in the tool's input schema",
+                "give this parameter a plain name, such as `device: NewDevice`, to make it an \
+                 argument (the name is its key in the tool's input schema); or take it from \
+                 the call: borrow it (`ctx: &Context`) or destructure it (`State(db): State<Db>`)",
             );
             continue;
         };
-        match param.role {
-            Role::Context { .. } => {
-                if let Type::Reference(reference) = ungroup(&param.ty)
-                    && reference.mutability.is_some()
-                {
-                    cx.error_spanned_by(
-                        &param.ty,
-                        "the `Context` is shared by the server's calls: take `&Context`",
-                    );
-                }
-                if context_seen {
-                    cx.error_spanned_by(
-                        ident,
-                        "a tool receives the `Context` once: remove this parameter",
-                    );
-                }
-                context_seen = true;
-                continue;
-            }
-            Role::Arg => check_arg_type(cx, ident, &param.ty),
-        }
+        check_arg_type(cx, ident, &param.ty);
         let key = param.key().unwrap_or_default();
         match kind {
             Kind::Write { .. } if key == "verify" => cx.error_spanned_by(
@@ -302,46 +329,81 @@ fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
     }
 }
 
-/// Arguments are parsed from JSON into owned values.
-fn check_arg_type(cx: &Ctxt, ident: &syn::Ident, ty: &Type) {
-    match ungroup(ty) {
-        Type::Reference(reference) => {
-            let instead = match ungroup(&reference.elem) {
-                Type::Path(p) if p.path.is_ident("str") => "take `String` instead of `&str`".into(),
-                Type::Slice(slice) => format!(
-                    "take `Vec<{}>` instead of `&[{0}]`",
-                    quote::ToTokens::to_token_stream(&slice.elem)
-                ),
-                elem => format!("take `{}` by value", quote::ToTokens::to_token_stream(elem)),
-            };
-            cx.error_spanned_by(
-                ty,
-                format_args!(
-                    "the argument `{ident}` is parsed from the call's JSON, so the tool owns it: \
-                     {instead}"
-                ),
-            );
+/// A reference is borrowed from the call. `&str` and `&[T]` never are, so
+/// they are arguments written as references; what is borrowed is shared by
+/// the server's calls, so never `&mut`.
+fn check_borrowed(cx: &Ctxt, param: &Param, reference: &TypeReference) {
+    let instead = match ungroup(&reference.elem) {
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
+            Some("take `String` instead of `&str`".to_owned())
         }
-        Type::ImplTrait(_) => cx.error_spanned_by(
+        Type::Slice(slice) => Some(format!(
+            "take `Vec<{}>` instead of `&[{0}]`",
+            slice.elem.to_token_stream()
+        )),
+        _ => None,
+    };
+    if let Some(instead) = instead {
+        let name = match &param.ident {
+            Some(ident) => format!("the argument `{ident}`"),
+            None => "an argument".to_owned(),
+        };
+        cx.error_spanned_by(
+            &param.ty,
+            format_args!("{name} is parsed from the call's JSON, so the tool owns it: {instead}"),
+        );
+    } else if reference.mutability.is_some() {
+        cx.error_spanned_by(
+            &param.ty,
+            format_args!(
+                "what a tool borrows from the call is shared by the server's calls: take \
+                 `&{}`",
+                reference.elem.to_token_stream()
+            ),
+        );
+    }
+}
+
+/// Argument attributes on a parameter taken from the call.
+fn check_not_an_argument(cx: &Ctxt, param: &Param) {
+    for attr in &param.attrs.forwarded {
+        cx.error_spanned_by(
+            attr,
+            "this parameter is taken from the call, not parsed from the call's JSON, so it has \
+             no schema field to configure: remove this attribute",
+        );
+    }
+    if let Some(id) = &param.attrs.id {
+        cx.error_spanned_by(
+            id,
+            "`#[id]` marks an argument, and this parameter is taken from the call: mark the \
+             argument that identifies what the destroy deletes",
+        );
+    }
+}
+
+/// Arguments are parsed from JSON into concrete, owned values.
+fn check_arg_type(cx: &Ctxt, ident: &syn::Ident, ty: &Type) {
+    if let Type::ImplTrait(_) = ungroup(ty) {
+        cx.error_spanned_by(
             ty,
             format_args!(
                 "the argument `{ident}` needs a concrete type, since its schema is published: \
                  replace `impl ...` with a type that implements `Deserialize` and `JsonSchema`"
             ),
-        ),
-        _ => {}
+        );
     }
 }
 
 /// A destroy's identifying parameter: the one marked `#[id]`, else the one
-/// named `id`, else `pk` (C6: the destroy envelope's `id` comes from the
+/// named `id`, else `pk` (the destroy envelope's `id` comes from the
 /// call's arguments).
 fn destroy_id<'a>(
     cx: &Ctxt,
     tool: &'a Tool,
     kind_span: proc_macro2::Span,
 ) -> Option<(&'a Param, String)> {
-    let args = || tool.params.iter().filter(|p| p.role == Role::Arg);
+    let args = || tool.params.iter().filter(|p| matches!(p.role, Role::Arg));
     let mut marked = args().filter(|p| p.attrs.id.is_some());
     let param = match (marked.next(), marked.next()) {
         (Some(_), Some(second)) => {

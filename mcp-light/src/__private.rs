@@ -6,7 +6,11 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::error::IntoToolError;
+pub use crate::extract::StateNeed;
+pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
+pub use crate::output::kind;
 pub use crate::store::BoxFuture;
 pub use crate::tool::ToolParts;
 
@@ -18,6 +22,12 @@ pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.
 pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+}
+
+/// The answer of a call whose extractor failed (host state missing): the
+/// tool does not run.
+pub fn rejected(responder: &Responder, error: crate::ToolError) -> rmcp::model::CallToolResult {
+    responder.failed(error)
 }
 
 /// Implemented by `#[mcp_tool(..., action = "retrieve")]` for a hidden type
@@ -46,5 +56,13 @@ pub trait ToolResult: serde::Serialize {}
 
 impl<T: serde::Serialize + ?Sized> ToolResult for T {}
 
-/// Checks at compile time that a tool's result type is `Serialize`.
-pub const fn assert_tool_result<T: ToolResult + ?Sized>() {}
+/// Checks at compile time that a tool's success type is `Serialize`. It
+/// takes the converted result, so the type checked is the one the compiler
+/// inferred, whatever alias the function was written with.
+pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::ToolError>) {}
+
+/// Checks at compile time that a bulk write's success type is a list.
+pub fn assert_bulk_result<T: crate::BulkResult>(_: &Result<T, crate::ToolError>) {}
+
+/// What a tool without extractors needs of the host state: nothing.
+pub fn no_state_needs(_: &mut Vec<StateNeed>) {}

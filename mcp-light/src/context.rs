@@ -1,5 +1,5 @@
 //! What a tool receives besides its arguments: the application state and the
-//! caller.
+//! caller, gathered in the [`Context`] every call carries.
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::ToolError;
 
-/// Who is calling, as far as the transport can tell (C20). Continuation
+/// Who is calling, as far as the transport can tell. Continuation
 /// tokens are bound to it: a token minted for one caller is refused to
 /// another.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -49,6 +49,23 @@ impl StateMap {
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
         self.values.insert(TypeId::of::<T>(), value);
     }
+
+    /// Whether a value of the type `type_id` names is registered.
+    pub(crate) fn contains(&self, type_id: TypeId) -> bool {
+        self.values.contains_key(&type_id)
+    }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.values.get(&TypeId::of::<T>())
+    }
+}
+
+/// The error a tool answers when the state it reads was never registered.
+pub(crate) fn no_state<T>() -> ToolError {
+    ToolError::new(format!(
+        "the server has no state of type `{}`; register it with Server::with_state",
+        type_name::<T>()
+    ))
 }
 
 impl fmt::Debug for StateMap {
@@ -62,8 +79,12 @@ impl fmt::Debug for StateMap {
 /// A tool's view of the server: the state the host registered with
 /// [`Server::with_state`](crate::Server::with_state), and who is calling.
 ///
-/// A tool takes it as a `&Context` parameter; it is not part of the tool's
-/// input schema.
+/// A tool borrows it from the call as a `&Context` parameter; it is not part
+/// of the tool's input schema. To take one piece, borrow `&Caller` or
+/// destructure [`State`](crate::State) instead: a tool that takes
+/// `State(db): State<Db>` has its state checked when the server is built
+/// ([`Server::check_state`](crate::Server::check_state)), while
+/// `ctx.state::<Db>()` is only looked up when it runs.
 ///
 /// ```
 /// use mcp_light::prelude::*;
@@ -91,15 +112,17 @@ impl Context {
     /// type when there is none.
     pub fn state<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
         self.state
-            .values
-            .get(&TypeId::of::<T>())
+            .get::<T>()
             .and_then(|value| value.downcast_ref::<T>())
-            .ok_or_else(|| {
-                ToolError::new(format!(
-                    "the server has no state of type `{}`; register it with Server::with_state",
-                    type_name::<T>()
-                ))
-            })
+            .ok_or_else(no_state::<T>)
+    }
+
+    /// The state of type `T`, shared: what [`State<T>`](crate::State) holds.
+    pub(crate) fn shared_state<T: Send + Sync + 'static>(&self) -> Result<Arc<T>, ToolError> {
+        self.state
+            .get::<T>()
+            .and_then(|value| Arc::clone(value).downcast::<T>().ok())
+            .ok_or_else(no_state::<T>)
     }
 
     /// Who is calling.

@@ -20,6 +20,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result, full_result_with_text, lean_result};
+use crate::args;
 use crate::context::Caller;
 use crate::heavy::{self, HeavyConfig, Mode};
 use crate::schema::CONTINUATION_TOKEN;
@@ -92,8 +93,7 @@ impl Continuations {
         if !discloses {
             return None;
         }
-        args.remove(CONTINUATION_TOKEN)
-            .filter(|token| !token.is_null())
+        args::take(args, CONTINUATION_TOKEN).filter(|token| !token.is_null())
     }
 
     /// Takes the negotiation fields off the first call of a heavy tool: there

@@ -12,11 +12,12 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
+use crate::args;
 use crate::error::RegistryError;
 use crate::heavy::{self, HeavyConfig};
 use crate::invoke::Routed;
 use crate::registry::{PublishedTool, Registry};
-use crate::schema::{self, VERIFY};
+use crate::schema::{self, PublishedSchema, VERIFY};
 
 /// The top-level field naming the resource.
 const RESOURCE: &str = "resource";
@@ -47,7 +48,7 @@ pub(crate) enum Route<'r> {
 pub struct Dispatcher {
     name: String,
     description: String,
-    input_schema: Arc<Map<String, Value>>,
+    input_schema: PublishedSchema,
     /// resource → action → tool name.
     routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
 }
@@ -91,7 +92,7 @@ impl Dispatcher {
             }
         }
         let description = describe(&routes);
-        let input_schema = Arc::new(input_schema(&routes, heavy));
+        let input_schema = PublishedSchema::new(input_schema(&routes, heavy));
         Ok(Dispatcher {
             name,
             description,
@@ -103,7 +104,7 @@ impl Dispatcher {
     /// The same dispatcher, its schema published with the limits of `heavy`.
     pub(crate) fn republish(&self, heavy: &HeavyConfig) -> Dispatcher {
         Dispatcher {
-            input_schema: Arc::new(input_schema(&self.routes, heavy)),
+            input_schema: PublishedSchema::new(input_schema(&self.routes, heavy)),
             ..self.clone()
         }
     }
@@ -133,13 +134,13 @@ impl Dispatcher {
 
     /// The input schema `tools/list` publishes for it.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
-        &self.input_schema
+        self.input_schema.schema()
     }
 
     /// Whether its published schema discloses continuation — it does,
     /// by construction; read from the schema like any tool's.
     pub fn discloses_continuation(&self) -> bool {
-        schema::discloses_continuation(&self.input_schema)
+        self.input_schema.discloses_continuation()
     }
 
     /// The tool as `tools/list` describes it.
@@ -147,7 +148,7 @@ impl Dispatcher {
         let mut tool = Tool::new(
             self.name.clone(),
             self.description.clone(),
-            Arc::clone(&self.input_schema),
+            Arc::clone(self.input_schema.schema()),
         );
         // It reaches writes and destroys, so it claims no read-only hint.
         let mut annotations = ToolAnnotations::default();
@@ -161,7 +162,7 @@ impl Dispatcher {
     /// sent, say nothing more.
     pub(crate) fn drop_routing(&self, args: &mut Map<String, Value>) {
         for field in [RESOURCE, ACTION, PARAMS, DESCRIBE] {
-            args.remove(field);
+            args::take(args, field);
         }
     }
 
@@ -176,7 +177,7 @@ impl Dispatcher {
     ) -> Result<Route<'r>, String> {
         let name = &self.name;
         let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
-        let resource = match args.remove(RESOURCE) {
+        let resource = match args::take(&mut args, RESOURCE) {
             Some(Value::String(resource)) => resource,
             None => {
                 return Err(format!(
@@ -198,7 +199,7 @@ impl Dispatcher {
             ));
         };
         let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
-        let action = match args.remove(ACTION) {
+        let action = match args::take(&mut args, ACTION) {
             Some(Value::String(action)) => action,
             None => {
                 return Err(format!(
@@ -219,7 +220,7 @@ impl Dispatcher {
                 action_list()
             ));
         };
-        match args.remove(DESCRIBE) {
+        match args::take(&mut args, DESCRIBE) {
             Some(Value::Bool(true)) => return Ok(Route::Describe(describe_action(tool))),
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
             Some(other) => {
@@ -233,7 +234,7 @@ impl Dispatcher {
             action: tool.def().action().unwrap_or_default(),
             params_schema: Arc::clone(tool.params_schema()),
         };
-        let mut params = match args.remove(PARAMS) {
+        let mut params = match args::take(&mut args, PARAMS) {
             Some(Value::Object(params)) => params,
             None | Some(Value::Null) => Map::new(),
             Some(other) => {
@@ -244,7 +245,7 @@ impl Dispatcher {
             }
         };
         for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
-            if let Some(value) = args.remove(field) {
+            if let Some(value) = args::take(&mut args, field) {
                 params.insert(field.to_owned(), value);
             }
         }

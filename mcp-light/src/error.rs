@@ -9,6 +9,12 @@ use std::fmt;
 /// so a tool can return `Result<T, ToolError>` and still use `?` on database,
 /// I/O or parse errors. For a plain message, use [`ToolError::new`].
 ///
+/// A tool need not return `ToolError` itself: any `Result<T, E>` whose `E`
+/// converts into a boxed `std::error::Error + Send + Sync` is answered the
+/// same way (a std error, `Box<dyn Error + Send + Sync>`, `anyhow::Error`,
+/// `String`), aliases such as `type ApiResult<T> = Result<T, ToolError>`
+/// included.
+///
 /// ```
 /// use mcp_light::ToolError;
 ///
@@ -57,6 +63,43 @@ where
     }
 }
 
+/// Turns the error of a tool's result into the [`ToolError`] the caller sees.
+///
+/// Implemented for `ToolError` itself and for every error that converts into
+/// `Box<dyn Error + Send + Sync>`. The two sets cannot overlap, because only
+/// this crate could make `ToolError` such an error; a direct `From` impl for
+/// `anyhow::Error` or `Box<dyn Error>` would overlap with the blanket `From`
+/// above, since their crates may one day implement `Error` for them.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the error type `{Self}` of this tool's result does not convert into `ToolError`",
+    label = "a tool's `Err` must be a `ToolError` or a `std::error::Error + Send + Sync + 'static`",
+    note = "implement `std::error::Error` for `{Self}` (for example with `#[derive(thiserror::Error)]`), or return `Result<T, ToolError>` and convert the error where it arises: `.map_err(ToolError::new)` if it implements `Display`"
+)]
+pub trait IntoToolError {
+    /// The error as the caller sees it.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl IntoToolError for ToolError {
+    fn into_tool_error(self) -> ToolError {
+        self
+    }
+}
+
+impl<E> IntoToolError for E
+where
+    E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+{
+    fn into_tool_error(self) -> ToolError {
+        let error = self.into();
+        ToolError {
+            message: error.to_string(),
+            source: Some(error),
+        }
+    }
+}
+
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -74,7 +117,7 @@ impl fmt::Debug for ToolError {
     }
 }
 
-/// Why the tools registered in the binary cannot be served (C1).
+/// Why the tools registered in the binary cannot be served.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -117,6 +160,19 @@ pub enum RegistryError {
         first: String,
         /// The other function.
         second: String,
+    },
+    /// A tool takes host state (`State<T>`) the server was not given.
+    #[error(
+        "the tool `{tool}` (`{function}`) takes host state of type `{type_name}`, and the server \
+         has none; register one with `Server::with_state` before serving"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The path of its function.
+        function: String,
+        /// The type of the missing state.
+        type_name: String,
     },
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]

@@ -374,7 +374,7 @@ impl Responder {
         }
     }
 
-    fn failed(&self, error: ToolError) -> CallToolResult {
+    pub(crate) fn failed(&self, error: ToolError) -> CallToolResult {
         error_result(format!("`{}` failed: {error}", self.tool))
     }
 
@@ -406,15 +406,11 @@ fn envelope(envelope: LeanEnvelope) -> CallToolResult {
 
 /// Runs `invoke` on `invocation`, a panic in the tool answered as an error
 /// naming it, so one bad tool cannot take the server down.
-pub(crate) async fn run_guarded(invoke: InvokeFn, invocation: Invocation) -> CallToolResult {
+pub(crate) fn run_guarded(invoke: InvokeFn, invocation: Invocation) -> Guarded {
     let tool = invocation.responder.tool;
-    match CatchUnwind(invoke(invocation)).await {
-        Ok(result) => result,
-        Err(panic) => {
-            let message = panic_message(panic.as_ref());
-            tracing::error!(tool, %message, "tool panicked");
-            error_result(format!("`{tool}` failed: it panicked: {message}"))
-        }
+    Guarded {
+        tool,
+        run: invoke(invocation),
     }
 }
 
@@ -426,18 +422,27 @@ fn panic_message(panic: &(dyn Any + Send)) -> String {
         .unwrap_or_else(|| "a non-string panic payload".to_owned())
 }
 
-/// A future whose panics come out as values.
-struct CatchUnwind<F>(F);
+/// A tool's run whose panics come out as error answers.
+pub(crate) struct Guarded {
+    tool: &'static str,
+    run: BoxFuture<'static, CallToolResult>,
+}
 
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
+impl Future for Guarded {
+    type Output = CallToolResult;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(panic) => Poll::Ready(Err(panic)),
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallToolResult> {
+        let run = &mut self.run;
+        match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => {
+                let tool = self.tool;
+                let message = panic_message(panic.as_ref());
+                tracing::error!(tool, %message, "tool panicked");
+                Poll::Ready(error_result(format!(
+                    "`{tool}` failed: it panicked: {message}"
+                )))
+            }
         }
     }
 }

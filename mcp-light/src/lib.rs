@@ -68,19 +68,23 @@
 #![warn(missing_docs)]
 
 mod answer;
+mod args;
 mod context;
 mod continuation;
 mod dispatch;
 mod envelope;
 mod error;
+mod extract;
 mod invoke;
 mod kind;
 mod light_key;
 mod outcome;
+mod output;
 mod output_schema;
 mod registry;
 mod schema;
 mod server;
+mod state;
 mod surface;
 mod tool;
 mod transport;
@@ -98,12 +102,14 @@ pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
 pub use error::{RegistryError, ToolError};
+pub use extract::{FromCall, FromCallRef, StateNeed};
 pub use heavy::HeavyConfig;
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
 pub use server::Server;
+pub use state::State;
 pub use store::{ContinuationStore, MemoryStore};
 pub use surface::{Surface, UnknownSurface};
 pub use tool::ToolDef;
@@ -113,31 +119,92 @@ pub use usage::USAGE_META_KEY;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...")]   // all optional
+/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path)]   // all optional
 /// ```
 ///
-/// The function's parameters become the tool's input schema (one JSON
-/// object; a `&Context` parameter is not part of it), its doc comment the
-/// description, and its result the answer. `name` defaults to the function's
-/// name. `resource` and `action` let a dispatcher route to it; a tool with
-/// `action = "retrieve"` can be named by a write's `retrieve = path`.
-/// Parameters may carry `#[serde(...)]` and `#[schemars(...)]` attributes.
+/// The function's doc comment becomes the tool's description and its result
+/// the answer. `name` defaults to the function's name. `resource` and
+/// `action` let a dispatcher route to it; a tool with `action = "retrieve"`
+/// can be named by a write's `retrieve = path`. `crate = path` names
+/// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
+/// every path the generated code uses goes through it.
 ///
-/// ```
+/// # Parameters
+///
+/// A parameter's form says where its value comes from, and the compiler
+/// checks that its type can play that role:
+///
+/// * a plain name with an owned type (`id: u64`, `mut name: String`,
+///   `device: NewDevice`) is an **argument**: a field of the tool's input
+///   schema (one JSON object), parsed from the call. Its type implements
+///   `Deserialize` and `JsonSchema`; the parameter may carry `#[serde(...)]`
+///   and `#[schemars(...)]`.
+/// * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
+///   call** ([`FromCallRef`]).
+/// * a destructuring pattern (`State(db): State<Db>`) is **taken from the
+///   call** ([`FromCall`]). [`State`] hands the tool host state registered
+///   with [`Server::with_state`]; [`Server::check_state`] refuses a server
+///   that lacks it.
+///
+/// # Result
+///
+/// A tool returns either a `Result<T, E>` whose error converts into
+/// [`ToolError`] (`ToolError` itself, any `std::error::Error + Send + Sync +
+/// 'static`, `Box<dyn Error + Send + Sync>`, `anyhow::Error`), whatever alias
+/// it is written with (`ApiResult<T>`, `anyhow::Result<T>`,
+/// `io::Result<T>`), where an `Err` answers an `isError` result carrying its
+/// message; or any other `Serialize` type (`()` included), which is the
+/// answer itself.
+///
+/// ```standalone_crate
 /// use mcp_light::prelude::*;
+/// use serde_json::json;
+///
+/// /// The application's own result alias.
+/// type ApiResult<T> = Result<T, ToolError>;
+///
+/// /// The host's state.
+/// struct Db {
+///     sites: Vec<String>,
+/// }
 ///
 /// /// Fetch one site by slug.
 /// #[mcp_tool(resource = "site", action = "retrieve")]
-/// async fn site_retrieve(slug: String, #[serde(default)] with_racks: bool) -> Result<String, ToolError> {
-///     Ok(format!("{slug} {with_racks}"))
+/// async fn site_retrieve(
+///     State(db): State<Db>,
+///     slug: String,
+///     #[serde(default)] with_racks: bool,
+/// ) -> ApiResult<String> {
+///     match db.sites.iter().find(|site| **site == slug) {
+///         Some(site) => Ok(format!("{site} {with_racks}")),
+///         None => Err(ToolError::new(format!("no site {slug}"))),
+///     }
 /// }
+///
+/// /// Say who calls.
+/// #[mcp_tool]
+/// fn whoami(caller: &Caller) -> String {
+///     caller.identity()
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = Server::from_registry()?.with_state(Db { sites: vec!["hq".into()] });
+/// server.check_state()?;
+/// let found = server.call("site_retrieve", json!({"slug": "hq"}), Caller::Process).await;
+/// assert_eq!(found.structured_content.unwrap(), json!({"result": "hq false"}));
+/// let missing = server.call("site_retrieve", json!({"slug": "dc"}), Caller::Process).await;
+/// assert_eq!(missing.is_error, Some(true));
+/// let who = server.call("whoami", json!({}), Caller::Process).await;
+/// assert_eq!(who.structured_content.unwrap(), json!({"result": "process"}));
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// # }).unwrap();
 /// ```
 pub use mcp_light_macros::mcp_tool;
 
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201)]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path)]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -148,39 +215,66 @@ pub use mcp_light_macros::mcp_tool;
 /// for a continuation token answers its full result.
 ///
 /// The tool's schema gains `verify: {"type": "boolean", "default": false}`;
-/// `verify: true` answers the full result. A single write's result must
-/// implement [`LightKey`]; a bulk write returns a list ([`BulkResult`]); a
-/// destroy takes an `id` (or `pk`, or a parameter marked `#[id]`) and answers
-/// `{id, deleted: true, status_code}`.
+/// `verify: true` answers the full result.
 ///
-/// ```
+/// Parameters and results take their roles as with [`mcp_tool`]: a plainly
+/// named parameter is an argument, `&Context`, `&Caller` and `State(db):
+/// State<Db>` are taken from the call, and any `Result` whose error converts
+/// into [`ToolError`] (an `ApiResult<T>` alias too) answers `Err` as an
+/// `isError` result. The success type is checked where the function names
+/// it: a single write's implements [`LightKey`]; a bulk write's is a list
+/// ([`BulkResult`]); a destroy takes an `id` (or `pk`, or an argument marked
+/// `#[id]`) and answers `{id, deleted: true, status_code}`.
+///
+/// ```standalone_crate
+/// use std::sync::Mutex;
+///
 /// use mcp_light::prelude::*;
+///
+/// /// The application's own result alias.
+/// type ApiResult<T> = Result<T, ToolError>;
 ///
 /// #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
 /// pub struct Site { pub id: u32, pub slug: String, pub name: String }
 ///
+/// /// The host's state.
+/// #[derive(Default)]
+/// pub struct Sites(Mutex<Vec<u32>>);
+///
 /// /// Fetch one site.
 /// #[mcp_tool(resource = "site", action = "retrieve")]
-/// fn site_get(id: u32) -> Result<Site, ToolError> {
+/// fn site_get(id: u32) -> ApiResult<Site> {
 ///     Ok(Site { id, slug: "hq".into(), name: "Head office".into() })
 /// }
 ///
 /// /// Create sites.
 /// #[mcp_light(bulk_create, resource = "site", retrieve = site_get)]
-/// fn site_bulk_create(names: Vec<String>) -> Vec<Site> {
-///     names.into_iter().enumerate()
-///         .map(|(i, name)| Site { id: i as u32 + 1, slug: name.to_lowercase(), name })
+/// fn site_bulk_create(State(sites): State<Sites>, names: Vec<String>) -> Vec<Site> {
+///     let mut ids = sites.0.lock().unwrap();
+///     names.into_iter()
+///         .map(|name| {
+///             let id = ids.len() as u32 + 1;
+///             ids.push(id);
+///             Site { id, slug: name.to_lowercase(), name }
+///         })
 ///         .collect()
 /// }
 ///
 /// /// Delete a site.
 /// #[mcp_light(destroy, resource = "site")]
-/// fn site_delete(id: u32) -> Result<(), ToolError> {
-///     Ok(())
+/// fn site_delete(State(sites): State<Sites>, id: u32) -> ApiResult<()> {
+///     let mut ids = sites.0.lock().unwrap();
+///     let before = ids.len();
+///     ids.retain(|&kept| kept != id);
+///     match ids.len() < before {
+///         true => Ok(()),
+///         false => Err(ToolError::new(format!("no site {id}"))),
+///     }
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let server = Server::from_registry()?;
+/// let server = Server::from_registry()?.with_state(Sites::default());
+/// server.check_state()?;
 /// let bulk = server.call("site_bulk_create", serde_json::json!({"names": ["HQ", "DC"]}), Caller::Process).await;
 /// assert_eq!(
 ///     bulk.structured_content.unwrap().to_string(),
@@ -188,6 +282,8 @@ pub use mcp_light_macros::mcp_tool;
 /// );
 /// let gone = server.call("site_delete", serde_json::json!({"id": 2}), Caller::Process).await;
 /// assert_eq!(gone.structured_content.unwrap().to_string(), r#"{"id":2,"deleted":true,"status_code":204}"#);
+/// let again = server.call("site_delete", serde_json::json!({"id": 2}), Caller::Process).await;
+/// assert_eq!(again.is_error, Some(true));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```
@@ -236,8 +332,8 @@ pub use rmcp::model::CallToolResult;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Context, KeyFields, LightKey, Server, ToolError, mcp_heavy, mcp_light,
-        mcp_tool,
+        BulkResult, Caller, Context, KeyFields, LightKey, Server, State, ToolError, mcp_heavy,
+        mcp_light, mcp_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

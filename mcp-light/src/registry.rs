@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
 use crate::kind::{ToolKind, WriteKind};
-use crate::schema;
+use crate::schema::{self, PublishedSchema};
 use crate::tool::ToolDef;
 
 /// Every tool annotated with `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`
@@ -42,7 +42,7 @@ pub struct PublishedTool {
     def: &'static ToolDef,
     /// The parameters' schema, before mcp-light's own fields are added.
     params_schema: Arc<Map<String, Value>>,
-    input_schema: Arc<Map<String, Value>>,
+    input_schema: PublishedSchema,
     retrieve_published: bool,
 }
 
@@ -91,7 +91,7 @@ impl Registry {
                 })?;
                 Ok(PublishedTool {
                     def,
-                    input_schema: Arc::new(schema::publish(&params, def.kind(), heavy)),
+                    input_schema: PublishedSchema::new(schema::publish(&params, def.kind(), heavy)),
                     params_schema: Arc::new(params),
                     retrieve_published: def.retrieve().is_some_and(registered),
                 })
@@ -107,7 +107,7 @@ impl Registry {
             .iter()
             .map(|tool| PublishedTool {
                 def: tool.def,
-                input_schema: Arc::new(schema::publish(
+                input_schema: PublishedSchema::new(schema::publish(
                     &tool.params_schema,
                     tool.def.kind(),
                     heavy,
@@ -157,7 +157,7 @@ impl PublishedTool {
 
     /// The input schema `tools/list` publishes.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
-        &self.input_schema
+        self.input_schema.schema()
     }
 
     /// The schema of the function's own parameters: the published schema
@@ -171,7 +171,7 @@ impl PublishedTool {
     /// Whether the published schema gives the caller a slot to send a
     /// continuation token back, read from the schema itself.
     pub fn discloses_continuation(&self) -> bool {
-        schema::discloses_continuation(&self.input_schema)
+        self.input_schema.discloses_continuation()
     }
 
     /// Whether the retrieve tool this write names is served beside it.
@@ -201,7 +201,7 @@ impl PublishedTool {
         let mut tool = Tool::new(
             self.def.name(),
             self.def.description(),
-            Arc::clone(&self.input_schema),
+            Arc::clone(self.input_schema.schema()),
         );
         if self.def.description().is_empty() {
             tool.description = None;

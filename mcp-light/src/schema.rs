@@ -6,6 +6,8 @@
 //! negotiation fields on heavy reads. The published schema is also the one
 //! artifact that decides whether a token may be minted.
 
+use std::sync::Arc;
+
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
@@ -45,6 +47,38 @@ pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
         .get("properties")
         .and_then(Value::as_object)
         .is_some_and(|properties| properties.contains_key(CONTINUATION_TOKEN))
+}
+
+/// An input schema as `tools/list` publishes it, and whether it discloses
+/// continuation, read from it once.
+///
+/// A published schema never changes (new limits publish a new one), so the
+/// disclosure is read from it when it is built and kept with it: the answer
+/// still comes from the schema and nothing else, without two map lookups
+/// on every call.
+#[derive(Debug, Clone)]
+pub(crate) struct PublishedSchema {
+    schema: Arc<Map<String, Value>>,
+    discloses: bool,
+}
+
+impl PublishedSchema {
+    pub(crate) fn new(schema: Map<String, Value>) -> PublishedSchema {
+        PublishedSchema {
+            discloses: discloses_continuation(&schema),
+            schema: Arc::new(schema),
+        }
+    }
+
+    /// The schema itself.
+    pub(crate) fn schema(&self) -> &Arc<Map<String, Value>> {
+        &self.schema
+    }
+
+    /// Whether the schema has a `continuation_token` property.
+    pub(crate) fn discloses_continuation(&self) -> bool {
+        self.discloses
+    }
 }
 
 /// The compacted schema of a tool's parameters, checked to be an object

@@ -8,6 +8,7 @@ use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result};
+use crate::args;
 use crate::context::{Caller, Context, StateMap};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
@@ -19,6 +20,7 @@ use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
+use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
@@ -54,7 +56,7 @@ pub struct Server {
     surface: Surface,
     /// Whether `tools/list` carries output schemas.
     output_schemas: bool,
-    state: Arc<StateMap>,
+    pub(crate) state: Arc<StateMap>,
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     usage: Option<Arc<UsageReport>>,
@@ -381,7 +383,16 @@ impl Server {
     /// that returns `Err` or panics, and a refused continuation token all
     /// answer an `isError` result that says what is wrong.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
-        let mut result = self.answer(tool, arguments, caller).await;
+        // Everything up to the tool's own future is decided synchronously,
+        // so a call awaits one future, not a chain of them.
+        let mut result = match self.prepare(tool, arguments, caller) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+            }
+            Prepared::Run(guarded) => guarded.await,
+        };
         if let Some(usage) = &self.usage {
             // Answers that stand for another result were reported where
             // that result was at hand; the rest are their own full result.
@@ -390,23 +401,27 @@ impl Server {
         result
     }
 
-    async fn answer(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+    /// Resolves the tool a call names, takes mcp-light's own fields off its
+    /// arguments and readies what answers it.
+    fn prepare(&self, tool: &str, arguments: Value, caller: Caller) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
             other => {
-                return error_result(format!(
+                return Prepared::Answer(error_result(format!(
                     "the arguments of `{tool}` must be a JSON object, not {}",
                     json_kind(&other)
-                ));
+                )));
             }
         };
         let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
-        let target = match (dispatcher, self.registry.get(tool)) {
-            (Some(dispatcher), _) => Target::Dispatcher(dispatcher),
-            (None, Some(published)) if self.publishes(published) => Target::Tool(published),
-            (None, Some(published)) => return self.reached_only_through(published),
-            (None, None) => return self.unknown_tool(tool),
+        let target = match dispatcher {
+            Some(dispatcher) => Target::Dispatcher(dispatcher),
+            None => match self.registry.get(tool) {
+                Some(published) if self.publishes(published) => Target::Tool(published),
+                Some(published) => return Prepared::Answer(self.reached_only_through(published)),
+                None => return Prepared::Answer(self.unknown_tool(tool)),
+            },
         };
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
@@ -425,51 +440,60 @@ impl Server {
             if let Target::Dispatcher(dispatcher) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            let usage = self.usage.as_deref();
-            return Box::pin(self.continuations.redeem(&called, token, args, usage)).await;
+            return Prepared::Redeem(called, token, args);
         }
         let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
                 Ok(Route::Run { tool, args, routed }) => (tool, args, Some(routed)),
-                Ok(Route::Describe(answer)) => return full_result(Value::Object(answer)),
-                Err(message) => return error_result(message),
+                Ok(Route::Describe(answer)) => {
+                    return Prepared::Answer(full_result(Value::Object(answer)));
+                }
+                Err(message) => return Prepared::Answer(error_result(message)),
             },
             Target::Tool(published) => (published, args, None),
         };
-        self.run(published, discloses, called, args, routed).await
+        match self.invocation(published, discloses, called, args, routed) {
+            Ok(invocation) => {
+                Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
+            }
+            Err(answer) => Prepared::Answer(*answer),
+        }
     }
 
-    /// Runs `tool` for a caller who called the tool `called.tool`, whose
-    /// published schema `discloses` continuation or not. The flat path and a
-    /// dispatcher differ only in these two.
-    async fn run(
+    /// The invocation of `tool` for a caller who called the tool
+    /// `called.tool`, whose published schema `discloses` continuation or not.
+    /// The flat path and a dispatcher differ only in these two.
+    fn invocation(
         &self,
         tool: &PublishedTool,
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
         routed: Option<Routed>,
-    ) -> CallToolResult {
+    ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
-        let verify = match args.remove(VERIFY) {
+        let verify = match args::take(&mut args, VERIFY) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
             Some(other) if def.kind().is_write() => {
-                return error_result(format!(
+                return Err(Box::new(error_result(format!(
                     "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
                     def.name()
-                ));
+                ))));
             }
             Some(_) => false,
         };
         if def.kind().is_heavy()
             && let Err(error) = self.continuations.strip_negotiation(&mut args)
         {
-            return error_result(format!("invalid arguments for `{}`: {error}", def.name()));
+            return Err(Box::new(error_result(format!(
+                "invalid arguments for `{}`: {error}",
+                def.name()
+            ))));
         }
-        let invocation = Invocation {
+        Ok(Invocation {
             ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
             args,
             responder: Responder {
@@ -483,8 +507,7 @@ impl Server {
                 usage: self.usage.clone(),
             },
             routed,
-        };
-        invoke::run_guarded(def.invoke_fn(), invocation).await
+        })
     }
 
     fn unknown_tool(&self, tool: &str) -> CallToolResult {
@@ -514,6 +537,17 @@ impl Server {
     }
 }
 
+/// What a call comes to once prepared.
+enum Prepared {
+    /// Answered already: an error, found before any tool ran.
+    Answer(CallToolResult),
+    /// A continuation token to redeem for this caller, with the
+    /// negotiation fields left in the arguments.
+    Redeem(Called, Value, Map<String, Value>),
+    /// A tool to run.
+    Run(invoke::Guarded),
+}
+
 /// The tool a call names: a dispatcher, or a registered tool.
 #[derive(Clone, Copy)]
 enum Target<'s> {
@@ -529,5 +563,53 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// The first tool of `defs` that needs state `state` lacks, as an error
+/// naming the tool and the type.
+pub(crate) fn missing_state<'a>(
+    defs: impl IntoIterator<Item = &'a ToolDef>,
+    state: &StateMap,
+) -> Result<(), RegistryError> {
+    let mut needs = Vec::new();
+    for def in defs {
+        needs.clear();
+        def.push_state_needs(&mut needs);
+        if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
+            return Err(RegistryError::MissingState {
+                tool: def.name().to_owned(),
+                function: def.function().to_owned(),
+                type_name: need.type_name().to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl Server {
+    /// Checks that every tool finds the host state it takes
+    /// ([`State<T>`](crate::State), or any [`FromCall`](crate::FromCall) extractor that declares a
+    /// need): an error names the first tool and type missing. Call it once
+    /// the state is registered, before serving.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    ///
+    /// struct Clock;
+    ///
+    /// /// Ticks.
+    /// #[mcp_tool]
+    /// fn tick(State(_clock): State<Clock>) -> u32 {
+    ///     1
+    /// }
+    ///
+    /// let error = Server::from_registry()?.check_state().unwrap_err();
+    /// assert!(error.to_string().contains("`tick`"));
+    /// Server::from_registry()?.with_state(Clock).check_state()?;
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn check_state(&self) -> Result<(), RegistryError> {
+        missing_state(self.registry().iter().map(|tool| tool.def()), &self.state)
     }
 }

@@ -1,5 +1,6 @@
 //! What a tool is: the static definition each annotated function registers.
 
+use crate::extract::StateNeed;
 use crate::invoke::InvokeFn;
 use crate::kind::ToolKind;
 
@@ -19,6 +20,7 @@ pub struct ToolDef {
     action: Option<&'static str>,
     retrieve: Option<&'static str>,
     params_schema: fn() -> schemars::Schema,
+    state_needs: fn(&mut Vec<StateNeed>),
     invoke: InvokeFn,
 }
 
@@ -33,6 +35,8 @@ pub struct ToolParts {
     pub action: Option<&'static str>,
     pub retrieve: Option<&'static str>,
     pub params_schema: fn() -> schemars::Schema,
+    /// Pushes the host state the function's extractors read.
+    pub state_needs: fn(&mut Vec<StateNeed>),
     pub invoke: InvokeFn,
 }
 
@@ -49,6 +53,7 @@ impl ToolDef {
             action,
             retrieve,
             params_schema,
+            state_needs,
             invoke,
         } = parts;
         ToolDef {
@@ -60,6 +65,7 @@ impl ToolDef {
             action,
             retrieve,
             params_schema,
+            state_needs,
             invoke,
         }
     }
@@ -105,6 +111,18 @@ impl ToolDef {
     /// fields (`verify`, the negotiation fields).
     pub fn params_schema(&self) -> schemars::Schema {
         (self.params_schema)()
+    }
+
+    /// The host state the function takes (`State<T>` parameters), which
+    /// [`Server::check_state`](crate::Server::check_state) looks for.
+    pub fn state_needs(&self) -> Vec<StateNeed> {
+        let mut needs = Vec::new();
+        self.push_state_needs(&mut needs);
+        needs
+    }
+
+    pub(crate) fn push_state_needs(&self, needs: &mut Vec<StateNeed>) {
+        (self.state_needs)(needs);
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

@@ -23,6 +23,10 @@
 //!   and a page redeemed from a 256 KB stored list (whose counts were
 //!   remembered when it was stored).
 //!
+//! * `instructions` (run alone: `cargo bench -p inventory --bench mcp_light
+//!   -- instructions`): instructions per `tools/call` of `add` on both
+//!   handlers, under valgrind's callgrind.
+//!
 //! After criterion, the binary measures the in-memory store's memory at
 //! 10,000 entries with a counting allocator (switched on only for that, so it
 //! costs the timings one relaxed load per allocation) and prints the ratios,
@@ -852,7 +856,94 @@ fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {
     }
 }
 
+/// c. Instructions per `tools/call` of `add`, mcp-light against rmcp's
+/// `#[tool]`, counted by valgrind's callgrind: a ratio that does not move
+/// with the machine's load. The binary runs itself under callgrind with
+/// `--count-calls <handler> <n>`, for 0 and for [`COUNTED_CALLS`] calls of
+/// each handler, and divides the difference, so set-up costs cancel out.
+mod instructions {
+    use std::hint::black_box;
+    use std::process::Command;
+
+    use mcp_light::Caller;
+    use rmcp::handler::server::ServerHandler;
+    use rmcp::model::{CallToolRequestParams, NumberOrString};
+    use rmcp::service::RequestContext;
+    use serde_json::json;
+
+    use super::{args, by_hand, runtime, server, server_peer};
+
+    pub const COUNTED_CALLS: u64 = 20_000;
+
+    /// Makes `calls` calls of `add` on one handler, `light` or `rmcp`.
+    pub fn count_calls(handler: &str, calls: u64) {
+        let rt = runtime();
+        let peer = server_peer(&rt);
+        let light = server().into_handler(Caller::Process);
+        let rmcp = by_hand::Devices::new();
+        let params =
+            CallToolRequestParams::new("add").with_arguments(args(json!({"a": 2, "b": 40})));
+        rt.block_on(async {
+            for _ in 0..calls {
+                let context = RequestContext::new(NumberOrString::Number(1), peer.clone());
+                let answer = match handler {
+                    "light" => light.call_tool(params.clone(), context).await,
+                    _ => rmcp.call_tool(params.clone(), context).await,
+                };
+                black_box(answer.expect("an answer"));
+            }
+        });
+    }
+
+    /// Prints instructions per call of each handler, or says why not.
+    pub fn report() {
+        if Command::new("valgrind").arg("--version").output().is_err() {
+            println!("instructions: valgrind is not installed; nothing counted");
+            return;
+        }
+        let me = std::env::current_exe().expect("this binary's path");
+        let count = |handler: &str, calls: u64| -> u64 {
+            let out = Command::new("valgrind")
+                .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+                .arg(&me)
+                .args(["--count-calls", handler, &calls.to_string()])
+                .output()
+                .expect("valgrind runs");
+            let log = String::from_utf8_lossy(&out.stderr);
+            log.lines()
+                .find_map(|line| line.split("Collected : ").nth(1))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no instruction count in valgrind's output:\n{log}"))
+        };
+        let per_call =
+            |handler: &str| (count(handler, COUNTED_CALLS) - count(handler, 0)) / COUNTED_CALLS;
+        let (light, rmcp) = (per_call("light"), per_call("rmcp"));
+        println!("\n## Instructions per tools/call (callgrind, {COUNTED_CALLS} calls of `add`)\n");
+        println!("| handler | instructions | ratio |");
+        println!("|---|---:|---:|");
+        println!("| rmcp `#[tool]`, router in a field | {rmcp} | 1.00× |");
+        println!(
+            "| mcp-light `#[mcp_tool]` | {light} | {:.2}× |",
+            light as f64 / rmcp as f64
+        );
+    }
+}
+
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if let Some(at) = argv.iter().position(|a| a == "--count-calls") {
+        let calls = argv
+            .get(at + 2)
+            .and_then(|n| n.parse().ok())
+            .expect("a number of calls");
+        instructions::count_calls(&argv[at + 1], calls);
+        return;
+    }
+    // Not a criterion filter: counting runs valgrind, which no timing needs.
+    if argv.iter().any(|a| a == "instructions") {
+        instructions::report();
+        return;
+    }
     let since = SystemTime::now();
     let rt = runtime();
     let memory = store_memory(&rt);

@@ -1,9 +1,10 @@
 //! The arguments of `#[light_key(field, ..., id = field)]`.
 
-use syn::{Attribute, Ident, LitStr, Meta, Token};
+use syn::{Attribute, Ident, LitStr, Meta, Path, Token};
 
+use crate::attr::crate_arg;
 use crate::ctxt::Ctxt;
-use crate::symbol::{ID, LIGHT_KEY};
+use crate::symbol::{CRATE, ID, LIGHT_KEY};
 
 #[derive(Default)]
 pub struct LightKeyArgs {
@@ -11,9 +12,12 @@ pub struct LightKeyArgs {
     pub fields: Vec<Ident>,
     /// `id = field`: the identifier, when it is not `id` or `pk`.
     pub id: Option<Ident>,
+    /// `crate = path`: where mcp-light is reachable, for crates that
+    /// re-export it.
+    pub krate: Option<Path>,
 }
 
-const USAGE: &str = "`#[light_key(...)]` takes field names and `id = field`, \
+const USAGE: &str = "`#[light_key(...)]` takes field names, `id = field` and `crate = path`, \
                      e.g. `#[light_key(site, role, id = serial)]`";
 
 impl LightKeyArgs {
@@ -45,6 +49,17 @@ impl LightKeyArgs {
                             cx.error_spanned_by(&ident, "`id = ...` is given twice: give it once");
                         }
                         args.id = Some(ident);
+                    }
+                    Some(_) if has_value && meta.path == CRATE => {
+                        if let Some(path) = crate_arg(cx, &meta)? {
+                            if args.krate.is_some() {
+                                cx.error_spanned_by(
+                                    &meta.path,
+                                    "`crate = ...` is given twice: give it once",
+                                );
+                            }
+                            args.krate = Some(path);
+                        }
                     }
                     _ => {
                         let written = quote::ToTokens::to_token_stream(&meta.path).to_string();

@@ -5,9 +5,11 @@ use quote::quote;
 
 use super::ast::{Field, Input};
 use super::valid::Plan;
+use crate::attr::krate;
 
 pub fn light_key(input: &Input, plan: &Plan) -> TokenStream {
     let ident = input.ident;
+    let krate = krate(input.args.krate.as_ref());
     let mut generics = input.generics.clone();
     if !generics.params.is_empty() {
         // Each field the envelope reads must serialize, whatever the
@@ -17,7 +19,7 @@ pub fn light_key(input: &Input, plan: &Plan) -> TokenStream {
             let ty = field.ty;
             where_clause
                 .predicates
-                .push(syn::parse_quote!(#ty: ::mcp_light::__private::serde::Serialize));
+                .push(syn::parse_quote!(#ty: #krate::__private::serde::Serialize));
         }
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -42,7 +44,7 @@ pub fn light_key(input: &Input, plan: &Plan) -> TokenStream {
             });
             quote! {
                 #skipped
-                let __id = ::mcp_light::__private::id_value(&self.#member);
+                let __id = #krate::__private::id_value(&self.#member);
                 if __id.is_null() {
                     ::core::option::Option::None
                 } else {
@@ -55,15 +57,15 @@ pub fn light_key(input: &Input, plan: &Plan) -> TokenStream {
 
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::mcp_light::LightKey for #ident #ty_generics #where_clause {
-            fn light_key(&self, __out: &mut ::mcp_light::KeyFields) {
+        impl #impl_generics #krate::LightKey for #ident #ty_generics #where_clause {
+            fn light_key(&self, __out: &mut #krate::KeyFields) {
                 #id_call
                 #(#field_calls)*
             }
 
             fn light_id(
                 &self,
-            ) -> ::core::option::Option<::mcp_light::__private::serde_json::Value> {
+            ) -> ::core::option::Option<#krate::__private::serde_json::Value> {
                 #light_id
             }
         }
@@ -89,14 +91,15 @@ fn guarded(field: &Field, call: TokenStream) -> TokenStream {
 /// input.
 pub fn fallback(input: &Input) -> TokenStream {
     let ident = input.ident;
+    let krate = krate(input.args.krate.as_ref());
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
-        impl #impl_generics ::mcp_light::LightKey for #ident #ty_generics #where_clause {
-            fn light_key(&self, _: &mut ::mcp_light::KeyFields) {}
+        impl #impl_generics #krate::LightKey for #ident #ty_generics #where_clause {
+            fn light_key(&self, _: &mut #krate::KeyFields) {}
 
             fn light_id(
                 &self,
-            ) -> ::core::option::Option<::mcp_light::__private::serde_json::Value> {
+            ) -> ::core::option::Option<#krate::__private::serde_json::Value> {
                 ::core::option::Option::None
             }
         }

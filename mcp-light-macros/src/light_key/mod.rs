@@ -1,4 +1,4 @@
-//! `#[derive(LightKey)]` (C7), in the same stages as the tool attributes:
+//! `#[derive(LightKey)]`, in the same stages as the tool attributes:
 //! `ast` (the struct and its serialized field names), `attr` (the
 //! `#[light_key(...)]` arguments), `valid` (which fields identify the
 //! object), `expand` (the impl).
@@ -26,5 +26,20 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             let errors = cx.into_compile_errors();
             quote::quote!(#errors #fallback)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_crate_path_reaches_every_runtime_path() {
+        let input = syn::parse_quote! {
+            #[light_key(crate = facade::mcp, site)]
+            struct Device<T> { id: T, site: String }
+        };
+        let out = super::derive(&input).to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(!out.contains("mcp_light"), "{out}");
+        assert!(out.contains("facade :: mcp :: LightKey"), "{out}");
     }
 }

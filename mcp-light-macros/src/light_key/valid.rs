@@ -1,4 +1,4 @@
-//! Decides which fields identify the object (C7), recording every mistake
+//! Decides which fields identify the object, recording every mistake
 //! with the span of the name that causes it.
 
 use syn::Ident;

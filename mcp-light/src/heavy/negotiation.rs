@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::HeavyConfig;
 use super::preview::fit_or_empty;
+use crate::args;
 
 /// The names of the fields `#[mcp_heavy]` adds to a schema, in the order
 /// [`negotiation_properties`] publishes them.
@@ -221,7 +222,7 @@ pub(crate) fn take_negotiation(
     // Take all four before checking any, so a bad field never leaves the
     // others behind in the tool's arguments.
     let [mode, page, page_size, filter_keys] =
-        ["mode", "page", "page_size", "filter_keys"].map(|name| match args.shift_remove(name) {
+        ["mode", "page", "page_size", "filter_keys"].map(|name| match args::take(args, name) {
             Some(Value::Null) | None => None,
             Some(value) => Some(value),
         });

@@ -16,7 +16,9 @@ pub(super) fn http_caller(parts: &axum::http::request::Parts) -> Option<Caller> 
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
-    /// router (axum: `Router::new().nest_service("/mcp", service)`).
+    /// router (axum: `Router::new().nest_service("/mcp", service)`). Call
+    /// [`Server::check_state`] first: a tool whose host state is missing
+    /// would answer every call with an error.
     ///
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
@@ -50,6 +52,9 @@ impl Server {
     /// SDK at 1 MiB), so such a client reads a result larger than that in
     /// pages (`mode: paginated`) rather than with `mode: full`.
     ///
+    /// Fails before serving when a tool takes host state that was never
+    /// registered ([`Server::check_state`]).
+    ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
@@ -62,6 +67,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
+        self.check_state()?;
         // Plain JSON answers where rmcp can give them (requests without a
         // legacy session): a multi-megabyte `full` redemption then reaches
         // clients whose SSE event limit (1 MiB in the Python SDK) it exceeds.

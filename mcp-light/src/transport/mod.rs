@@ -29,6 +29,10 @@ pub enum ServeError {
     /// Reading or writing the socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// The server cannot serve its tools: a tool takes host state that was
+    /// never registered ([`Server::check_state`]).
+    #[error(transparent)]
+    Registry(#[from] crate::RegistryError),
 }
 
 /// A principal the host authenticated, to whom continuation tokens are bound.

@@ -1,5 +1,5 @@
 //! Bad input answers an `isError` result that names the field, and the
-//! server keeps serving (C24).
+//! server keeps serving.
 
 use serde_json::json;
 

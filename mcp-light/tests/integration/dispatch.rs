@@ -1,6 +1,6 @@
 //! Writes routed through a group dispatcher, whose schema discloses
 //! continuation: outcome 1, redemption, owner binding, and the store-failure
-//! fallback (C11, C12, C15, C17, C20, C22).
+//! fallback.
 
 use std::sync::Arc;
 

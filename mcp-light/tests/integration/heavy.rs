@@ -1,5 +1,5 @@
 //! Heavy reads, redemption, the size backstop, precedence and the store's
-//! failure path (C15–C20).
+//! failure path.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

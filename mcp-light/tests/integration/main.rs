@@ -8,6 +8,7 @@ mod heavy;
 mod layering;
 mod output_schema;
 mod registry;
+mod roles;
 mod surface;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
 // through the inventory example.

@@ -1,4 +1,4 @@
-//! Registration and published schemas (C1–C5, C11, C26).
+//! Registration and published schemas.
 
 use mcp_light::{Registry, ToolKind, WriteKind};
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
 //! The same server behind rmcp's own client, over an in-process byte pipe
-//! framed exactly as stdio is (C23, C24).
+//! framed exactly as stdio is.
 
 use mcp_light::{Caller, Server};
 use rmcp::ServiceExt;

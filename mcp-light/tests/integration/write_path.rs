@@ -1,4 +1,4 @@
-//! The lean write path on flat tools (C6–C10, C13, C14): flat write schemas
+//! The lean write path on flat tools: flat write schemas
 //! give no slot for a token, so writes take outcome 2 or 3 and store nothing.
 
 use serde_json::{Value, json};

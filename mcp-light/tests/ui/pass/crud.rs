@@ -76,7 +76,7 @@ async fn device_patch(id: u64, name: Option<String>) -> Device {
 }
 
 #[mcp_light(bulk_update, resource = "device", action = "bulk_rename")]
-async fn device_bulk_update(_ctx: Context, ids: Vec<u64>) -> Result<Vec<Device>, ToolError> {
+async fn device_bulk_update(_caller: &Caller, ids: Vec<u64>) -> Result<Vec<Device>, ToolError> {
     Ok(ids
         .into_iter()
         .map(|id| Device {
@@ -163,13 +163,13 @@ fn main() {
 
     // The Context is not part of the schema; several parameters form one
     // object schema.
-    let schema = serde_json::to_value((create.params_schema)()).unwrap();
+    let schema = serde_json::to_value(create.params_schema()).unwrap();
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], serde_json::json!(["device"]));
     assert!(schema["properties"].get("ctx").is_none());
-    let schema = serde_json::to_value((update.params_schema)()).unwrap();
+    let schema = serde_json::to_value(update.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["id", "device"]));
     assert_eq!(schema["additionalProperties"], false);
-    let schema = serde_json::to_value((tool("device_get").params_schema)()).unwrap();
+    let schema = serde_json::to_value(tool("device_get").params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["id"]));
 }

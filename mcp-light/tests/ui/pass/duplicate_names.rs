@@ -1,5 +1,5 @@
 //! Two functions registering one tool name: the registry refuses to start
-//! and names both functions (C1).
+//! and names both functions.
 
 use mcp_light::prelude::*;
 

@@ -1,4 +1,4 @@
-//! C19: `#[mcp_heavy]` and `#[mcp_light]` on one function, in either order,
+//! `#[mcp_heavy]` and `#[mcp_light]` on one function, in either order,
 //! register one heavy tool.
 use mcp_light::prelude::*;
 use mcp_light::{TOOLS, ToolKind};
@@ -33,7 +33,7 @@ fn main() {
         let found: Vec<_> = TOOLS.iter().filter(|t| t.name() == name).collect();
         assert_eq!(found.len(), 1, "{name}");
         assert_eq!(found[0].kind(), ToolKind::Heavy, "{name}");
-        assert!(found[0].kind().is_heavy() && !found[0].kind.is_write());
+        assert!(found[0].kind().is_heavy() && !found[0].kind().is_write());
     }
 
     let build = TOOLS.iter().find(|t| t.name() == "report_build").unwrap();

@@ -31,7 +31,7 @@ fn page_delete(
 
 fn main() {
     let search = TOOLS.iter().find(|t| t.name() == "page_search").unwrap();
-    let schema = serde_json::to_value((search.params_schema)()).unwrap();
+    let schema = serde_json::to_value(search.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["query"]));
     assert_eq!(
         schema["properties"]["query"]["description"],
@@ -41,6 +41,6 @@ fn main() {
     assert!(schema["properties"].get("type").is_some());
 
     let delete = TOOLS.iter().find(|t| t.name() == "page_delete").unwrap();
-    let schema = serde_json::to_value((delete.params_schema)()).unwrap();
+    let schema = serde_json::to_value(delete.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["pageId"]));
 }

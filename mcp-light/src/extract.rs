@@ -1,0 +1,160 @@
+//! What a tool's parameters receive. The parameter's form says which role it
+//! has, and a trait checks that its type can play it:
+//!
+//! * a plain name with an owned type (`id: u64`, `mut name: String`) is an
+//!   **argument**, parsed from the call's JSON arguments and part of the
+//!   input schema: its type is `Deserialize + JsonSchema` ([`ToolArgument`]);
+//! * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
+//!   call** ([`FromCallRef`]);
+//! * a destructuring pattern (`State(db): State<Db>`) is **taken from the
+//!   call** ([`FromCall`]).
+//!
+//! The compiler resolves the traits, so an alias or a re-export of
+//! `Context` or `State` plays the same role.
+
+use std::any::{TypeId, type_name};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::{Caller, Context, ToolError};
+
+/// A value a tool takes from the call rather than from its arguments, with a
+/// destructuring parameter such as `State(db): State<Db>`, the way an axum
+/// handler takes an extractor.
+///
+/// [`State`](crate::State) implements it. Implement it for a type of your
+/// own to hand tools something built from the host state and the caller:
+///
+/// ```standalone_crate
+/// use mcp_light::prelude::*;
+/// use mcp_light::{FromCall, StateNeed};
+///
+/// struct Tenants;
+///
+/// impl Tenants {
+///     fn of(&self, caller: &Caller) -> String {
+///         format!("tenant of {}", caller.identity())
+///     }
+/// }
+///
+/// /// The tenant a call acts for.
+/// pub struct Tenant(pub String);
+///
+/// impl FromCall for Tenant {
+///     fn from_call(ctx: &Context) -> Result<Self, ToolError> {
+///         Ok(Tenant(ctx.state::<Tenants>()?.of(ctx.caller())))
+///     }
+///
+///     fn state_needs(needs: &mut Vec<StateNeed>) {
+///         needs.push(StateNeed::of::<Tenants>());
+///     }
+/// }
+///
+/// /// Says which tenant is calling.
+/// #[mcp_tool]
+/// fn whoami(Tenant(tenant): Tenant) -> String {
+///     tenant
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be taken from the call",
+    label = "a destructured parameter is taken from the call, and `{Self}` is not `FromCall`",
+    note = "the call provides `State(value): State<T>` (host state), `&Context` and `&Caller`; to make `{Self}` an argument of the tool instead, give the parameter a plain name: `value: {Self}`"
+)]
+pub trait FromCall: Sized {
+    /// Takes the value from the call; an `Err` is answered as the tool's
+    /// `isError` result, and the tool does not run.
+    fn from_call(ctx: &Context) -> Result<Self, ToolError>;
+
+    /// Pushes the host state this extractor reads, so that a server missing
+    /// it is refused before serving. None by default.
+    fn state_needs(needs: &mut Vec<StateNeed>) {
+        let _ = needs;
+    }
+}
+
+/// A value a tool borrows from the call with a reference parameter:
+/// `ctx: &Context`, `caller: &Caller`.
+///
+/// ```standalone_crate
+/// use mcp_light::prelude::*;
+///
+/// /// Says who is calling.
+/// #[mcp_tool]
+/// fn whoami(caller: &Caller) -> String {
+///     caller.identity()
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot borrow `{Self}` from the call",
+    label = "a reference parameter is borrowed from the call, and `{Self}` is not `FromCallRef`",
+    note = "the call lends `&Context` and `&Caller`; an argument is parsed from the call's JSON and owned by the tool: take it by value, `value: {Self}`"
+)]
+pub trait FromCallRef {
+    /// Borrows the value from the call; an `Err` is answered as the tool's
+    /// `isError` result, and the tool does not run.
+    fn from_call_ref(ctx: &Context) -> Result<&Self, ToolError>;
+
+    /// Pushes the host state this extractor reads. None by default.
+    fn state_needs(needs: &mut Vec<StateNeed>) {
+        let _ = needs;
+    }
+}
+
+impl FromCallRef for Context {
+    #[inline]
+    fn from_call_ref(ctx: &Context) -> Result<&Context, ToolError> {
+        Ok(ctx)
+    }
+}
+
+impl FromCallRef for Caller {
+    #[inline]
+    fn from_call_ref(ctx: &Context) -> Result<&Caller, ToolError> {
+        Ok(ctx.caller())
+    }
+}
+
+/// The bound on an argument's type. Generated code states it as
+/// `for<'a> T: ToolArgument` on the argument struct's derived impls and on
+/// the functions that use them: rustc then checks it where those functions
+/// are registered, and a type that is not an argument reports this sentence
+/// once, instead of serde's and schemars' derive errors.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the argument type `{Self}` must implement `Deserialize` and `JsonSchema`",
+    label = "a parameter with a plain name is an argument, parsed from the call's JSON",
+    note = "to take it from the call instead, borrow it (`ctx: &Context`, `caller: &Caller`) or destructure it (`State(db): State<Db>`)",
+    note = "to keep it an argument, add `#[derive(Deserialize, JsonSchema)]` to `{Self}`"
+)]
+pub trait ToolArgument: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
+
+/// A type of host state a tool needs: what [`ToolDef::state_needs`](crate::ToolDef::state_needs) lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StateNeed {
+    type_id: TypeId,
+    type_name: &'static str,
+}
+
+impl StateNeed {
+    /// The need for state of type `T`.
+    pub fn of<T: 'static>() -> StateNeed {
+        StateNeed {
+            type_id: TypeId::of::<T>(),
+            type_name: type_name::<T>(),
+        }
+    }
+
+    /// The type's id, as the server keys its state.
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// The type's name, for messages.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+}
