@@ -42,8 +42,9 @@ pub struct Invocation {
     pub(crate) args: Map<String, Value>,
     pub(crate) responder: Responder,
     /// Set when a dispatcher routed the call: bad arguments are then
-    /// answered with the schema of the dispatcher's `params`.
-    pub(crate) routed: Option<Routed>,
+    /// answered with the schema of the dispatcher's `params`. Boxed, so a
+    /// flat call moves one word for it.
+    pub(crate) routed: Option<Box<Routed>>,
 }
 
 /// The action a dispatcher routed a call to, and the schema its `params`

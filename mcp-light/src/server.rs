@@ -444,7 +444,7 @@ impl Server {
         }
         let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
-                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(routed)),
+                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
                 Ok(Route::Describe(answer)) => {
                     return Prepared::Answer(full_result(Value::Object(answer)));
                 }
@@ -469,7 +469,7 @@ impl Server {
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
-        routed: Option<Routed>,
+        routed: Option<Box<Routed>>,
     ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
