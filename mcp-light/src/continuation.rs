@@ -26,6 +26,7 @@ use crate::heavy::{self, HeavyConfig, Mode, Negotiation};
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoredItems};
 use crate::token::Token;
+use crate::usage::UsageReport;
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.
@@ -169,12 +170,14 @@ impl Continuations {
     }
 
     /// Serves the result stored under `token` to `called`, as the remaining
-    /// `args` (the negotiation fields) ask; the tool is never run.
+    /// `args` (the negotiation fields) ask; the tool is never run. With a
+    /// `usage` report, what is served is reported against the stored result.
     pub(crate) async fn redeem(
         &self,
         called: &Called,
         token: Value,
         mut args: Map<String, Value>,
+        usage: Option<&UsageReport>,
     ) -> CallToolResult {
         let tool = &called.tool;
         let start_again = format!("start again by calling `{tool}` without `continuation_token`");
@@ -194,7 +197,8 @@ impl Continuations {
         };
         // A page is read by range: a store moves that page's items, not the
         // whole result (10 MB for a page of 20 items is what this avoids).
-        let found = if negotiation.mode == Mode::Paginated {
+        // A usage report counts the whole stored result, so it reads it all.
+        let found = if negotiation.mode == Mode::Paginated && usage.is_none() {
             store
                 .get_items(&token, heavy::page_range(&negotiation))
                 .await
@@ -230,6 +234,21 @@ impl Continuations {
             StoredItems::List(list) => return self.page(tool, list, &negotiation, &start_again),
             StoredItems::Whole(entry) => entry,
         };
+        let mut served = self.serve(&entry, &negotiation, tool, &start_again);
+        if let Some(usage) = usage.filter(|_| served.is_error != Some(true)) {
+            usage.attach(&mut served, usage.count_stored(&entry.body));
+        }
+        served
+    }
+
+    /// The whole stored `entry` as `negotiation` asks.
+    fn serve(
+        &self,
+        entry: &Entry,
+        negotiation: &Negotiation,
+        tool: &str,
+        start_again: &str,
+    ) -> CallToolResult {
         let value: Value = match serde_json::from_slice(&entry.body) {
             Ok(value) => value,
             Err(error) => {
@@ -244,7 +263,7 @@ impl Continuations {
             let text = String::from_utf8_lossy(&entry.body).into_owned();
             return full_result_with_text(value, text);
         }
-        match heavy::serve(value, entry.origin, &negotiation, &self.heavy) {
+        match heavy::serve(value, entry.origin, negotiation, &self.heavy) {
             Ok(value) => full_result(value),
             Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
         }

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::args;
 use crate::error::RegistryError;
 use crate::heavy::{self, HeavyConfig};
+use crate::invoke::Routed;
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::{self, PublishedSchema, VERIFY};
 
@@ -24,6 +25,21 @@ const RESOURCE: &str = "resource";
 const ACTION: &str = "action";
 /// The top-level field carrying the routed tool's arguments.
 const PARAMS: &str = "params";
+/// The top-level flag that asks for an action's `params` schema instead of
+/// running it.
+const DESCRIBE: &str = "describe";
+
+/// What a call through a dispatcher asks for.
+pub(crate) enum Route<'r> {
+    /// Run `tool` with `args`.
+    Run {
+        tool: &'r PublishedTool,
+        args: Map<String, Value>,
+        routed: Routed,
+    },
+    /// `describe: true`: the action's `params` schema, nothing run.
+    Describe(Map<String, Value>),
+}
 
 /// One tool that reaches many: `{resource, action, params, verify, ...}`.
 ///
@@ -98,6 +114,24 @@ impl Dispatcher {
         &self.name
     }
 
+    /// The names of the tools this dispatcher reaches.
+    pub(crate) fn routed_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.routes
+            .values()
+            .flat_map(|actions| actions.values().copied())
+    }
+
+    /// The resource and action under which this dispatcher reaches the tool
+    /// named `tool`, if it does.
+    pub fn route_to(&self, tool: &str) -> Option<(&'static str, &'static str)> {
+        self.routes.iter().find_map(|(resource, actions)| {
+            actions
+                .iter()
+                .find(|(_, name)| **name == tool)
+                .map(|(action, _)| (*resource, *action))
+        })
+    }
+
     /// The input schema `tools/list` publishes for it.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
         self.input_schema.schema()
@@ -127,19 +161,20 @@ impl Dispatcher {
     /// token names its result, so `resource`, `action` and `params`, if
     /// sent, say nothing more.
     pub(crate) fn drop_routing(&self, args: &mut Map<String, Value>) {
-        for field in [RESOURCE, ACTION, PARAMS] {
+        for field in [RESOURCE, ACTION, PARAMS, DESCRIBE] {
             args::take(args, field);
         }
     }
 
     /// Picks the tool a call is for and turns the call's arguments into that
     /// tool's: `params`, plus `verify` and the negotiation fields from the
-    /// top level.
+    /// top level. With `describe: true`, answers the action's `params`
+    /// schema instead.
     pub(crate) fn route<'r>(
         &self,
         registry: &'r Registry,
         mut args: Map<String, Value>,
-    ) -> Result<(&'r PublishedTool, Map<String, Value>), String> {
+    ) -> Result<Route<'r>, String> {
         let name = &self.name;
         let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
         let resource = match args::take(&mut args, RESOURCE) {
@@ -185,28 +220,63 @@ impl Dispatcher {
                 action_list()
             ));
         };
-        let mut routed = match args::take(&mut args, PARAMS) {
+        match args::take(&mut args, DESCRIBE) {
+            Some(Value::Bool(true)) => return Ok(Route::Describe(describe_action(tool))),
+            None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "`{DESCRIBE}` must be true (to get the action's `{PARAMS}` schema) or false; got {other}"
+                ));
+            }
+        }
+        let routed = Routed {
+            resource: tool.def().resource().unwrap_or_default(),
+            action: tool.def().action().unwrap_or_default(),
+            params_schema: Arc::clone(tool.params_schema()),
+        };
+        let mut params = match args::take(&mut args, PARAMS) {
             Some(Value::Object(params)) => params,
             None | Some(Value::Null) => Map::new(),
             Some(other) => {
-                return Err(format!(
+                let problem = format!(
                     "`{PARAMS}` must be a JSON object of the action's arguments; got {other}"
-                ));
+                );
+                return Err(routed.teach(&problem));
             }
         };
         for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
             if let Some(value) = args::take(&mut args, field) {
-                routed.insert(field.to_owned(), value);
+                params.insert(field.to_owned(), value);
             }
         }
         if let Some(unknown) = args.keys().next() {
             return Err(format!(
-                "unknown field `{unknown}` for `{name}`; the top level takes {RESOURCE}, {ACTION}, {PARAMS}, {VERIFY} and {}, and the action's arguments go in `{PARAMS}`",
+                "unknown field `{unknown}` for `{name}`; the top level takes {RESOURCE}, {ACTION}, {PARAMS}, {VERIFY}, {DESCRIBE} and {}, and the action's arguments go in `{PARAMS}`",
                 heavy::NEGOTIATION_FIELDS.join(", ")
             ));
         }
-        Ok((tool, routed))
+        Ok(Route::Run {
+            tool,
+            args: params,
+            routed,
+        })
     }
+}
+
+/// What `describe: true` answers: the action's description and the schema
+/// its `params` must match — the routed tool's parameters, compact, as its
+/// flat tool publishes them without the fields the dispatcher takes at its
+/// top level (`verify`, the negotiation fields).
+fn describe_action(tool: &PublishedTool) -> Map<String, Value> {
+    let mut answer = Map::new();
+    if !tool.def().description().is_empty() {
+        answer.insert("description".into(), tool.def().description().into());
+    }
+    answer.insert(
+        "params_schema".into(),
+        Value::Object((**tool.params_schema()).clone()),
+    );
+    answer
 }
 
 fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> String {
@@ -238,6 +308,10 @@ fn input_schema(
     );
     properties.insert(ACTION.into(), json!({"type": "string", "enum": actions}));
     properties.insert(PARAMS.into(), json!({"type": "object"}));
+    properties.insert(
+        DESCRIBE.into(),
+        json!({"type": "boolean", "description": "Answer the action's params schema; run nothing."}),
+    );
     properties.insert(VERIFY.into(), schema::verify_property());
     properties.extend(heavy::negotiation_properties(heavy));
     let mut schema = Map::new();

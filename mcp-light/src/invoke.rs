@@ -30,6 +30,7 @@ use crate::light_key::{BulkResult, KeyFields, LightKey};
 use crate::outcome::Outcome;
 use crate::store::{BoxFuture, Origin};
 use crate::token::Token;
+use crate::usage::{Counts, UsageReport};
 
 /// Runs a tool on one call: what each definition's generated code provides.
 pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
@@ -40,6 +41,32 @@ pub struct Invocation {
     pub(crate) ctx: Context,
     pub(crate) args: Map<String, Value>,
     pub(crate) responder: Responder,
+    /// Set when a dispatcher routed the call: bad arguments are then
+    /// answered with the schema of the dispatcher's `params`. Boxed, so a
+    /// flat call moves one word for it.
+    pub(crate) routed: Option<Box<Routed>>,
+}
+
+/// The action a dispatcher routed a call to, and the schema its `params`
+/// must match: what one failed call needs to teach the caller the shape.
+pub(crate) struct Routed {
+    pub(crate) resource: &'static str,
+    pub(crate) action: &'static str,
+    /// The routed tool's parameters, as its flat tool publishes them
+    /// without the fields the dispatcher takes at its top level.
+    pub(crate) params_schema: Arc<Map<String, Value>>,
+}
+
+impl Routed {
+    /// `problem`, followed by the schema the caller's `params` must match.
+    pub(crate) fn teach(&self, problem: &str) -> String {
+        format!(
+            "{problem}. Through a dispatcher these arguments go in `params`, which for resource `{}` and action `{}` takes: {}",
+            self.resource,
+            self.action,
+            Value::Object((*self.params_schema).clone())
+        )
+    }
 }
 
 impl Invocation {
@@ -55,18 +82,20 @@ impl Invocation {
             return Ok((self.ctx, parsed, self.responder));
         }
         let tool = self.responder.tool;
-        Err(match serde_path_to_error::deserialize::<_, A>(&args) {
-            Err(error) if error.path().to_string() != "." => error_result(format!(
+        let problem = match serde_path_to_error::deserialize::<_, A>(&args) {
+            Err(error) if error.path().to_string() != "." => format!(
                 "invalid arguments for `{tool}` at `{}`: {}",
                 error.path(),
                 error.inner()
-            )),
-            Err(error) => {
-                error_result(format!("invalid arguments for `{tool}`: {}", error.inner()))
-            }
+            ),
+            Err(error) => format!("invalid arguments for `{tool}`: {}", error.inner()),
             // Not reached: the same value just failed to deserialize.
-            Ok(_) => error_result(format!("invalid arguments for `{tool}`")),
-        })
+            Ok(_) => format!("invalid arguments for `{tool}`"),
+        };
+        Err(error_result(match &self.routed {
+            Some(routed) => routed.teach(&problem),
+            None => problem,
+        }))
     }
 }
 
@@ -85,6 +114,9 @@ pub struct Responder {
     pub(crate) discloses: bool,
     pub(crate) retrieve_published: bool,
     pub(crate) verify: bool,
+    /// The server's usage report, if it keeps one: answers that stand for
+    /// another result are reported here, where that result is at hand.
+    pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
 impl Responder {
@@ -110,7 +142,7 @@ impl Responder {
         if body.len() <= limit {
             return full_result(value);
         }
-        Box::pin(self.continuations.probe(&self.called, value, body)).await
+        Box::pin(self.probe(value, body)).await
     }
 
     /// A heavy read's answer: a probe, the result kept for redemption.
@@ -124,9 +156,16 @@ impl Responder {
             return full_result(value);
         }
         match serde_json::to_vec(&value) {
-            Ok(body) => self.continuations.probe(&self.called, value, body).await,
+            Ok(body) => self.probe(value, body).await,
             Err(error) => self.unserializable(error),
         }
+    }
+
+    /// The probe of a read whose result is `value`, serialized as `body`.
+    async fn probe(&self, value: Value, body: Vec<u8>) -> CallToolResult {
+        let full = self.usage.as_ref().map(|usage| usage.count_stored(&body));
+        let probe = self.continuations.probe(&self.called, value, body).await;
+        self.reported(probe, full)
     }
 
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
@@ -211,7 +250,10 @@ impl Responder {
         let mut stored_size = None;
         if self.can_mint() {
             match self.stash(value, origin).await {
-                Ok((token, size)) => return envelope(envelope_of(size, Reach::Token(token))),
+                Ok((token, size, full)) => {
+                    let answer = envelope(envelope_of(size, Reach::Token(token)));
+                    return self.reported(answer, full);
+                }
                 Err(Stash::Unserializable(error)) => return self.unserializable(error),
                 // Refused: answer as if undisclosed, the size known.
                 Err(Stash::Refused(size)) => stored_size = Some(size),
@@ -221,7 +263,10 @@ impl Responder {
         match (Outcome::decide(false, reached.is_some()), reached) {
             (Outcome::Tokenless, Some(reached)) => {
                 match stored_size.map_or_else(|| data_size(value), Ok) {
-                    Ok(size) => envelope(envelope_of(size, Reach::Tokenless(reached))),
+                    Ok(size) => {
+                        let answer = envelope(envelope_of(size, Reach::Tokenless(reached)));
+                        self.reported_value(answer, value)
+                    }
                     Err(error) => self.unserializable(error),
                 }
             }
@@ -238,14 +283,36 @@ impl Responder {
         id: Value,
         out: Result<T, ToolError>,
     ) -> CallToolResult {
-        if let Err(reply) = self.accept(out) {
-            return *reply;
-        }
-        envelope(LeanEnvelope::Destroy {
+        let value = match self.accept(out) {
+            Ok(value) => value,
+            Err(reply) => return *reply,
+        };
+        let answer = envelope(LeanEnvelope::Destroy {
             id_name,
             id,
             status_code: self.status_code(),
-        })
+        });
+        self.reported_value(answer, &value)
+    }
+
+    /// `answer` with the usage report, `full` counting the result it stands
+    /// for; unchanged when the server keeps no report.
+    fn reported(&self, mut answer: CallToolResult, full: Option<Counts>) -> CallToolResult {
+        if let (Some(usage), Some(full)) = (&self.usage, full) {
+            usage.attach(&mut answer, full);
+        }
+        answer
+    }
+
+    /// `answer` with the usage report, the result it stands for being
+    /// `value`, serialized only when the server keeps a report.
+    fn reported_value<T: Serialize + ?Sized>(
+        &self,
+        answer: CallToolResult,
+        value: &T,
+    ) -> CallToolResult {
+        let full = self.usage.as_ref().map(|usage| usage.count_value(value));
+        self.reported(answer, full)
     }
 
     fn status_code(&self) -> u16 {
@@ -260,18 +327,20 @@ impl Responder {
         self.continuations.can_mint(self.discloses)
     }
 
-    /// Serializes `value` and keeps it in the store under a fresh token.
+    /// Serializes `value` and keeps it in the store under a fresh token;
+    /// with a usage report, its counts too.
     async fn stash<T: Serialize + ?Sized>(
         &self,
         value: &T,
         origin: Origin,
-    ) -> Result<(Token, usize), Stash> {
+    ) -> Result<(Token, usize, Option<Counts>), Stash> {
         let body = serde_json::to_vec(value).map_err(Stash::Unserializable)?;
         let size = body.len();
+        let full = self.usage.as_ref().map(|usage| usage.count_stored(&body));
         self.continuations
             .keep(&self.called, origin, body)
             .await
-            .map(|token| (token, size))
+            .map(|token| (token, size, full))
             .ok_or(Stash::Refused(size))
     }
 

@@ -32,13 +32,16 @@ mod kind;
 mod light_key;
 mod outcome;
 mod output;
+mod output_schema;
 mod principal;
 mod registry;
 mod schema;
 mod server;
 mod state;
+mod surface;
 mod tool;
 mod transport;
+mod usage;
 
 #[cfg(feature = "http")]
 pub mod auth;
@@ -65,10 +68,12 @@ pub use schema::discloses_continuation;
 pub use server::Server;
 pub use state::State;
 pub use store::{ContinuationStore, MemoryStore};
+pub use surface::{Surface, UnknownSurface};
 pub use tool::ToolDef;
 #[cfg(feature = "http")]
 pub use transport::{HttpOptions, HttpService, ValidatedSessions};
 pub use transport::{McpHandler, ServeError};
+pub use usage::USAGE_META_KEY;
 
 /// Registers a plain tool.
 ///

@@ -142,15 +142,6 @@ impl Registry {
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
-
-    /// The tool names, comma-separated, for error messages.
-    pub(crate) fn names(&self) -> String {
-        self.tools
-            .iter()
-            .map(|t| t.def.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
 }
 
 impl PublishedTool {
@@ -167,6 +158,14 @@ impl PublishedTool {
     /// The input schema `tools/list` publishes.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
         self.input_schema.schema()
+    }
+
+    /// The schema of the function's own parameters: the published schema
+    /// without the fields mcp-light adds (`verify`, the negotiation fields).
+    /// A dispatcher's `describe: true` answers it, since those fields sit
+    /// at the dispatcher's top level rather than in its `params`.
+    pub fn params_schema(&self) -> &Arc<Map<String, Value>> {
+        &self.params_schema
     }
 
     /// Whether the published schema gives the caller a slot to send a

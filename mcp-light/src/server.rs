@@ -7,18 +7,21 @@ use std::sync::Arc;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::answer::error_result;
+use crate::answer::{error_result, full_result};
 use crate::args;
 use crate::context::{Caller, Context, StateMap};
 use crate::continuation::{Called, Continuations};
-use crate::dispatch::Dispatcher;
+use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
-use crate::invoke::{self, Invocation, Responder};
+use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
+use crate::surface::Surface;
 use crate::tool::ToolDef;
+use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
 /// continuation store.
@@ -54,8 +57,14 @@ pub struct Server {
     registry: Arc<Registry>,
     implementation: rmcp::model::Implementation,
     dispatchers: Arc<Vec<Dispatcher>>,
+    /// Which of the tools and dispatchers are published, and so served.
+    surface: Surface,
+    /// Whether `tools/list` carries output schemas.
+    output_schemas: bool,
     pub(crate) state: Arc<StateMap>,
     continuations: Arc<Continuations>,
+    /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
+    usage: Option<Arc<UsageReport>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -70,8 +79,11 @@ impl std::fmt::Debug for Server {
                     .map(Dispatcher::name)
                     .collect::<Vec<_>>(),
             )
+            .field("surface", &self.surface)
+            .field("output_schemas", &self.output_schemas)
             .field("state", &self.state)
             .field("continuations", &self.continuations)
+            .field("usage_report", &self.usage.is_some())
             .finish()
     }
 }
@@ -92,11 +104,14 @@ impl Server {
                 env!("CARGO_PKG_VERSION"),
             ),
             dispatchers: Arc::new(Vec::new()),
+            surface: Surface::default(),
+            output_schemas: false,
             state: Arc::new(StateMap::default()),
             continuations: Arc::new(Continuations::new(
                 Some(Arc::new(MemoryStore::default())),
                 HeavyConfig::default(),
             )),
+            usage: None,
         }
     }
 
@@ -186,13 +201,136 @@ impl Server {
         &self.dispatchers
     }
 
+    /// Publishes `surface`: every tool, only the dispatchers (and the tools
+    /// no dispatcher reaches), or both, the default. What is not published
+    /// is not served; a call to a tool that a dispatcher reaches instead
+    /// answers an error naming the dispatcher, the resource and the action.
+    ///
+    /// An agent given only a dispatcher asks it for one action's parameters
+    /// with `describe: true`, and a call whose `params` are wrong answers
+    /// the schema they must match.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::Surface;
+    ///
+    /// /// Fetch one port.
+    /// #[mcp_tool(resource = "port", action = "retrieve")]
+    /// fn port_get(name: String) -> String {
+    ///     name
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?
+    ///     .with_dispatcher("network")?
+    ///     .with_surface(Surface::Dispatcher);
+    /// let names: Vec<_> = server.list_tools().into_iter().map(|tool| tool.name).collect();
+    /// assert_eq!(names, ["network"]);
+    /// let asked = serde_json::json!({"resource": "port", "action": "retrieve", "describe": true});
+    /// let described = server.call("network", asked, Caller::Process).await;
+    /// assert_eq!(
+    ///     described.structured_content.unwrap()["params_schema"],
+    ///     serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}},
+    ///                        "required": ["name"], "additionalProperties": false})
+    /// );
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_surface(mut self, surface: Surface) -> Server {
+        self.surface = surface;
+        self
+    }
+
+    /// What this server publishes.
+    pub fn surface(&self) -> Surface {
+        self.surface
+    }
+
+    /// Publishes an `outputSchema` for every tool (`false`, the default,
+    /// publishes none): an object schema whose `anyOf` lists every shape the
+    /// tool answers — its lean envelope, a probe, a page, a summary, a
+    /// dispatcher's `describe` answer, and its full result (the `verify`
+    /// echo too), which admits any object since the result's own schema is
+    /// not recorded. MCP clients validate `structuredContent` against it;
+    /// every answer's `structuredContent` is an object (a result that is
+    /// not one is wrapped as `{"result": ...}`), as 2025-era clients need.
+    ///
+    /// Each schema is paid for in every `tools/list`; the inventory
+    /// example's token report counts what they add.
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    ///
+    /// /// Delete a port.
+    /// #[mcp_light(destroy, resource = "port")]
+    /// fn port_delete(id: u32) {}
+    ///
+    /// let server = Server::from_registry()?.with_output_schemas(true);
+    /// let tool = server.list_tools().into_iter().find(|t| t.name == "port_delete").unwrap();
+    /// let schema = tool.output_schema.unwrap();
+    /// assert_eq!(schema["type"], "object");
+    /// let shapes: Vec<_> = schema["anyOf"].as_array().unwrap().iter().map(|s| &s["title"]).collect();
+    /// assert_eq!(shapes, ["envelope", "result"]);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn with_output_schemas(mut self, on: bool) -> Server {
+        self.output_schemas = on;
+        self
+    }
+
     /// Every tool `tools/list` shows: the registered tools, then the
-    /// dispatchers.
+    /// dispatchers, as far as the [`Surface`] publishes them.
     pub fn list_tools(&self) -> Vec<rmcp::model::Tool> {
-        let tools = self.registry.iter().map(PublishedTool::to_tool);
-        tools
-            .chain(self.dispatchers.iter().map(Dispatcher::to_tool))
-            .collect()
+        let tools = self
+            .registry
+            .iter()
+            .filter(|tool| self.publishes(tool))
+            .map(|published| {
+                let mut tool = published.to_tool();
+                if self.output_schemas {
+                    let shapes =
+                        Shape::of(published.def().kind(), published.discloses_continuation());
+                    tool.output_schema = Some(Arc::new(output_schema(shapes)));
+                }
+                tool
+            });
+        let dispatchers = self.published_dispatchers().map(|dispatcher| {
+            let mut tool = dispatcher.to_tool();
+            if self.output_schemas {
+                let routed = dispatcher
+                    .routed_tools()
+                    .filter_map(|name| self.registry.get(name))
+                    .flat_map(|routed| Shape::of(routed.def().kind(), true));
+                let shapes = routed.chain([Shape::Described]);
+                tool.output_schema = Some(Arc::new(output_schema(shapes)));
+            }
+            tool
+        });
+        tools.chain(dispatchers).collect()
+    }
+
+    /// Whether `tool` is published under this server's surface. Only the
+    /// dispatcher surface looks for a dispatcher that reaches it, so a flat
+    /// call on the default surface pays nothing for the question.
+    fn publishes(&self, tool: &PublishedTool) -> bool {
+        self.surface.publishes_routed_tools() || self.reached_through(tool.name()).is_none()
+    }
+
+    /// The dispatchers published under this server's surface.
+    fn published_dispatchers(&self) -> impl Iterator<Item = &Dispatcher> {
+        self.dispatchers
+            .iter()
+            .filter(|_| self.surface.publishes_dispatchers())
+    }
+
+    /// The dispatcher that reaches the tool named `tool`, with the resource
+    /// and action it routes under.
+    fn reached_through(&self, tool: &str) -> Option<(&Dispatcher, &'static str, &'static str)> {
+        self.dispatchers.iter().find_map(|dispatcher| {
+            dispatcher
+                .route_to(tool)
+                .map(|(resource, action)| (dispatcher, resource, action))
+        })
     }
 
     /// Keeps continuation results in `store` instead of the default
@@ -264,6 +402,45 @@ impl Server {
         self
     }
 
+    /// Reports, in the `_meta` of every `tools/call` answer, what the answer
+    /// cost in model tokens and what the full result it stands for would
+    /// have cost: under [`USAGE_META_KEY`](crate::USAGE_META_KEY), for the
+    /// `cl100k_base` and `o200k_base` encodings, `{"answer": n, "full": m}`.
+    /// Off by default; `false` switches it off again.
+    ///
+    /// The full result is the echo a lean envelope replaced, or the stored
+    /// result behind a probe or a redemption; for an answer that is the
+    /// result itself the two are equal. Counting costs time on every call
+    /// (the example's figures are in the project's `BENCHMARKS.md`); a
+    /// server without the report spends none.
+    ///
+    /// Needs the cargo feature `usage`.
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    ///
+    /// /// Lists interface names.
+    /// #[mcp_tool]
+    /// fn interfaces(n: usize) -> Vec<String> {
+    ///     (0..n).map(|i| format!("eth{i}")).collect()
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?.with_usage_report(true);
+    /// let result = server.call("interfaces", serde_json::json!({"n": 3}), Caller::Process).await;
+    /// let usage = &result.meta.unwrap().0[mcp_light::USAGE_META_KEY];
+    /// // `["eth0","eth1","eth2"]` is its own full result.
+    /// assert_eq!(usage["cl100k_base"]["answer"], usage["cl100k_base"]["full"]);
+    /// assert!(usage["o200k_base"]["answer"].as_u64().unwrap() > 0);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    #[cfg(feature = "usage")]
+    pub fn with_usage_report(mut self, on: bool) -> Server {
+        self.usage = on.then(|| Arc::new(UsageReport::new()));
+        self
+    }
+
     /// Names this server in the MCP handshake: the `serverInfo` a client
     /// shows its user and writes in its logs. Without it, a server calls
     /// itself `mcp-light`, in mcp-light's version.
@@ -314,13 +491,20 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         // Everything up to the tool's own future is decided synchronously,
         // so a call awaits one future, not a chain of them.
-        match self.prepare(tool, arguments, caller) {
+        let mut result = match self.prepare(tool, arguments, caller) {
             Prepared::Answer(result) => result,
             Prepared::Redeem(called, token, args) => {
-                Box::pin(self.continuations.redeem(&called, token, args)).await
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
             }
             Prepared::Run(guarded) => guarded.await,
+        };
+        if let Some(usage) = &self.usage {
+            // Answers that stand for another result were reported where
+            // that result was at hand; the rest are their own full result.
+            usage.attach_if_missing(&mut result);
         }
+        result
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
@@ -336,10 +520,12 @@ impl Server {
                 )));
             }
         };
-        let target = match self.dispatcher(tool) {
+        let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
+        let target = match dispatcher {
             Some(dispatcher) => Target::Dispatcher(dispatcher),
             None => match self.registry.get(tool) {
-                Some(published) => Target::Tool(published),
+                Some(published) if self.publishes(published) => Target::Tool(published),
+                Some(published) => return Prepared::Answer(self.reached_only_through(published)),
                 None => return Prepared::Answer(self.unknown_tool(tool)),
             },
         };
@@ -362,14 +548,17 @@ impl Server {
             }
             return Prepared::Redeem(called, token, args);
         }
-        let (published, args) = match target {
+        let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
-                Ok(routed) => routed,
+                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
+                Ok(Route::Describe(answer)) => {
+                    return Prepared::Answer(full_result(Value::Object(answer)));
+                }
                 Err(message) => return Prepared::Answer(error_result(message)),
             },
-            Target::Tool(published) => (published, args),
+            Target::Tool(published) => (published, args, None),
         };
-        match self.invocation(published, discloses, called, args) {
+        match self.invocation(published, discloses, called, args, routed) {
             Ok(invocation) => {
                 Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
             }
@@ -386,6 +575,7 @@ impl Server {
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
+        routed: Option<Box<Routed>>,
     ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -420,17 +610,36 @@ impl Server {
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
+                usage: self.usage.clone(),
             },
+            routed,
         })
     }
 
     fn unknown_tool(&self, tool: &str) -> CallToolResult {
-        let mut names = self.registry.names();
-        for dispatcher in self.dispatchers.iter() {
-            names.push_str(", ");
-            names.push_str(dispatcher.name());
-        }
-        error_result(format!("unknown tool `{tool}`; this server has: {names}"))
+        let names: Vec<String> = self
+            .list_tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        error_result(format!(
+            "unknown tool `{tool}`; this server has: {}",
+            names.join(", ")
+        ))
+    }
+
+    /// The answer to a call of a tool this server publishes only through a
+    /// dispatcher: how to reach it there.
+    fn reached_only_through(&self, tool: &PublishedTool) -> CallToolResult {
+        let Some((dispatcher, resource, action)) = self.reached_through(tool.name()) else {
+            return self.unknown_tool(tool.name());
+        };
+        error_result(format!(
+            "`{}` is published only through `{}` here: call `{}` with \"resource\": \"{resource}\", \"action\": \"{action}\" and the arguments in \"params\" (\"describe\": true answers their schema)",
+            tool.name(),
+            dispatcher.name(),
+            dispatcher.name(),
+        ))
     }
 }
 

@@ -17,6 +17,11 @@
 //! * `store_put` and `redeem_full`, `redeem_paginated`: outcome 1 (a
 //!   dispatcher-routed bulk create storing its result under a token) and
 //!   redeeming that token, by result size, as throughput.
+//! * `usage/<call>`: one `Server::call` with the usage report off and on
+//!   (`Server::with_usage_report`): a 60-device bulk create answering its
+//!   `ids` envelope (the report counts the 42 KB echo), a one-device read,
+//!   and a page redeemed from a 256 KB stored list (whose counts were
+//!   remembered when it was stored).
 //!
 //! * `instructions` (run alone: `cargo bench -p inventory --bench mcp_light
 //!   -- instructions`): instructions per `tools/call` of `add` on both
@@ -496,6 +501,66 @@ fn store(c: &mut Criterion, rt: &Runtime) {
     }
 }
 
+/// The usage report's cost per call: the same call, report off and on.
+fn usage(c: &mut Criterion, rt: &Runtime) {
+    let off = server();
+    let on = server().with_usage_report(true);
+    let per_device = serde_json::to_vec(&first(60)).unwrap().len() / 60;
+    // A stored 256 KB list on each server, for a page redemption.
+    let stored = |server: &Server| -> String {
+        let routed = json!({"resource": "device", "action": "bulk_create",
+                            "params": {"count": (256 * 1024usize).div_ceil(per_device)}});
+        let envelope = rt.block_on(server.call(DISPATCHER, routed, Caller::Process));
+        let envelope: Value = serde_json::from_str(text(&envelope)).unwrap();
+        envelope["continuation_token"].as_str().unwrap().to_owned()
+    };
+    let (token_off, token_on) = (stored(&off), stored(&on));
+    let page = |token: &str| json!({"continuation_token": token, "mode": "paginated"});
+    let bulk = json!({"count": 60});
+    let get = json!({"id": devices()[7].id});
+    // Each call as the server without the report and the one with it get it.
+    let calls = [
+        (
+            "bulk_create_60_ids",
+            "device_bulk_create",
+            [bulk.clone(), bulk],
+        ),
+        ("device_get", "device_get", [get.clone(), get]),
+        (
+            "redeem_page_256KB",
+            DISPATCHER,
+            [page(&token_off), page(&token_on)],
+        ),
+    ];
+    for (name, tool, [args_off, args_on]) in &calls {
+        // Both sides answer the same; only `on` carries the report.
+        let (plain, reported) = (
+            rt.block_on(off.call(tool, args_off.clone(), Caller::Process)),
+            rt.block_on(on.call(tool, args_on.clone(), Caller::Process)),
+        );
+        assert_eq!(text(&plain).len(), text(&reported).len(), "{name}");
+        assert!(plain.meta.is_none());
+        assert!(
+            reported
+                .meta
+                .as_ref()
+                .is_some_and(|meta| meta.0.contains_key(mcp_light::USAGE_META_KEY))
+        );
+
+        let mut group = c.benchmark_group(format!("usage/{name}"));
+        for (side, server, call) in [("off", &off, args_off), ("on", &on, args_on)] {
+            group.bench_function(side, |b| {
+                b.iter_custom(|iters| {
+                    time_async(rt, iters, || {
+                        server.call(tool, call.clone(), Caller::Process)
+                    })
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
 // ---- d. the store's memory ----
 
 mod heap {
@@ -716,6 +781,25 @@ fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {
         );
     }
 
+    println!("\n## The usage report's cost per call (this run)\n");
+    println!("| call | report on | report off | on / off |");
+    println!("|---|---:|---:|---:|");
+    for name in ["bulk_create_60_ids", "device_get", "redeem_page_256KB"] {
+        let g = format!("usage_{name}");
+        match (
+            estimate(dir, &format!("{g}/on"), since),
+            estimate(dir, &format!("{g}/off"), since),
+        ) {
+            (Some(on), Some(off)) => println!(
+                "| `{name}` | {} | {} | {:.1}× |",
+                time(on),
+                time(off),
+                on / off
+            ),
+            _ => println!("| `{name}` | not run | not run | |"),
+        }
+    }
+
     println!("\n## Store throughput (this run)\n");
     println!("| result | put (outcome 1) | redeem full | redeem paginated |");
     println!("|---|---:|---:|---:|");
@@ -872,6 +956,7 @@ fn main() {
     store(&mut c, &rt);
     args_parse(&mut c);
     redeem_parts(&mut c);
+    usage(&mut c, &rt);
     c.final_summary();
     print_summary(&dir, since, &memory);
 }

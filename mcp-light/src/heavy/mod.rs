@@ -213,12 +213,15 @@ impl Default for HeavyConfig {
 ///   takes the list's place under the list's key instead, so nothing is
 ///   overwritten. Anything else, and everything from
 ///   [`Origin::SingleWrite`], is returned whole.
-/// * [`Mode::Summary`]: `{type, count, ...}` — a list's item count and first
-///   three items; an object's key count, up to 50 keys each with the shape
-///   of its value (`"list(93)"`, `"object(4)"`, `"string"`, ...), and for a
-///   wrapper the name of the paged list and its first three items; a
-///   scalar's value. Strings over 80 characters are cut with `…`, nested
-///   lists over three items keep three and a `"… N more"` marker.
+/// * [`Mode::Summary`]: what the value holds, bounded in size. A list gives
+///   its `count` and, per field of its objects, the field's type, its
+///   `nulls`, numbers' `min` and `max`, lists' `length`, objects' `keys`,
+///   and `values`: how many items hold each value (for a list of strings,
+///   how often each string occurs), for fields whose values repeat (at most 20 listed, the most frequent first, the rest counted as
+///   `other`; `distinct` says how many there are when not all are listed).
+///   An object gives its keys and the shape of each value, and for a
+///   wrapper the summary of its paged list; a scalar its value. At most 30
+///   fields or keys are described, and strings are cut to 40 characters.
 /// * [`Mode::Filtered`]: the records — the items of a pageable list, else
 ///   the object itself — keep only `filter_keys`, in their own order. Items
 ///   that are not objects are kept as they are, so positions and `total`

@@ -24,8 +24,9 @@ pub(crate) const NEGOTIATION_FIELDS: [&str; 5] = [
 /// How a stored result is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// The shape of the result: its type, its size or keys, and the first
-    /// few items with long values shortened.
+    /// What the result holds, bounded in size: a list's count and, per
+    /// field, its type, nulls, range and how many items hold each repeated
+    /// value; an object's keys and their shapes.
     Summary,
     /// One bounded page of a list; a value that is not pageable is returned
     /// whole. The default.

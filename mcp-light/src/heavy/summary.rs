@@ -1,58 +1,287 @@
-//! `summary`: the shape of a result in a few lines.
+//! `summary`: what a stored result holds, in numbers an agent can answer
+//! questions with, bounded in size whatever the result.
+//!
+//! A list is summarized field by field: every field's type and null count,
+//! numbers' minimum and maximum, lists' lengths, objects' keys, and for a
+//! field whose values repeat, how many items hold each value (for a list of
+//! strings, each string) — the devices per site, per status and per tag
+//! are read straight off the summary, exactly,
+//! without paging through the list. An object is summarized as its keys and
+//! the shape of each value (and, for a wrapper, its paged list as above). No
+//! item is copied whole, and strings are cut.
 
-use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Number, Value, json};
 
 use super::ELLIPSIS;
 use super::page::{Layout, layout};
 use crate::store::Origin;
 
-/// How many leading items (or entries) a summary shows.
-const SUMMARY_ITEMS: usize = 3;
+/// The most fields (of a list's objects) or keys (of an object) a summary
+/// describes; the rest are only counted, as `other_fields` or `other_keys`.
+pub(super) const MAX_FIELDS: usize = 30;
 
-/// Strings in a summary longer than this many characters are shortened.
-const SUMMARY_STRING_CHARS: usize = 80;
+/// The most values listed for one field, the most frequent first; items
+/// holding any other value are counted as `other`.
+pub(super) const MAX_VALUES: usize = 20;
 
-/// How many keys of an object a summary names.
-const SUMMARY_KEYS: usize = 50;
+/// Strings a summary shows — values, keys, a string result — are cut to this
+/// many characters, `…` marking the cut.
+pub(super) const MAX_STRING_CHARS: usize = 40;
 
-/// `summary`: the type, the count, the keys or the first few items.
+/// `summary`: the type and size of `value`, and what its fields hold.
 pub(super) fn summarize(value: &Value, origin: Origin) -> Value {
     match value {
-        Value::Array(items) => json!({
-            "type": "list",
-            "count": items.len(),
-            "first": items.iter().take(SUMMARY_ITEMS).map(shorten).collect::<Vec<_>>(),
-        }),
+        Value::Array(items) => Value::Object(list_summary(items)),
         Value::Object(map) => {
-            let keys: Map<String, Value> = map
-                .iter()
-                .take(SUMMARY_KEYS)
-                .map(|(key, field)| (key.clone(), shape(field).into()))
-                .collect();
             let mut summary = Map::new();
             summary.insert("type".into(), "object".into());
             summary.insert("count".into(), map.len().into());
+            let keys: Map<String, Value> = map
+                .iter()
+                .take(MAX_FIELDS)
+                .map(|(key, field)| (cut(key), shape(field).into()))
+                .collect();
             summary.insert("keys".into(), keys.into());
-            if let Layout::Wrapper(key) = layout(value, origin) {
-                let first: Vec<Value> = map[&key]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .take(SUMMARY_ITEMS)
-                    .map(shorten)
-                    .collect();
-                summary.insert("paged".into(), key.into());
-                summary.insert("first".into(), first.into());
+            if map.len() > MAX_FIELDS {
+                summary.insert("other_keys".into(), (map.len() - MAX_FIELDS).into());
+            }
+            if let Layout::Wrapper(key) = layout(value, origin)
+                && let Some(Value::Array(items)) = map.get(&key)
+            {
+                summary.insert("paged".into(), cut(&key).into());
+                summary.insert("list".into(), Value::Object(list_summary(items)));
             }
             Value::Object(summary)
         }
         Value::String(text) => json!({
             "type": "string",
             "length": text.chars().count(),
-            "value": shorten(value),
+            "value": cut(text),
         }),
         scalar => json!({"type": shape(scalar), "value": scalar}),
     }
+}
+
+/// `{type: "list", count, fields?, other_fields?, items?}`: `fields` for the
+/// items that are objects, `items` for the items themselves when some are
+/// not objects.
+fn list_summary(items: &[Value]) -> Map<String, Value> {
+    let mut fields: Vec<(&str, Stats)> = Vec::new();
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut other_fields: HashSet<&str> = HashSet::new();
+    let mut scalars = Stats::default();
+    let mut objects = 0;
+    for item in items {
+        let Value::Object(map) = item else {
+            scalars.add(item);
+            continue;
+        };
+        objects += 1;
+        for (key, field) in map {
+            let index = match slot.get(key.as_str()) {
+                Some(&index) => index,
+                None if fields.len() < MAX_FIELDS => {
+                    slot.insert(key, fields.len());
+                    fields.push((key, Stats::default()));
+                    fields.len() - 1
+                }
+                None => {
+                    other_fields.insert(key);
+                    continue;
+                }
+            };
+            fields[index].1.add(field);
+        }
+    }
+    let mut summary = Map::new();
+    summary.insert("type".into(), "list".into());
+    summary.insert("count".into(), items.len().into());
+    if objects > 0 {
+        let fields: Map<String, Value> = fields
+            .iter()
+            .map(|(key, stats)| (cut(key), stats.render(objects)))
+            .collect();
+        summary.insert("fields".into(), fields.into());
+        if !other_fields.is_empty() {
+            summary.insert("other_fields".into(), other_fields.len().into());
+        }
+    }
+    if objects < items.len() {
+        // The items that are not objects, described like one field; counted
+        // over every item, so `type` says when objects are mixed in.
+        for _ in 0..objects {
+            scalars.types |= OBJECT;
+            scalars.seen += 1;
+        }
+        summary.insert("items".into(), scalars.render(items.len()));
+    }
+    summary
+}
+
+/// The JSON types a field was seen with, as bits.
+const STRING: u8 = 1;
+const NUMBER: u8 = 2;
+const BOOL: u8 = 4;
+const LIST: u8 = 8;
+const OBJECT: u8 = 16;
+const TYPE_NAMES: [(u8, &str); 5] = [
+    (STRING, "string"),
+    (NUMBER, "number"),
+    (BOOL, "bool"),
+    (LIST, "list"),
+    (OBJECT, "object"),
+];
+
+/// What one field holds across the items of a list. Strings are borrowed
+/// from the value, so counting copies none.
+#[derive(Default)]
+struct Stats<'a> {
+    /// Items that have the field, null or not.
+    seen: usize,
+    nulls: usize,
+    types: u8,
+    min: Option<&'a Number>,
+    max: Option<&'a Number>,
+    /// How many items hold each string (or `true`, `false`); for lists, how
+    /// often each string item occurs in them.
+    values: HashMap<&'a str, usize>,
+    /// Shortest and longest list.
+    lengths: Option<(usize, usize)>,
+    /// The keys of object values, in the order first seen, at most
+    /// [`MAX_FIELDS`]; and how many others there were.
+    keys: Vec<&'a str>,
+    other_keys: HashSet<&'a str>,
+}
+
+impl<'a> Stats<'a> {
+    fn add(&mut self, value: &'a Value) {
+        self.seen += 1;
+        match value {
+            Value::Null => self.nulls += 1,
+            Value::String(text) => {
+                self.types |= STRING;
+                *self.values.entry(text.as_str()).or_default() += 1;
+            }
+            Value::Bool(flag) => {
+                self.types |= BOOL;
+                *self
+                    .values
+                    .entry(if *flag { "true" } else { "false" })
+                    .or_default() += 1;
+            }
+            Value::Number(number) => {
+                self.types |= NUMBER;
+                let below = |bound: &Number| as_f64(number) < as_f64(bound);
+                let above = |bound: &Number| as_f64(number) > as_f64(bound);
+                if self.min.is_none_or(below) {
+                    self.min = Some(number);
+                }
+                if self.max.is_none_or(above) {
+                    self.max = Some(number);
+                }
+            }
+            Value::Array(items) => {
+                self.types |= LIST;
+                let (low, high) = self.lengths.unwrap_or((items.len(), items.len()));
+                self.lengths = Some((low.min(items.len()), high.max(items.len())));
+                // A list of tags counts like a field: devices per tag.
+                for text in items.iter().filter_map(Value::as_str) {
+                    *self.values.entry(text).or_default() += 1;
+                }
+            }
+            Value::Object(map) => {
+                self.types |= OBJECT;
+                for key in map.keys() {
+                    if self.keys.contains(&key.as_str()) {
+                        continue;
+                    }
+                    if self.keys.len() < MAX_FIELDS {
+                        self.keys.push(key);
+                    } else {
+                        self.other_keys.insert(key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `{type, nulls, missing?, min?, max?, length?, keys?, values?, other?,
+    /// distinct?}` for a field of a list of `items` objects.
+    fn render(&self, items: usize) -> Value {
+        let mut out = Map::new();
+        let types: Vec<&str> = TYPE_NAMES
+            .iter()
+            .filter(|(bit, _)| self.types & bit != 0)
+            .map(|(_, name)| *name)
+            .collect();
+        let type_name = if types.is_empty() {
+            "null".to_owned()
+        } else {
+            types.join("|")
+        };
+        out.insert("type".into(), type_name.into());
+        out.insert("nulls".into(), self.nulls.into());
+        if self.seen < items {
+            out.insert("missing".into(), (items - self.seen).into());
+        }
+        if let (Some(min), Some(max)) = (self.min, self.max) {
+            out.insert("min".into(), min.clone().into());
+            out.insert("max".into(), max.clone().into());
+        }
+        if let Some((min, max)) = self.lengths {
+            out.insert("length".into(), json!({"min": min, "max": max}));
+        }
+        if !self.keys.is_empty() {
+            let keys: Vec<Value> = self.keys.iter().map(|key| cut(key).into()).collect();
+            out.insert("keys".into(), keys.into());
+            if !self.other_keys.is_empty() {
+                out.insert("other_keys".into(), self.other_keys.len().into());
+            }
+        }
+        self.render_values(&mut out);
+        Value::Object(out)
+    }
+
+    /// The value counts: all of them when there are at most [`MAX_VALUES`]
+    /// distinct values; else the [`MAX_VALUES`] most frequent with `other`
+    /// and `distinct`, when those cover at least half the values (so a
+    /// field of names or ids, all different, lists none and says only how
+    /// many there are).
+    fn render_values(&self, out: &mut Map<String, Value>) {
+        if self.values.is_empty() {
+            return;
+        }
+        let mut counted: Vec<(&str, usize)> =
+            self.values.iter().map(|(value, n)| (*value, *n)).collect();
+        counted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let total: usize = counted.iter().map(|(_, n)| n).sum();
+        let top = counted.len().min(MAX_VALUES);
+        let listed: usize = counted[..top].iter().map(|(_, n)| n).sum();
+        let cut_off = counted.len() > MAX_VALUES;
+        if !cut_off || 2 * listed >= total {
+            let mut values = Map::new();
+            for (value, n) in &counted[..top] {
+                // Values alike in their first characters count together
+                // under the cut key, which shows they were cut.
+                let slot = values.entry(cut(value)).or_insert(Value::from(0));
+                *slot = (slot.as_u64().unwrap_or(0) + *n as u64).into();
+            }
+            out.insert("values".into(), values.into());
+            if cut_off {
+                out.insert("other".into(), (total - listed).into());
+            }
+        }
+        if cut_off {
+            out.insert("distinct".into(), counted.len().into());
+        }
+    }
+}
+
+/// A number as `f64`, for comparing integers and floats alike.
+fn as_f64(number: &Number) -> f64 {
+    number.as_f64().unwrap_or(f64::NAN)
 }
 
 /// The shape of a value in a word: `"list(93)"`, `"object(4)"`, `"string"`.
@@ -67,27 +296,15 @@ fn shape(value: &Value) -> String {
     }
 }
 
-/// The value as a summary shows it: long strings cut, long lists cut to a
-/// few items and a marker saying how many were left out.
-fn shorten(value: &Value) -> Value {
-    match value {
-        Value::String(text) if text.chars().count() > SUMMARY_STRING_CHARS => {
-            let mut cut: String = text.chars().take(SUMMARY_STRING_CHARS).collect();
+/// `text` cut to [`MAX_STRING_CHARS`] characters, `…` marking the cut.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_STRING_CHARS) {
+        None => text.to_owned(),
+        Some((at, _)) => {
+            let mut cut = text[..at].to_owned();
             cut.push(ELLIPSIS);
-            cut.into()
+            cut
         }
-        Value::Array(items) => {
-            let mut kept: Vec<Value> = items.iter().take(SUMMARY_ITEMS).map(shorten).collect();
-            if items.len() > SUMMARY_ITEMS {
-                kept.push(format!("{ELLIPSIS} {} more", items.len() - SUMMARY_ITEMS).into());
-            }
-            kept.into()
-        }
-        Value::Object(map) => map
-            .iter()
-            .map(|(key, field)| (key.clone(), shorten(field)))
-            .collect(),
-        other => other.clone(),
     }
 }
 
@@ -97,52 +314,235 @@ mod tests {
     use crate::heavy::test_support::{asked, config, rows};
     use crate::heavy::{Mode, serve};
 
+    fn summary_of(value: Value) -> Value {
+        serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap()
+    }
+
+    /// `n` devices spread over sites and statuses in known proportions.
+    fn devices(n: usize) -> Value {
+        let sites = ["ams1", "fra1", "lon1", "nyc1"];
+        let statuses = ["active", "active", "active", "planned", "offline"];
+        (0..n)
+            .map(|i| {
+                json!({
+                    "id": format!("d-{i:05}"),
+                    "site_slug": sites[i % sites.len()],
+                    "status": statuses[i % statuses.len()],
+                    "position": if i % 10 == 0 { Value::Null } else { json!(i % 42 + 1) },
+                    "tags": vec!["prod"; i % 4],
+                    "custom_fields": {"owner": "netops", "vlan": 110},
+                    "monitored": i % 3 == 0,
+                })
+            })
+            .collect()
+    }
+
+    fn count_of(items: &Value, field: &str, value: &str) -> usize {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item[field] == value)
+            .count()
+    }
+
     #[test]
-    fn summary_of_a_list_counts_and_shows_three_shortened_items() {
-        let long = "x".repeat(500);
-        let value: Value = (1..=1000)
-            .map(|id| json!({"id": id, "note": long}))
-            .collect();
-        let summary = serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap();
-        assert_eq!(
-            summary.as_object().unwrap().keys().collect::<Vec<_>>(),
-            ["type", "count", "first"]
-        );
+    fn a_list_summary_counts_devices_per_site_and_per_status_exactly() {
+        let value = devices(500);
+        let summary = summary_of(value.clone());
         assert_eq!(
             (&summary["type"], &summary["count"]),
-            (&json!("list"), &json!(1000))
+            (&json!("list"), &json!(500))
         );
-        let first = summary["first"].as_array().unwrap();
-        assert_eq!(first.len(), 3);
-        let note = first[0]["note"].as_str().unwrap();
-        assert_eq!(note, format!("{}…", "x".repeat(80)));
-        assert!(summary.to_string().len() < 600, "{summary}");
+        for (field, names) in [
+            ("site_slug", &["ams1", "fra1", "lon1", "nyc1"][..]),
+            ("status", &["active", "planned", "offline"][..]),
+        ] {
+            let values = summary["fields"][field]["values"].as_object().unwrap();
+            assert_eq!(values.len(), names.len(), "{field}: {values:?}");
+            for name in names {
+                assert_eq!(
+                    values[*name],
+                    count_of(&value, field, name),
+                    "{field} {name}"
+                );
+            }
+        }
+        // The most frequent first.
+        let statuses: Vec<&String> = summary["fields"]["status"]["values"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(statuses, ["active", "offline", "planned"]);
+    }
+
+    #[test]
+    fn each_field_has_its_type_and_null_count_and_numbers_their_range() {
+        let summary = summary_of(devices(500));
+        let fields = &summary["fields"];
+        assert_eq!(
+            fields["position"],
+            json!({"type": "number", "nulls": 50, "min": 1, "max": 42})
+        );
+        assert_eq!(fields["site_slug"]["type"], "string");
+        assert_eq!(fields["site_slug"]["nulls"], 0);
+        assert_eq!(
+            fields["tags"],
+            json!({"type": "list", "nulls": 0, "length": {"min": 0, "max": 3}, "values": {"prod": 750}})
+        );
+        assert_eq!(
+            fields["custom_fields"],
+            json!({"type": "object", "nulls": 0, "keys": ["owner", "vlan"]})
+        );
+        assert_eq!(
+            fields["monitored"]["values"],
+            json!({"false": 333, "true": 167})
+        );
+    }
+
+    #[test]
+    fn a_field_of_distinct_values_lists_none_and_says_how_many() {
+        let summary = summary_of(devices(500));
+        assert_eq!(
+            summary["fields"]["id"],
+            json!({"type": "string", "nulls": 0, "distinct": 500})
+        );
+    }
+
+    #[test]
+    fn values_past_the_limit_keep_the_most_frequent_and_count_the_rest_as_other() {
+        // 30 racks; rack i holds 30 - i devices, so the top 20 cover most.
+        let value: Value = (0..30)
+            .flat_map(|rack| (0..30 - rack).map(move |_| json!({"rack": format!("R{rack:02}")})))
+            .collect();
+        let total = value.as_array().unwrap().len();
+        let rack = &summary_of(value)["fields"]["rack"];
+        let values = rack["values"].as_object().unwrap();
+        assert_eq!(values.len(), MAX_VALUES);
+        assert_eq!(values["R00"], 30);
+        assert!(!values.contains_key("R20"), "{rack}");
+        let listed: u64 = values.values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(rack["other"], total as u64 - listed);
+        assert_eq!(rack["other"], (1..=10).sum::<u64>());
+        assert_eq!(rack["distinct"], 30);
+    }
+
+    #[test]
+    fn a_missing_field_is_counted_apart_from_a_null_one() {
+        let summary = summary_of(json!([{"a": 1, "b": null}, {"a": 2}, {"a": null, "b": "x"}]));
+        assert_eq!(
+            summary["fields"]["a"],
+            json!({"type": "number", "nulls": 1, "min": 1, "max": 2})
+        );
+        assert_eq!(
+            summary["fields"]["b"],
+            json!({"type": "string", "nulls": 1, "missing": 1, "values": {"x": 1}})
+        );
+    }
+
+    #[test]
+    fn mixed_types_are_named_together_and_a_field_always_null_is_null() {
+        let summary = summary_of(json!([{"v": 1, "n": null}, {"v": "one", "n": null}]));
+        assert_eq!(summary["fields"]["v"]["type"], "string|number");
+        assert_eq!(summary["fields"]["n"]["type"], "null");
+        assert_eq!(summary["fields"]["n"]["nulls"], 2);
+    }
+
+    #[test]
+    fn a_list_of_scalars_is_summarized_as_its_items() {
+        let summary = summary_of(json!([3, 1.5, null, 7]));
+        assert_eq!(
+            summary,
+            json!({"type": "list", "count": 4,
+                   "items": {"type": "number", "nulls": 1, "min": 1.5, "max": 7}})
+        );
+        let mixed = summary_of(json!([{"id": 1}, "loose"]));
+        assert_eq!(mixed["fields"]["id"]["type"], "number");
+        assert_eq!(mixed["items"]["type"], "string|object");
+    }
+
+    #[test]
+    fn fields_past_the_limit_are_only_counted() {
+        let item: Map<String, Value> = (0..100).map(|i| (format!("f{i:03}"), json!(i))).collect();
+        let summary = summary_of(json!([item.clone(), item]));
+        let fields = summary["fields"].as_object().unwrap();
+        assert_eq!(fields.len(), MAX_FIELDS);
+        assert!(fields.contains_key("f000") && !fields.contains_key(&format!("f{MAX_FIELDS:03}")));
+        assert_eq!(summary["other_fields"], 100 - MAX_FIELDS);
+    }
+
+    #[test]
+    fn object_keys_past_the_limit_are_only_counted() {
+        let wide: Map<String, Value> = (0..100).map(|i| (format!("k{i}"), json!(i))).collect();
+        let summary = summary_of(json!([{ "extra": wide }]));
+        let extra = &summary["fields"]["extra"];
+        assert_eq!(extra["keys"].as_array().unwrap().len(), MAX_FIELDS);
+        assert_eq!(extra["other_keys"], 100 - MAX_FIELDS);
+    }
+
+    #[test]
+    fn long_values_are_cut_and_values_alike_before_the_cut_count_together() {
+        let long = |tail: &str| format!("{}{tail}", "x".repeat(MAX_STRING_CHARS));
+        let summary =
+            summary_of(json!([{"note": long("a")}, {"note": long("b")}, {"note": "short"}]));
+        let key = format!("{}…", "x".repeat(MAX_STRING_CHARS));
+        assert_eq!(
+            summary["fields"]["note"]["values"],
+            json!({ key: 2, "short": 1 })
+        );
+    }
+
+    #[test]
+    fn the_summary_is_bounded_whatever_the_list() {
+        // The worst case: every field at the limit, every value long and
+        // repeated, so values are listed for each field.
+        let long = |i: usize, v: usize| format!("{i:02}{v:02}{}", "z".repeat(500));
+        let value: Value = (0..2_000)
+            .map(|n| {
+                (0..MAX_FIELDS + 10)
+                    .map(|i| {
+                        (
+                            format!("{i:02}{}", "k".repeat(500)),
+                            json!(long(i, n % (MAX_VALUES + 5))),
+                        )
+                    })
+                    .collect::<Map<_, _>>()
+            })
+            .map(Value::Object)
+            .collect();
+        let text = summary_of(value).to_string();
+        // Per field: its cut name, and per listed value a cut string and a
+        // count; plus a few fixed keys.
+        let per_value = MAX_STRING_CHARS * 3 + 10;
+        let bound = MAX_FIELDS * (MAX_STRING_CHARS * 3 + 100 + MAX_VALUES * per_value) + 200;
+        assert!(text.len() <= bound, "{} bytes > {bound}", text.len());
     }
 
     #[test]
     fn summary_of_an_object_gives_its_keys_and_their_shapes() {
         let value = json!({"id": 7, "name": "edge", "tags": ["a", "b"], "meta": {"x": 1}, "ok": true, "gone": null});
-        let summary = serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap();
         assert_eq!(
-            summary,
+            summary_of(value),
             json!({
                 "type": "object", "count": 6,
                 "keys": {"id": "number", "name": "string", "tags": "list(2)", "meta": "object(1)", "ok": "bool", "gone": "null"},
                 "paged": "tags",
-                "first": ["a", "b"],
+                "list": {"type": "list", "count": 2, "items": {"type": "string", "nulls": 0, "values": {"a": 1, "b": 1}}},
             })
         );
     }
 
     #[test]
-    fn summary_of_a_wrapper_names_the_paged_list_and_its_first_items() {
+    fn summary_of_a_wrapper_names_the_paged_list_and_summarizes_it() {
         let value = json!({"count": 93, "next": "p2", "previous": null, "results": rows(93)});
-        let summary = serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap();
+        let summary = summary_of(value);
         assert_eq!(summary["keys"]["results"], "list(93)");
         assert_eq!(summary["paged"], "results");
+        assert_eq!(summary["list"]["count"], 93);
         assert_eq!(
-            summary["first"],
-            json!([rows(3)[0], rows(3)[1], rows(3)[2]])
+            summary["list"]["fields"]["site"]["values"],
+            json!({"hq": 93})
         );
     }
 
@@ -160,51 +560,30 @@ mod tests {
     }
 
     #[test]
-    fn summary_of_a_huge_object_names_at_most_50_keys() {
+    fn summary_of_a_huge_object_names_at_most_the_field_limit() {
         let value: Value = (0..1000)
             .map(|i| (format!("k{i}"), json!(i)))
             .collect::<Map<_, _>>()
             .into();
-        let summary = serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap();
+        let summary = summary_of(value);
         assert_eq!(summary["count"], 1000);
-        assert_eq!(summary["keys"].as_object().unwrap().len(), 50);
+        assert_eq!(summary["keys"].as_object().unwrap().len(), MAX_FIELDS);
+        assert_eq!(summary["other_keys"], 1000 - MAX_FIELDS);
     }
 
     #[test]
     fn summary_of_scalars() {
-        let summary = serve(
-            json!("y".repeat(5000)),
-            Origin::Read,
-            &asked(Mode::Summary, 1, 20),
-            &config(),
-        )
-        .unwrap();
         assert_eq!(
-            summary,
-            json!({"type": "string", "length": 5000, "value": format!("{}…", "y".repeat(80))})
+            summary_of(json!("y".repeat(5000))),
+            json!({"type": "string", "length": 5000, "value": format!("{}…", "y".repeat(MAX_STRING_CHARS))})
         );
-        let summary = serve(
-            json!(42),
-            Origin::Read,
-            &asked(Mode::Summary, 1, 20),
-            &config(),
-        )
-        .unwrap();
-        assert_eq!(summary, json!({"type": "number", "value": 42}));
-        let summary = serve(
-            json!(null),
-            Origin::Read,
-            &asked(Mode::Summary, 1, 20),
-            &config(),
-        )
-        .unwrap();
-        assert_eq!(summary, json!({"type": "null", "value": null}));
-    }
-
-    #[test]
-    fn summary_cuts_nested_lists_with_a_count_of_the_rest() {
-        let value = json!([{"id": 1, "ports": (1..=48).collect::<Vec<_>>()}]);
-        let summary = serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap();
-        assert_eq!(summary["first"][0]["ports"], json!([1, 2, 3, "… 45 more"]));
+        assert_eq!(
+            summary_of(json!(42)),
+            json!({"type": "number", "value": 42})
+        );
+        assert_eq!(
+            summary_of(json!(null)),
+            json!({"type": "null", "value": null})
+        );
     }
 }

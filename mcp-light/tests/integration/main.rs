@@ -6,9 +6,15 @@ mod dispatch;
 mod fixtures;
 mod heavy;
 mod layering;
+mod output_schema;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod registry;
 mod roles;
+mod surface;
+// Needs the tokenizers; `cargo test --workspace` enables the feature
+// through the inventory example.
+#[cfg(feature = "usage")]
+mod usage;
 mod wire;
 mod write_path;

@@ -160,6 +160,7 @@ fn only_schemas_with_a_continuation_slot_disclose() {
             "resource",
             "action",
             "params",
+            "describe",
             "verify",
             "continuation_token",
             "mode",

@@ -20,11 +20,19 @@
 //! measures the envelope, not the storage. Ids are v4 UUIDs drawn from a
 //! seeded stream, so every run counts the same texts.
 //!
-//! The Markdown report ends with what the inventory's `tools/list` costs
-//! every caller, per tool: the library's tools are linked in beside
-//! the report's, and each registry is built from its own subset of the
-//! registered tools.
+//! The report's server keeps a usage report (`Server::with_usage_report`),
+//! and every answer's `_meta` is checked against the report's own counts:
+//! the answer's tokens, and the echo's as the full result it stands for.
+//!
+//! The Markdown report goes on with what the inventory's `tools/list` costs
+//! every caller, per tool and per surface (every tool, only the dispatcher,
+//! both; with and without output schemas), what an agent given only the
+//! dispatcher pays to learn one action's parameters, and what the summary
+//! of 500 devices costs beside the list it summarizes. The library's tools
+//! are linked in beside the report's, and each registry is built from its
+//! own subset of the registered tools.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +40,7 @@ use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
 use inventory::tools::is_inventory_tool;
-use mcp_light::{CallToolResult, Registry, TOOLS, prelude::*};
+use mcp_light::{CallToolResult, Registry, Surface, TOOLS, USAGE_META_KEY, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
@@ -42,7 +50,8 @@ use uuid::Uuid;
 #[derive(Parser)]
 #[command(name = "token_report")]
 struct Args {
-    /// Print one JSON row per answer (with its text) instead of Markdown
+    /// Print one JSON row per write answer (with its text) instead of the
+    /// Markdown report
     #[arg(long)]
     json: bool,
 }
@@ -130,6 +139,12 @@ fn device_bulk_create(ctx: &Context, devices: Vec<NewDevice>) -> Result<Vec<Devi
     Ok(devices.into_iter().map(|d| inventory.add(d)).collect())
 }
 
+/// List every device.
+#[mcp_heavy(resource = "device", action = "list")]
+fn device_list(ctx: &Context) -> Result<Vec<Device>, ToolError> {
+    Ok(ctx.state::<Inventory>()?.devices.lock().unwrap().clone())
+}
+
 /// One answer, counted.
 struct Row {
     batch: usize,
@@ -159,6 +174,14 @@ struct Tokenizers {
 }
 
 impl Tokenizers {
+    /// `(cl100k, o200k)` of `text`.
+    fn count(&self, text: &str) -> (usize, usize) {
+        (
+            self.cl100k.encode_ordinary(text).len(),
+            self.o200k.encode_ordinary(text).len(),
+        )
+    }
+
     fn row(&self, batch: usize, variant: &'static str, text: String) -> Row {
         Row {
             batch,
@@ -180,44 +203,69 @@ fn text_of(tool: &str, result: &CallToolResult) -> String {
         .clone()
 }
 
+/// The usage report in an answer's `_meta`: `((cl100k, o200k) of the
+/// answer, (cl100k, o200k) of the full result)`.
+fn usage_of(result: &CallToolResult) -> ((usize, usize), (usize, usize)) {
+    let report = &result.meta.as_ref().expect("the server reports usage").0[USAGE_META_KEY];
+    let count = |encoding: &str, which: &str| report[encoding][which].as_u64().unwrap() as usize;
+    (
+        (
+            count("cl100k_base", "answer"),
+            count("o200k_base", "answer"),
+        ),
+        (count("cl100k_base", "full"), count("o200k_base", "full")),
+    )
+}
+
 /// Calls the write `action` with `params` three ways and returns the texts
-/// of the envelope with ids, the envelope with a token, and the echo.
+/// of the envelope with ids, the envelope with a token, and the echo,
+/// checking each answer's usage report against the report's own counts.
 async fn three_ways(
     server: &Server,
     inventory: &Inventory,
-    tool: &str,
-    action: &str,
+    tokenizers: &Tokenizers,
+    (tool, action): (&str, &str),
     params: Value,
 ) -> [String; 3] {
     let call = async |tool: &str, args: Value| {
         inventory.restart_ids();
-        text_of(tool, &server.call(tool, args, Caller::Process).await)
+        let result = server.call(tool, args, Caller::Process).await;
+        (text_of(tool, &result), usage_of(&result))
     };
     let mut verified = params.clone();
     verified["verify"] = json!(true);
     let routed = json!({"resource": "device", "action": action, "params": params});
-    let ids = call(tool, params).await;
-    let token = call(DISPATCHER, routed).await;
-    let echo = call(tool, verified).await;
+    let (ids, ids_usage) = call(tool, params).await;
+    let (token, token_usage) = call(DISPATCHER, routed).await;
+    let (echo, echo_usage) = call(tool, verified).await;
+    // The same devices, ids restarted: the echo is the full result of all
+    // three, and `_meta` must say so.
+    let echo_tokens = tokenizers.count(&echo);
+    assert_eq!(
+        ids_usage,
+        (tokenizers.count(&ids), echo_tokens),
+        "{tool} ids"
+    );
+    assert_eq!(
+        token_usage,
+        (tokenizers.count(&token), echo_tokens),
+        "{tool} token"
+    );
+    assert_eq!(echo_usage, (echo_tokens, echo_tokens), "{tool} echo");
     [ids, token, echo]
 }
 
 async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     let inventory = Arc::new(Inventory::new());
-    let report_tools = TOOLS.iter().filter(|def| !is_inventory_tool(def));
-    let server =
-        Server::new(Registry::from_tools(report_tools).expect("the report's tools register"))
-            .with_shared_state(Arc::clone(&inventory))
-            .with_dispatcher(DISPATCHER)
-            .expect("one dispatcher");
+    let server = report_server(Arc::clone(&inventory)).with_usage_report(true);
     let mut rows = Vec::new();
     for batch in BATCHES {
         let devices = serde_json::to_value(fixture::new_devices(batch, SEED)).unwrap();
         let [ids, token, echo] = three_ways(
             &server,
             &inventory,
-            "device_bulk_create",
-            "bulk_create",
+            tokenizers,
+            ("device_bulk_create", "bulk_create"),
             json!({ "devices": devices }),
         )
         .await;
@@ -229,8 +277,8 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     let [ids, token, echo] = three_ways(
         &server,
         &inventory,
-        "device_create",
-        "create",
+        tokenizers,
+        ("device_create", "create"),
         json!({ "device": device }),
     )
     .await;
@@ -240,29 +288,49 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     rows
 }
 
+/// A server over the report's own tools and `inventory`'s devices.
+fn report_server(inventory: Arc<Inventory>) -> Server {
+    let report_tools = TOOLS.iter().filter(|def| !is_inventory_tool(def));
+    Server::new(Registry::from_tools(report_tools).expect("the report's tools register"))
+        .with_shared_state(inventory)
+        .with_dispatcher(DISPATCHER)
+        .expect("one dispatcher")
+}
+
+/// The inventory example's server as its binary serves it, with no
+/// database: only `tools/list` and answers that run no tool are asked of it.
+fn inventory_server() -> Server {
+    let registry = inventory::tools::registry().expect("the inventory's tools register");
+    Server::new(registry)
+        .with_dispatcher(inventory::DISPATCHER)
+        .expect("one dispatcher")
+}
+
 /// What the inventory's `tools/list` costs, one row per tool: each tool as
 /// it goes on the wire (name, description, input schema, annotations),
-/// counted alone.
+/// counted alone, and what its output schema adds.
 fn tools_list(tokenizers: &Tokenizers) -> String {
-    let registry = inventory::tools::registry().expect("the inventory's tools register");
-    let server = Server::new(registry)
-        .with_dispatcher(inventory::DISPATCHER)
-        .expect("one dispatcher");
+    let server = inventory_server();
+    let with_schemas = server.clone().with_output_schemas(true).list_tools();
     let mut out = String::from(
         "\n`tools/list` of the inventory example, per tool (the Python original: \
-         253 cl100k per tool flat, 373 for its dispatcher):\n\n\
-         | tool | bytes | cl100k | o200k |\n|---|---:|---:|---:|\n",
+         253 cl100k per tool flat, 373 for its dispatcher), and what `--output-schema` adds:\n\n\
+         | tool | bytes | cl100k | o200k | outputSchema adds cl100k | o200k |\n\
+         |---|---:|---:|---:|---:|---:|\n",
     );
     let (mut flat_tools, mut flat_cl100k) = (0, 0);
-    for tool in server.list_tools() {
+    for (tool, schematic) in server.list_tools().into_iter().zip(with_schemas) {
         let text = serde_json::to_string(&tool).expect("a tool serializes");
-        let cl100k = tokenizers.cl100k.encode_ordinary(&text).len();
-        let o200k = tokenizers.o200k.encode_ordinary(&text).len();
+        let (cl100k, o200k) = tokenizers.count(&text);
+        let (schema_cl100k, schema_o200k) =
+            tokenizers.count(&serde_json::to_string(&schematic).expect("a tool serializes"));
         writeln!(
             out,
-            "| `{}` | {} | {cl100k} | {o200k} |",
+            "| `{}` | {} | {cl100k} | {o200k} | {} | {} |",
             tool.name,
-            text.len()
+            text.len(),
+            schema_cl100k - cl100k,
+            schema_o200k - o200k,
         )
         .unwrap();
         if server.dispatcher(&tool.name).is_none() {
@@ -274,6 +342,151 @@ fn tools_list(tokenizers: &Tokenizers) -> String {
         out,
         "\nFlat tools: {flat_tools}, {:.0} cl100k tokens each on average.",
         flat_cl100k as f64 / flat_tools as f64
+    )
+    .unwrap();
+    out
+}
+
+/// The whole `tools/list` (its `tools` array, as the wire carries it) per
+/// surface, without and with output schemas.
+fn surfaces(tokenizers: &Tokenizers) -> String {
+    let mut out = String::from(
+        "\n`tools/list` per surface (`--surface`), the whole `tools` array:\n\n\
+         | surface | tools | bytes | cl100k | o200k | with outputSchema: bytes | cl100k | o200k |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for surface in Surface::ALL {
+        let server = inventory_server().with_surface(surface);
+        let plain = serde_json::to_string(&server.list_tools()).unwrap();
+        let schematic =
+            serde_json::to_string(&server.clone().with_output_schemas(true).list_tools()).unwrap();
+        let (cl100k, o200k) = tokenizers.count(&plain);
+        let (schema_cl100k, schema_o200k) = tokenizers.count(&schematic);
+        writeln!(
+            out,
+            "| {surface} | {} | {} | {cl100k} | {o200k} | {} | {schema_cl100k} | {schema_o200k} |",
+            server.list_tools().len(),
+            plain.len(),
+            schematic.len(),
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// What an agent given only the dispatcher pays to learn `device_create`'s
+/// parameters: a `describe` round trip, or one failed call whose error
+/// carries the schema. Each counts the call's arguments (what the agent
+/// writes) and the answer's text (what it reads).
+async fn discovery(tokenizers: &Tokenizers) -> String {
+    let server = inventory_server().with_surface(Surface::Dispatcher);
+    let described = json!({"resource": "device", "action": "create", "describe": true});
+    let wrong = json!({"resource": "device", "action": "create", "params": {"name": "edge-01"}});
+    let mut out = String::from(
+        "\nLearning one action through the dispatcher alone (`device` `create`), \
+         each round trip's arguments and answer:\n\n\
+         | round trip | arguments cl100k | answer bytes | answer cl100k | answer o200k | total cl100k | total o200k |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (name, args, must_fail) in [
+        ("`describe: true`", described, false),
+        ("a call with wrong `params`", wrong, true),
+    ] {
+        let sent = args.to_string();
+        let result = server.call(DISPATCHER, args, Caller::Process).await;
+        assert_eq!(result.is_error, Some(must_fail), "{name}: {result:?}");
+        let text = &result.content[0].as_text().expect("text content").text;
+        let (sent_cl100k, sent_o200k) = tokenizers.count(&sent);
+        let (cl100k, o200k) = tokenizers.count(text);
+        writeln!(
+            out,
+            "| {name} | {sent_cl100k} | {} | {cl100k} | {o200k} | {} | {} |",
+            text.len(),
+            sent_cl100k + cl100k,
+            sent_o200k + o200k,
+        )
+        .unwrap();
+    }
+    let flat = inventory_server()
+        .list_tools()
+        .into_iter()
+        .find(|tool| tool.name == "device_create")
+        .expect("device_create is listed");
+    let (cl100k, o200k) = tokenizers.count(&serde_json::to_string(&flat).unwrap());
+    writeln!(
+        out,
+        "\nFor scale: `device_create`'s own entry in a flat `tools/list`, paid in every conversation: \
+         {cl100k} cl100k, {o200k} o200k."
+    )
+    .unwrap();
+    out
+}
+
+/// Panics unless `summary` counts the items per value of `field` as
+/// `values` (one per item) do.
+fn check_counts<'a>(summary: &Value, field: &str, values: impl Iterator<Item = &'a str>) {
+    let mut expected = BTreeMap::<&str, u64>::new();
+    for value in values {
+        *expected.entry(value).or_default() += 1;
+    }
+    let counted: BTreeMap<&str, u64> = summary["fields"][field]["values"]
+        .as_object()
+        .unwrap_or_else(|| panic!("the summary counts no values of {field}"))
+        .iter()
+        .map(|(value, n)| (value.as_str(), n.as_u64().unwrap()))
+        .collect();
+    assert_eq!(counted, expected, "the summary's counts of {field}");
+}
+
+/// What the summary of 500 devices costs beside the probe, one page and the
+/// list it stands for, and a check that it counts devices per site and per
+/// status as the list does.
+async fn summary(tokenizers: &Tokenizers) -> String {
+    const DEVICES: usize = 500;
+    let inventory = Arc::new(Inventory::new());
+    let server = report_server(Arc::clone(&inventory));
+    let new = fixture::new_devices(DEVICES, SEED);
+    for device in new.iter().cloned() {
+        inventory.add(device);
+    }
+    let call = async |args: Value| {
+        let result = server.call("device_list", args, Caller::Process).await;
+        text_of("device_list", &result)
+    };
+    let probe = call(json!({})).await;
+    let token: Value = serde_json::from_str::<Value>(&probe).unwrap()["continuation_token"].clone();
+    let summary = call(json!({"continuation_token": token, "mode": "summary"})).await;
+    let page = call(json!({"continuation_token": token})).await;
+    let full = call(json!({"continuation_token": token, "mode": "full"})).await;
+
+    let counted: Value = serde_json::from_str(&summary).unwrap();
+    check_counts(
+        &counted,
+        "site_slug",
+        new.iter().map(|d| d.site_slug.as_str()),
+    );
+    check_counts(&counted, "status", new.iter().map(|d| d.status.as_str()));
+
+    let mut out = format!(
+        "\nThe {DEVICES}-device list (`device_list`, a heavy read) and what summarizes it:\n\n\
+         | answer | bytes | cl100k | o200k |\n|---|---:|---:|---:|\n"
+    );
+    for (name, text) in [
+        ("probe (first call)", &probe),
+        (
+            "`summary`: count, per-field types, nulls, ranges and value counts",
+            &summary,
+        ),
+        ("`paginated`: one page of 20", &page),
+        ("`full`: the whole list", &full),
+    ] {
+        let (cl100k, o200k) = tokenizers.count(text);
+        writeln!(out, "| {name} | {} | {cl100k} | {o200k} |", text.len()).unwrap();
+    }
+    writeln!(
+        out,
+        "\nThe summary's devices per site: {}; per status: {} (checked against the list).",
+        counted["fields"]["site_slug"]["values"], counted["fields"]["status"]["values"]
     )
     .unwrap();
     out
@@ -386,5 +599,8 @@ fn main() {
     } else {
         print!("{}", markdown(&rows, &tokenizers));
         print!("{}", tools_list(&tokenizers));
+        print!("{}", surfaces(&tokenizers));
+        print!("{}", runtime.block_on(discovery(&tokenizers)));
+        print!("{}", runtime.block_on(summary(&tokenizers)));
     }
 }

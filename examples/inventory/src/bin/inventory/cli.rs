@@ -4,6 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Parser;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use mcp_light::Surface;
 
 /// What the command line asked for.
 ///
@@ -107,6 +109,35 @@ pub struct Cli {
         requires = "oauth_issuer"
     )]
     pub oauth_scope: Vec<String>,
+
+    /// Report each answer's cost in model tokens, in its _meta
+    ///
+    /// Every tools/call answer carries "io.github.mcp-light/usage": its own
+    /// tokens and those of the full result it stands for, in cl100k_base
+    /// and o200k_base. Counting costs time on every call.
+    #[arg(long, verbatim_doc_comment)]
+    pub usage: bool,
+
+    /// Publish every tool (flat), only the dispatcher, or both
+    ///
+    /// With "dispatcher", tools/list is the one `inventory` tool; an agent
+    /// sends "describe": true beside resource and action to get that
+    /// action's params schema.
+    #[arg(
+        long,
+        value_name = "SURFACE",
+        default_value_t = Surface::Both,
+        value_parser = surface(),
+        verbatim_doc_comment
+    )]
+    pub surface: Surface,
+
+    /// Publish an outputSchema for every tool
+    ///
+    /// It admits every shape the tool answers (envelope, probe, page,
+    /// summary, full result); clients validate answers against it.
+    #[arg(long, verbatim_doc_comment)]
+    pub output_schema: bool,
 }
 
 /// Where continuation results wait.
@@ -148,7 +179,14 @@ Examples:
   inventory --seed 500               the 4 fixture sites and 500 devices first
   inventory --http 0.0.0.0:8080 --db /data/inventory.db --store redis://redis:6379 \\
             --auth-token ci=$(cat /run/secrets/ci-token)
-                                     one of several replicas behind a load balancer";
+                                     one of several replicas behind a load balancer
+  inventory --surface dispatcher     tools/list is the one `inventory` tool";
+
+/// `--surface`'s values, named as [`Surface`] names them.
+fn surface() -> impl TypedValueParser<Value = Surface> {
+    PossibleValuesParser::new(Surface::ALL.map(Surface::as_str))
+        .try_map(|name| name.parse::<Surface>())
+}
 
 /// `--http`'s value; a host name is refused, since the server binds exactly
 /// the address it is given.
@@ -185,11 +223,32 @@ mod tests {
             db: Some("x.db".into()),
             http: Some("127.0.0.1:0".parse().unwrap()),
             seed: Some(5),
+            usage: true,
+            surface: Surface::Dispatcher,
+            output_schema: true,
             ..Cli::default()
         };
-        let spaced = ["--db", "x.db", "--http", "127.0.0.1:0", "--seed", "5"];
+        let spaced = [
+            "--db",
+            "x.db",
+            "--http",
+            "127.0.0.1:0",
+            "--seed",
+            "5",
+            "--usage",
+            "--surface",
+            "dispatcher",
+            "--output-schema",
+        ];
         assert_eq!(parse(&spaced).unwrap(), expected);
-        let joined = ["--db=x.db", "--http=127.0.0.1:0", "--seed=5"];
+        let joined = [
+            "--db=x.db",
+            "--http=127.0.0.1:0",
+            "--seed=5",
+            "--usage",
+            "--surface=dispatcher",
+            "--output-schema",
+        ];
         assert_eq!(parse(&joined).unwrap(), expected);
     }
 
@@ -211,7 +270,17 @@ mod tests {
         assert_eq!(help.kind(), ErrorKind::DisplayHelp);
         assert_eq!(help.exit_code(), 0);
         let text = help.to_string();
-        for option in ["--db <PATH>", "--http <ADDR>", "--seed <N>", "Examples:"] {
+        for option in [
+            "--db <PATH>",
+            "--http <ADDR>",
+            "--seed <N>",
+            "--usage",
+            "--surface <SURFACE>",
+            "[possible values: flat, dispatcher, both]",
+            "[default: both]",
+            "--output-schema",
+            "Examples:",
+        ] {
             assert!(text.contains(option), "{option} missing from:\n{text}");
         }
         assert_eq!(parse(&["-h"]).unwrap_err().kind(), ErrorKind::DisplayHelp);
@@ -222,7 +291,7 @@ mod tests {
 
     #[test]
     fn an_option_without_its_value_is_refused() {
-        for option in ["--db", "--http", "--seed"] {
+        for option in ["--db", "--http", "--seed", "--surface"] {
             let error = parse(&[option]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::InvalidValue, "{option}");
             assert_eq!(error.exit_code(), 2);
@@ -320,6 +389,23 @@ mod tests {
             let error = parse(args).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument, "{args:?}");
         }
+    }
+
+    #[test]
+    fn surface_is_flat_dispatcher_or_both_and_defaults_to_both() {
+        assert_eq!(parse(&[]).unwrap().surface, Surface::Both);
+        for surface in Surface::ALL {
+            let cli = parse(&["--surface", surface.as_str()]).unwrap();
+            assert_eq!(cli.surface, surface);
+        }
+        let error = parse(&["--surface", "all"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidValue);
+        let message = error.to_string();
+        assert!(message.contains("'all'"), "{message}");
+        assert!(
+            message.contains("[possible values: flat, dispatcher, both]"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! cargo run -p inventory -- --db inventory.db            # stdio, a file
 //! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
+//! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
+//! cargo run -p inventory -- --usage --output-schema      # token report in _meta, outputSchema
 //! ```
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
@@ -66,7 +68,11 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
     let server = inventory::server(db).map_err(|e| e.to_string())?;
-    let server = with_store(server, &cli).await?;
+    let server = with_store(server, &cli)
+        .await?
+        .with_usage_report(cli.usage)
+        .with_surface(cli.surface)
+        .with_output_schemas(cli.output_schema);
     let auth = auth(&cli)?;
 
     match cli.http {

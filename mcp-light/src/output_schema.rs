@@ -1,0 +1,356 @@
+//! Published output schemas: every shape a tool can answer, for hosts that
+//! ask for `outputSchema` (opt in with
+//! [`Server::with_output_schemas`](crate::Server::with_output_schemas)).
+//!
+//! A tool answers more than its result: a write answers a lean envelope or,
+//! with `verify: true` or when nothing reaches what it wrote, the full
+//! result; a heavy read answers a probe first, then a page, a summary or
+//! the full result; a dispatcher answers any of these for the tools it
+//! routes, and its `describe` answer. MCP clients validate
+//! `structuredContent` against a published `outputSchema` and refuse an
+//! answer that does not match, so the schema lists every shape in an
+//! `anyOf`. Its root is `{"type": "object"}`, as clients of the 2025
+//! protocol revisions require (and `structuredContent` always is one: a
+//! result that is not an object arrives wrapped as `{"result": ...}`).
+//!
+//! The full result's own schema is not known here (the registry records the
+//! parameters' schema, not the result's), so its branch admits any object:
+//! the schema validates the root and documents the other shapes.
+
+use serde_json::{Map, Value, json};
+
+use crate::heavy::Mode;
+use crate::kind::{ToolKind, WriteKind};
+
+/// One shape an answer can take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Shape {
+    /// `{id?, url?, name?, <light keys>, status_code, data_size,
+    /// continuation_token?}`.
+    SingleEnvelope,
+    /// `{accepted, status_code, data_size, continuation_token | ids}`.
+    BulkEnvelope,
+    /// `{<id>, deleted: true, status_code}`.
+    DestroyEnvelope,
+    /// `{preview, total_size, available_modes, continuation_token, usage}`.
+    Probe,
+    /// `{items, page, page_size, total, has_more}`, a wrapper's other fields
+    /// first.
+    Page,
+    /// `{type, count?, ...}`.
+    Summary,
+    /// A dispatcher's `describe` answer: `{description?, params_schema}`.
+    Described,
+    /// The result itself (the `verify` echo too), wrapped as `{"result":
+    /// ...}` when it is not an object.
+    Result,
+}
+
+impl Shape {
+    /// The shapes a tool of `kind` answers when its published schema
+    /// `discloses` continuation or not.
+    pub(crate) fn of(kind: ToolKind, discloses: bool) -> Vec<Shape> {
+        let mut shapes = match kind {
+            ToolKind::Read if discloses => vec![Shape::Probe],
+            ToolKind::Read => vec![],
+            ToolKind::Heavy => vec![Shape::Probe],
+            ToolKind::Write { kind, .. } => vec![match kind {
+                WriteKind::Destroy => Shape::DestroyEnvelope,
+                kind if kind.is_bulk() => Shape::BulkEnvelope,
+                _ => Shape::SingleEnvelope,
+            }],
+        };
+        if discloses {
+            // A redemption answers a page or a summary of what was stored.
+            shapes.extend([Shape::Page, Shape::Summary]);
+        }
+        shapes.push(Shape::Result);
+        shapes
+    }
+
+    /// The shape's schema: its fixed fields' types, and those it always has.
+    fn schema(self) -> Value {
+        let integer = || json!({"type": "integer"});
+        let string = || json!({"type": "string"});
+        match self {
+            Shape::SingleEnvelope => json!({
+                "title": "envelope",
+                "properties": {
+                    "status_code": integer(),
+                    "data_size": integer(),
+                    "continuation_token": string(),
+                },
+                "required": ["status_code", "data_size"],
+            }),
+            Shape::BulkEnvelope => json!({
+                "title": "envelope",
+                "properties": {
+                    "accepted": integer(),
+                    "status_code": integer(),
+                    "data_size": integer(),
+                    "continuation_token": string(),
+                    "ids": {"type": "array"},
+                },
+                "required": ["accepted", "status_code", "data_size"],
+            }),
+            Shape::DestroyEnvelope => json!({
+                "title": "envelope",
+                "properties": {"deleted": {"const": true}, "status_code": integer()},
+                "required": ["deleted", "status_code"],
+            }),
+            Shape::Probe => json!({
+                "title": "probe",
+                "properties": {
+                    "total_size": integer(),
+                    "available_modes": {
+                        "type": "array",
+                        "items": {"enum": Mode::ALL.map(Mode::as_str)},
+                    },
+                    "continuation_token": string(),
+                    "usage": string(),
+                },
+                "required": ["preview", "total_size", "available_modes", "continuation_token", "usage"],
+            }),
+            Shape::Page => json!({
+                "title": "page",
+                "properties": {
+                    "items": {"type": "array"},
+                    "page": integer(),
+                    "page_size": integer(),
+                    "total": integer(),
+                    "has_more": {"type": "boolean"},
+                },
+                "required": ["items", "page", "page_size", "total", "has_more"],
+            }),
+            Shape::Summary => json!({
+                "title": "summary",
+                "properties": {
+                    "type": {"enum": ["list", "object", "string", "number", "bool", "null"]},
+                    "count": integer(),
+                },
+                "required": ["type"],
+            }),
+            Shape::Described => json!({
+                "title": "describe",
+                "properties": {"description": string(), "params_schema": {"type": "object"}},
+                "required": ["params_schema"],
+            }),
+            Shape::Result => json!({"title": "result"}),
+        }
+    }
+}
+
+/// The output schema admitting every one of `shapes`: an object, and one
+/// of the shapes.
+pub(crate) fn output_schema(shapes: impl IntoIterator<Item = Shape>) -> Map<String, Value> {
+    let mut shapes: Vec<Shape> = shapes.into_iter().collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    // The result alone is any object: the root says it all.
+    if shapes != [Shape::Result] {
+        let branches: Vec<Value> = shapes.iter().map(|shape| shape.schema()).collect();
+        schema.insert("anyOf".into(), branches.into());
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::{BulkReach, LeanEnvelope};
+    use crate::heavy::HeavyConfig;
+    use crate::light_key::KeyFields;
+    use crate::token::Token;
+
+    /// Whether `value` matches `schema`, for the keywords these schemas use.
+    fn admits(schema: &Value, value: &Value) -> bool {
+        let Some(schema) = schema.as_object() else {
+            return true;
+        };
+        let typed = |name: &str| match name {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_u64() || value.is_i64(),
+            "boolean" => value.is_boolean(),
+            other => panic!("no check for type {other}"),
+        };
+        schema.iter().all(|(keyword, rule)| match keyword.as_str() {
+            "type" => typed(rule.as_str().unwrap()),
+            "const" => value == rule,
+            "enum" => rule.as_array().unwrap().contains(value),
+            "required" => rule
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|key| value.get(key.as_str().unwrap()).is_some()),
+            "properties" => rule
+                .as_object()
+                .unwrap()
+                .iter()
+                .all(|(key, sub)| value.get(key).is_none_or(|field| admits(sub, field))),
+            "items" => value
+                .as_array()
+                .is_none_or(|items| items.iter().all(|item| admits(rule, item))),
+            "anyOf" => rule
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|sub| admits(sub, value)),
+            "title" => true,
+            other => panic!("no check for keyword {other}"),
+        })
+    }
+
+    /// Whether `value` matches the branch of `shape`, not just any object.
+    fn is_shape(shape: Shape, value: &Value) -> bool {
+        admits(&shape.schema(), value)
+    }
+
+    fn envelopes() -> [(Shape, Value); 4] {
+        let mut key = KeyFields::new();
+        key.id("id", &7);
+        key.field("name", "edge-01");
+        let single = LeanEnvelope::Single {
+            key,
+            status_code: 201,
+            data_size: 700,
+            token: Some(Token::mint().unwrap()),
+        };
+        let bulk = LeanEnvelope::Bulk {
+            accepted: 2,
+            status_code: 201,
+            data_size: 90,
+            reach: BulkReach::Ids(vec![json!(1), json!(2)]),
+        };
+        let bulk_token = LeanEnvelope::Bulk {
+            accepted: 2,
+            status_code: 201,
+            data_size: 90,
+            reach: BulkReach::Token(Token::mint().unwrap()),
+        };
+        let destroy = LeanEnvelope::Destroy {
+            id_name: "pk",
+            id: json!("9f1c"),
+            status_code: 204,
+        };
+        [
+            (Shape::SingleEnvelope, single),
+            (Shape::BulkEnvelope, bulk),
+            (Shape::BulkEnvelope, bulk_token),
+            (Shape::DestroyEnvelope, destroy),
+        ]
+        .map(|(shape, envelope)| (shape, Value::Object(envelope.into_json())))
+    }
+
+    #[test]
+    fn each_envelope_matches_its_own_branch() {
+        for (shape, envelope) in envelopes() {
+            assert!(is_shape(shape, &envelope), "{shape:?}: {envelope}");
+        }
+    }
+
+    #[test]
+    fn a_probe_matches_the_probe_branch() {
+        let list: Value = (1..=50).map(|id| json!({"id": id})).collect();
+        let probe = crate::heavy::probe(
+            "t",
+            &list,
+            999,
+            &Token::mint().unwrap(),
+            &HeavyConfig::new(),
+        );
+        assert!(is_shape(Shape::Probe, &Value::Object(probe)));
+    }
+
+    #[test]
+    fn each_write_kind_lists_its_own_envelope_then_the_result() {
+        for kind in WriteKind::ALL {
+            let tool = ToolKind::Write {
+                kind,
+                status_code: kind.default_status(),
+            };
+            let schema = Value::Object(output_schema(Shape::of(tool, false)));
+            let branches = schema["anyOf"].as_array().unwrap();
+            assert_eq!(branches.len(), 2, "{kind:?}");
+            let (envelope, result) = (&branches[0], &branches[1]);
+            let own = match kind {
+                WriteKind::Destroy => Shape::DestroyEnvelope,
+                kind if kind.is_bulk() => Shape::BulkEnvelope,
+                _ => Shape::SingleEnvelope,
+            };
+            for (_, answer) in envelopes().into_iter().filter(|(shape, _)| *shape == own) {
+                assert!(admits(envelope, &answer), "{kind:?}: {answer}");
+            }
+            assert_eq!(result, &json!({"title": "result"}));
+            assert!(admits(&schema, &json!({"result": [1, 2]})));
+            assert!(!admits(&schema, &json!([1, 2])), "the root is an object");
+        }
+    }
+
+    #[test]
+    fn pages_and_summaries_match_their_branches() {
+        use crate::heavy::{Negotiation, serve};
+        use crate::store::Origin;
+
+        let config = HeavyConfig::new();
+        let asked = |mode| Negotiation {
+            mode,
+            page: 2,
+            page_size: 5,
+            filter_keys: if mode == Mode::Filtered {
+                vec!["id".into()]
+            } else {
+                vec![]
+            },
+        };
+        let list: Value = (1..=12).map(|id| json!({"id": id, "site": "hq"})).collect();
+        let wrapper = json!({"count": 12, "results": list.clone()});
+        for value in [&list, &wrapper] {
+            for mode in [Mode::Paginated, Mode::Filtered] {
+                let page = serve(value.clone(), Origin::Read, &asked(mode), &config).unwrap();
+                assert!(is_shape(Shape::Page, &page), "{mode}: {page}");
+            }
+        }
+        for value in [
+            list,
+            wrapper,
+            json!("text"),
+            json!(3),
+            json!(null),
+            json!(true),
+        ] {
+            let summary = serve(value, Origin::Read, &asked(Mode::Summary), &config).unwrap();
+            assert!(is_shape(Shape::Summary, &summary), "{summary}");
+        }
+    }
+
+    #[test]
+    fn a_heavy_read_lists_the_probe_the_page_the_summary_and_the_result() {
+        let schema = output_schema(Shape::of(ToolKind::Heavy, true));
+        let titles: Vec<&str> = schema["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|branch| branch["title"].as_str().unwrap())
+            .collect();
+        assert_eq!(titles, ["probe", "page", "summary", "result"]);
+        assert_eq!(schema["type"], "object");
+    }
+
+    #[test]
+    fn a_plain_read_is_any_object_and_nothing_more() {
+        assert_eq!(
+            Value::Object(output_schema(Shape::of(ToolKind::Read, false))),
+            json!({"type": "object"})
+        );
+    }
+
+    #[test]
+    fn shapes_given_twice_are_listed_once() {
+        let schema = output_schema([Shape::Page, Shape::Result, Shape::Page]);
+        assert_eq!(schema["anyOf"].as_array().unwrap().len(), 2);
+    }
+}
