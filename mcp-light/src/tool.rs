@@ -12,20 +12,12 @@ use crate::kind::ToolKind;
 /// macros of the same version call.
 #[derive(Debug)]
 pub struct ToolDef {
-    name: &'static str,
-    function: &'static str,
-    description: &'static str,
-    kind: ToolKind,
-    resource: Option<&'static str>,
-    action: Option<&'static str>,
-    retrieve: Option<&'static str>,
-    params_schema: fn() -> schemars::Schema,
-    state_needs: fn(&mut Vec<StateNeed>),
-    invoke: InvokeFn,
+    parts: ToolParts,
 }
 
 /// Everything a definition is made of, as the macros write it down.
 #[doc(hidden)]
+#[derive(Debug)]
 pub struct ToolParts {
     pub name: &'static str,
     pub function: &'static str,
@@ -44,73 +36,50 @@ impl ToolDef {
     /// Builds a definition; only generated code calls it.
     #[doc(hidden)]
     pub const fn __from_parts(parts: ToolParts) -> ToolDef {
-        let ToolParts {
-            name,
-            function,
-            description,
-            kind,
-            resource,
-            action,
-            retrieve,
-            params_schema,
-            state_needs,
-            invoke,
-        } = parts;
-        ToolDef {
-            name,
-            function,
-            description,
-            kind,
-            resource,
-            action,
-            retrieve,
-            params_schema,
-            state_needs,
-            invoke,
-        }
+        ToolDef { parts }
     }
 
     /// The tool's name on the wire: the function's name unless the attribute
     /// says `name = "..."`.
     pub const fn name(&self) -> &'static str {
-        self.name
+        self.parts.name
     }
 
     /// The function's full path (`module_path!()::name`), used in errors.
     pub const fn function(&self) -> &'static str {
-        self.function
+        self.parts.function
     }
 
     /// The function's doc comment, lines joined.
     pub const fn description(&self) -> &'static str {
-        self.description
+        self.parts.description
     }
 
     /// Read, heavy or write.
     pub const fn kind(&self) -> ToolKind {
-        self.kind
+        self.parts.kind
     }
 
     /// The resource the tool acts on (`resource = "device"`), if given.
     pub const fn resource(&self) -> Option<&'static str> {
-        self.resource
+        self.parts.resource
     }
 
     /// The action the tool performs: `action = "..."`, else the write kind.
     pub const fn action(&self) -> Option<&'static str> {
-        self.action
+        self.parts.action
     }
 
     /// The name of the retrieve tool a write's envelope points to
     /// (`retrieve = path`, checked by the compiler).
     pub const fn retrieve(&self) -> Option<&'static str> {
-        self.retrieve
+        self.parts.retrieve
     }
 
     /// The schema of the function's parameters, before mcp-light adds its own
     /// fields (`verify`, the negotiation fields).
     pub fn params_schema(&self) -> schemars::Schema {
-        (self.params_schema)()
+        (self.parts.params_schema)()
     }
 
     /// The host state the function takes (`State<T>` parameters), which
@@ -122,10 +91,10 @@ impl ToolDef {
     }
 
     pub(crate) fn push_state_needs(&self, needs: &mut Vec<StateNeed>) {
-        (self.state_needs)(needs);
+        (self.parts.state_needs)(needs);
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {
-        self.invoke
+        self.parts.invoke
     }
 }

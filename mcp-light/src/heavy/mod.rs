@@ -49,7 +49,7 @@ mod test_support;
 
 use serde_json::Value;
 
-use crate::store::Origin;
+use crate::store::{MemoryStoreConfig, Origin};
 use filter::filter;
 use page::{layout, paginate};
 use summary::summarize;
@@ -125,7 +125,8 @@ impl HeavyConfig {
             max_page_size: 200,
             size_backstop: Some(25_000),
             preview_chars: 200,
-            token_lifetime: Some(std::time::Duration::from_secs(300)),
+            // The store a server starts with is the default in-memory one.
+            token_lifetime: Some(MemoryStoreConfig::new().ttl),
         }
     }
 
