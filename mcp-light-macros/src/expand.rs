@@ -127,8 +127,20 @@ fn result_assertions(plan: &Plan) -> TokenStream {
         }
         _ => None,
     };
+    // A read answers JSON or content, as the compiler decides in `respond`;
+    // a heavy read and a write answer JSON only.
+    let json_check = match plan.kind {
+        Kind::Read => None,
+        _ => Some(quote_spanned! {span=>
+            #krate::__private::assert_tool_result(&__out);
+            {
+                use #krate::__private::answer_kind::*;
+                (&__out).tool_answer_kind().json_only(&__out);
+            }
+        }),
+    };
     quote_spanned! {span=>
-        #krate::__private::assert_tool_result(&__out);
+        #json_check
         #kind_check
     }
 }
@@ -345,7 +357,20 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
     // Spanned at the success type, like the assertions that precede it.
     let span = success_span(plan);
     let method = format_ident!("{}", method, span = span);
-    let respond = quote_spanned!(span=> __responder.#method(#id_args __out).await);
+    let respond = match plan.kind {
+        // JSON or content, whichever the success type is.
+        Kind::Read => {
+            let krate = respan(krate, span);
+            quote_spanned! {span=>
+                {
+                    use #krate::__private::answer_kind::*;
+                    (&__out).tool_answer_kind().read(__responder, __out)
+                }
+                .await
+            }
+        }
+        _ => quote_spanned!(span=> __responder.#method(#id_args __out).await),
+    };
     let assertions = result_assertions(plan);
 
     let bounds = argument_bounds(plan);

@@ -21,6 +21,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result, lean_result};
+use crate::content::ContentAnswer;
 use crate::context::Context;
 use crate::continuation::{Called, Continuations};
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};
@@ -143,6 +144,15 @@ impl Responder {
             return full_result(value);
         }
         Box::pin(self.probe(value, body)).await
+    }
+
+    /// A content answer ([`ContentAnswer`]): the blocks as they are, with
+    /// no probe, nothing stored and no usage report.
+    pub fn content<T: ContentAnswer>(self, out: Result<T, ToolError>) -> CallToolResult {
+        match out {
+            Ok(answer) => answer.into_call_tool_result(),
+            Err(error) => self.failed(error),
+        }
     }
 
     /// A heavy read's answer: a probe, the result kept for redemption.

@@ -21,6 +21,7 @@
 
 mod answer;
 mod args;
+mod content;
 mod context;
 mod continuation;
 mod dispatch;
@@ -54,6 +55,7 @@ pub mod token;
 pub mod __private;
 
 pub use answer::WRAPPED_RESULT_KEY;
+pub use content::{Content, ContentAnswer};
 pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
@@ -297,8 +299,8 @@ pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Context, KeyFields, LightKey, Server, State, ToolError, mcp_heavy,
-        mcp_light, mcp_tool,
+        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server, State,
+        ToolError, mcp_heavy, mcp_light, mcp_tool,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -69,6 +69,91 @@ pub mod kind {
     }
 }
 
+/// The second choice the compiler makes, on the converted
+/// `Result<T, ToolError>`: is `T` MCP content ([`crate::ContentAnswer`]) or JSON?
+/// The same technique as [`kind`]: [`answer_kind::ContentKind`] applies by
+/// value where `T` is content, [`answer_kind::JsonKind`] one autoref later
+/// to everything else. Content wins over `Serialize` (a `Vec<Content>` is
+/// both).
+pub mod answer_kind {
+    use std::future::Future;
+
+    use rmcp::model::CallToolResult;
+
+    use crate::content::ContentAnswer;
+    use crate::error::ToolError;
+    use crate::invoke::Responder;
+
+    /// The success is MCP content.
+    pub struct ContentTag;
+
+    /// The success is serialized as JSON.
+    pub struct JsonTag;
+
+    /// Found by value on `&Result<T, ToolError>` where `T` is content.
+    pub trait ContentKind {
+        /// The tag of a content answer.
+        #[inline]
+        fn tool_answer_kind(&self) -> ContentTag {
+            ContentTag
+        }
+    }
+
+    impl<T: ContentAnswer> ContentKind for Result<T, ToolError> {}
+
+    /// Found at the autoref step, so only for what is not content.
+    pub trait JsonKind {
+        /// The tag of a JSON answer.
+        #[inline]
+        fn tool_answer_kind(&self) -> JsonTag {
+            JsonTag
+        }
+    }
+
+    impl<T: ?Sized> JsonKind for &T {}
+
+    /// Never implemented: its sentence is what a `#[mcp_heavy]` or
+    /// `#[mcp_light]` tool that returns content reads.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is MCP content, but a `#[mcp_heavy]` or `#[mcp_light]` tool answers JSON (a probe, an envelope)",
+        label = "content is answered by `#[mcp_tool]` only",
+        note = "make the tool a `#[mcp_tool]`, or return a `Serialize` type"
+    )]
+    pub trait JsonOnlyAnswer {}
+
+    impl ContentTag {
+        /// A read's answer: the content as it is.
+        #[inline]
+        pub fn read<T: ContentAnswer>(
+            self,
+            responder: Responder,
+            out: Result<T, ToolError>,
+        ) -> impl Future<Output = CallToolResult> {
+            std::future::ready(responder.content(out))
+        }
+
+        /// Refuses content where the answer must be JSON.
+        #[inline]
+        pub fn json_only<T: JsonOnlyAnswer>(self, _: &Result<T, ToolError>) {}
+    }
+
+    impl JsonTag {
+        /// A read's answer: the result as JSON, or its probe.
+        #[inline]
+        pub fn read<T: crate::__private::ToolResult>(
+            self,
+            responder: Responder,
+            out: Result<T, ToolError>,
+        ) -> impl Future<Output = CallToolResult> {
+            responder.read(out)
+        }
+
+        /// JSON is what a heavy read or a write answers.
+        #[inline]
+        pub fn json_only<T>(self, _: &Result<T, ToolError>) {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::kind::*;
