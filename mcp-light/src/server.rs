@@ -21,6 +21,7 @@ use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
 use crate::tool::ToolDef;
+use crate::transport::compose::{Delegate, no_handler};
 use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
@@ -65,6 +66,9 @@ pub struct Server {
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     usage: Option<Arc<UsageReport>>,
+    /// Answers what is not a tool: prompts, resources, completions
+    /// ([`Server::with_handler`]).
+    pub(crate) delegate: Arc<dyn Delegate>,
 }
 
 impl std::fmt::Debug for Server {
@@ -112,6 +116,7 @@ impl Server {
                 HeavyConfig::default(),
             )),
             usage: None,
+            delegate: no_handler(),
         }
     }
 

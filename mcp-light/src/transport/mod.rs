@@ -2,8 +2,11 @@
 //!
 //! The rmcp handler is thin: `tools/list` publishes the registry and the
 //! dispatchers, `tools/call` hands the call to [`Server::call`] with the
-//! caller the transport identified. Framing, sessions and HTTP are rmcp's.
+//! caller the transport identified. Everything else (prompts, resources,
+//! completions) goes to the rmcp handler composed with
+//! [`Server::with_handler`], if any. Framing, sessions and HTTP are rmcp's.
 
+pub(crate) mod compose;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
@@ -18,10 +21,14 @@ pub use sessions::ValidatedSessions;
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomNotification, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
 use crate::{Caller, Server};
@@ -44,7 +51,8 @@ pub enum ServeError {
 
 /// The rmcp [`ServerHandler`] over a [`Server`]. [`Server::serve_stdio`] and
 /// [`Server::serve_http`] use it; build one with [`Server::into_handler`] to
-/// serve it over another rmcp transport.
+/// serve it over another rmcp transport. Requests that are not about tools
+/// go to the handler composed with [`Server::with_handler`].
 #[derive(Debug, Clone)]
 pub struct McpHandler {
     server: Server,
@@ -68,9 +76,16 @@ impl McpHandler {
 }
 
 impl ServerHandler for McpHandler {
+    /// The composed handler's capabilities and instructions
+    /// ([`Server::with_handler`]), with mcp-light's tools and name.
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
-        InitializeResult::new(capabilities).with_server_info(self.server.implementation().clone())
+        let delegated = self.server.delegate.info();
+        let mut capabilities = delegated.capabilities;
+        capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        let mut info = InitializeResult::new(capabilities)
+            .with_server_info(self.server.implementation().clone());
+        info.instructions = delegated.instructions;
+        info
     }
 
     async fn list_tools(
@@ -100,6 +115,116 @@ impl ServerHandler for McpHandler {
             .call(&request.name, arguments, caller)
             .await
             .into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, rmcp::ErrorData> {
+        self.server.delegate.complete(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        self.server.delegate.get_prompt(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+        self.server.delegate.list_prompts(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
+        self.server.delegate.list_resources(request, context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
+        self.server
+            .delegate
+            .list_resource_templates(request, context)
+            .await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+        self.server.delegate.read_resource(request, context).await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.server.delegate.accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
+        self.server.delegate.listen(context).await
+    }
+
+    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.server.delegate.subscribe(request, context).await
+    }
+
+    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.server.delegate.unsubscribe(request, context).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, rmcp::ErrorData> {
+        self.server
+            .delegate
+            .on_custom_request(request, context)
+            .await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.server.delegate.on_initialized(context).await
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.server.delegate.on_roots_list_changed(context).await
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.server
+            .delegate
+            .on_custom_notification(notification, context)
+            .await
     }
 }
 
