@@ -419,6 +419,9 @@ pub struct ParamAttrs {
     pub kept: Vec<Attribute>,
     /// `#[id]`: the identifying parameter of a destroy.
     pub id: Option<Attribute>,
+    /// `#[header("Name")]`: the HTTP header (`Mcp-Param-Name`) a client
+    /// mirrors the argument in; the attribute and the name.
+    pub header: Option<(Attribute, LitStr)>,
     /// The name serde reads the argument under, if renamed.
     pub rename: Option<String>,
 }
@@ -433,6 +436,12 @@ impl ParamAttrs {
                     Meta::Path(_) if out.id.is_none() => out.id = Some(attr),
                     Meta::Path(_) => cx.error_spanned_by(&attr, "duplicate `#[id]`: give it once"),
                     _ => cx.error_spanned_by(&attr, "`#[id]` takes no arguments: write `#[id]`"),
+                }
+            } else if path == HEADER {
+                if out.header.is_some() {
+                    cx.error_spanned_by(&attr, "duplicate `#[header]`: give it once");
+                } else if let Some(name) = header_name(cx, &attr) {
+                    out.header = Some((attr, name));
                 }
             } else if path == SERDE {
                 if let Some(rename) = SerdeField::parse(std::slice::from_ref(&attr)).rename_de {
@@ -455,12 +464,46 @@ impl ParamAttrs {
                 cx.error_spanned_by(
                     &attr,
                     "a tool parameter accepts `#[serde(...)]` and `#[schemars(...)]` (copied onto \
-                     its schema field) and `#[id]` (the identifier of a destroy): remove this attribute",
+                     its schema field), `#[id]` (the identifier of a destroy) and \
+                     `#[header(\"Name\")]` (mirrored in an HTTP header): remove this attribute",
                 );
             }
         }
         out
     }
+}
+
+/// The name in `#[header("Name")]`: an HTTP token (RFC 9110), which the
+/// client sends as the header `Mcp-Param-Name`.
+fn header_name(cx: &Ctxt, attr: &Attribute) -> Option<LitStr> {
+    const USAGE: &str = "write `#[header(\"Name\")]`, the name of the HTTP header \
+                         (`Mcp-Param-Name`) a client mirrors this argument in";
+    let name = match &attr.meta {
+        Meta::List(_) => match attr.parse_args::<LitStr>() {
+            Ok(name) => name,
+            Err(_) => {
+                cx.error_spanned_by(attr, USAGE);
+                return None;
+            }
+        },
+        _ => {
+            cx.error_spanned_by(attr, USAGE);
+            return None;
+        }
+    };
+    let value = name.value();
+    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if value.is_empty() || !value.chars().all(tchar) {
+        cx.error_spanned_by(
+            &name,
+            format_args!(
+                "`{value}` is not an HTTP header name: use letters, digits and `-` \
+                 (any RFC 9110 token character), such as `Region`"
+            ),
+        );
+        return None;
+    }
+    Some(name)
 }
 
 /// The serde arguments of one field that decide how it serializes. Read

@@ -59,10 +59,12 @@ fn generate(plan: &Plan) -> TokenStream {
     let args_struct = args_struct(plan);
     let invoke = invoke_fn(plan);
     let definition = definition(plan);
+    let header_checks = header_checks(plan);
     quote! {
         #item
         #companion
         const _: () = {
+            #header_checks
             #light_key_check
             #args_struct
             #invoke
@@ -145,6 +147,21 @@ fn result_assertions(plan: &Plan) -> TokenStream {
     }
 }
 
+/// An argument mirrored in a header (`#[header("Name")]`) has a string,
+/// integer or boolean type, checked at the type.
+fn header_checks(plan: &Plan) -> TokenStream {
+    plan.tool
+        .params
+        .iter()
+        .filter(|p| p.attrs.header.is_some() && matches!(p.role, Role::Arg))
+        .map(|p| {
+            let (ty, span) = (&p.ty, p.ty.span());
+            let krate = respan(&plan.krate, span);
+            quote_spanned!(span=> const _: fn() = #krate::__private::assert_header_argument::<#ty>;)
+        })
+        .collect()
+}
+
 /// A single write's result names its identifying fields. The sentence lives
 /// on a local trait, so that it speaks of the write rather than of
 /// `LightKey` in general.
@@ -217,7 +234,12 @@ fn args_struct(plan: &Plan) -> TokenStream {
         .filter(|p| matches!(p.role, Role::Arg));
     let fields = args.map(|p| {
         let (attrs, ident, ty) = (&p.attrs.forwarded, &p.ident, &p.ty);
-        quote!(#(#attrs)* #ident: #ty)
+        let header = p
+            .attrs
+            .header
+            .as_ref()
+            .map(|(_, name)| quote!(#[schemars(extend("x-mcp-header" = #name))]));
+        quote!(#(#attrs)* #header #ident: #ty)
     });
     let bounds = argument_bounds(plan)
         .iter()

@@ -23,6 +23,7 @@ pub const CRATE: Symbol = Symbol("crate");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");
+pub const HEADER: Symbol = Symbol("header");
 pub const SERDE: Symbol = Symbol("serde");
 pub const SCHEMARS: Symbol = Symbol("schemars");
 pub const CFG: Symbol = Symbol("cfg");

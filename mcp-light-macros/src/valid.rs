@@ -285,6 +285,7 @@ fn check_tool_name(cx: &Ctxt, attrs: &[ToolArgs], name: &str) {
 }
 
 fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
+    check_headers(cx, tool);
     for param in &tool.params {
         let ident = match &param.role {
             Role::Arg => param.ident.as_ref(),
@@ -379,6 +380,33 @@ fn check_not_an_argument(cx: &Ctxt, param: &Param) {
             "`#[id]` marks an argument, and this parameter is taken from the call: mark the \
              argument that identifies what the destroy deletes",
         );
+    }
+    if let Some((header, _)) = &param.attrs.header {
+        cx.error_spanned_by(
+            header,
+            "`#[header(...)]` mirrors an argument in an HTTP header, and this parameter is taken \
+             from the call, not sent by the client: put it on an argument",
+        );
+    }
+}
+
+/// Two arguments cannot be mirrored in one header (names compare without
+/// case, as HTTP's do).
+fn check_headers(cx: &Ctxt, tool: &Tool) {
+    let mut seen: Vec<String> = Vec::new();
+    for (_, name) in tool.params.iter().filter_map(|p| p.attrs.header.as_ref()) {
+        let folded = name.value().to_ascii_lowercase();
+        if seen.contains(&folded) {
+            cx.error_spanned_by(
+                name,
+                format_args!(
+                    "another argument is already mirrored in the header `{}`: give each \
+                     `#[header]` its own name",
+                    name.value()
+                ),
+            );
+        }
+        seen.push(folded);
     }
 }
 

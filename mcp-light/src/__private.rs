@@ -50,7 +50,8 @@ pub trait RetrieveTool {
 #[diagnostic::on_unimplemented(
     message = "the result type `{Self}` of an MCP tool must implement `serde::Serialize`",
     label = "this type is not `Serialize`",
-    note = "add `#[derive(Serialize)]` to `{Self}`, or return a type that is"
+    note = "add `#[derive(Serialize)]` to `{Self}`, or return a type that is",
+    note = "a `#[mcp_tool]` may instead answer MCP content: `Content`, `Vec<Content>`, `CallToolResult`, or a type that implements `ContentAnswer`"
 )]
 pub trait ToolResult: serde::Serialize {}
 
@@ -66,3 +67,28 @@ pub fn assert_bulk_result<T: crate::BulkResult>(_: &Result<T, crate::ToolError>)
 
 /// What a tool without extractors needs of the host state: nothing.
 pub fn no_state_needs(_: &mut Vec<StateNeed>) {}
+
+/// What an argument mirrored in an HTTP header (`#[header("Name")]`) may
+/// be: a value that is one header's text.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored in an HTTP header",
+    label = "`#[header]` takes a string, integer or boolean argument",
+    note = "MCP mirrors only a required string, integer or boolean argument in a header (`Mcp-Param-...`): change the type or drop `#[header]`"
+)]
+pub trait HeaderArgument {}
+
+impl HeaderArgument for String {}
+impl HeaderArgument for bool {}
+impl HeaderArgument for i8 {}
+impl HeaderArgument for i16 {}
+impl HeaderArgument for i32 {}
+impl HeaderArgument for i64 {}
+impl HeaderArgument for isize {}
+impl HeaderArgument for u8 {}
+impl HeaderArgument for u16 {}
+impl HeaderArgument for u32 {}
+impl HeaderArgument for u64 {}
+impl HeaderArgument for usize {}
+
+/// Checks at compile time that a `#[header]` argument's type is one.
+pub fn assert_header_argument<T: HeaderArgument>() {}

@@ -6,6 +6,7 @@ mod compose;
 mod content;
 mod dispatch;
 mod fixtures;
+mod headers;
 mod heavy;
 mod layering;
 mod output_schema;
