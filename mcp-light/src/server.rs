@@ -4,12 +4,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::CallToolResult;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result};
 use crate::args;
-use crate::context::{Caller, Context, StateMap};
+use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
@@ -17,6 +18,7 @@ use crate::heavy::HeavyConfig;
 use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
+use crate::roundtrip::Talkback;
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
@@ -65,6 +67,8 @@ pub struct Server {
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     usage: Option<Arc<UsageReport>>,
+    /// The ask timeout and the request-state key of tools that talk back.
+    pub(crate) talkback: Arc<Talkback>,
 }
 
 impl std::fmt::Debug for Server {
@@ -112,6 +116,7 @@ impl Server {
                 HeavyConfig::default(),
             )),
             usage: None,
+            talkback: Arc::new(Talkback::default()),
         }
     }
 
@@ -491,7 +496,7 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         // Everything up to the tool's own future is decided synchronously,
         // so a call awaits one future, not a chain of them.
-        let mut result = match self.prepare(tool, arguments, caller) {
+        let mut result = match self.prepare(tool, arguments, caller, None) {
             Prepared::Answer(result) => result,
             Prepared::Redeem(called, token, args) => {
                 let usage = self.usage.as_deref();
@@ -507,9 +512,43 @@ impl Server {
         result
     }
 
+    /// [`Server::call`] for a call that came over MCP: `talk` reaches the
+    /// client behind it. The client cancelling the call stops the tool; on
+    /// protocol 2026-07-28 a tool stopped at its asks answers an
+    /// input-required result, and a refused `requestState` an error.
+    pub(crate) async fn call_talking(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Arc<Talk>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut result = match self.prepare(tool, arguments, caller, Some(&talk)) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+            }
+            Prepared::Run(guarded) => match talk.run(guarded).await? {
+                CallToolResponse::Complete(result) => result,
+                asking => return Ok(asking),
+            },
+        };
+        if let Some(usage) = &self.usage {
+            usage.attach_if_missing(&mut result);
+        }
+        Ok(result.into())
+    }
+
     /// Resolves the tool a call names, takes mcp-light's own fields off its
     /// arguments and readies what answers it.
-    fn prepare(&self, tool: &str, arguments: Value, caller: Caller) -> Prepared {
+    fn prepare(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Option<&Arc<Talk>>,
+    ) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
@@ -558,7 +597,7 @@ impl Server {
             },
             Target::Tool(published) => (published, args, None),
         };
-        match self.invocation(published, discloses, called, args, routed) {
+        match self.invocation(published, discloses, called, args, routed, talk) {
             Ok(invocation) => {
                 Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
             }
@@ -576,6 +615,7 @@ impl Server {
         called: Called,
         mut args: Map<String, Value>,
         routed: Option<Box<Routed>>,
+        talk: Option<&Arc<Talk>>,
     ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -599,8 +639,15 @@ impl Server {
                 def.name()
             ))));
         }
+        if let Some(rounds) = talk.and_then(|talk| talk.rounds.as_ref()) {
+            rounds.bind(&called, def.name(), &args);
+        }
         Ok(Invocation {
-            ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
+            ctx: Context::new(
+                Arc::clone(&self.state),
+                called.caller.clone(),
+                talk.cloned(),
+            ),
             args,
             responder: Responder {
                 continuations: Arc::clone(&self.continuations),

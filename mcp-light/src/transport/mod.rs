@@ -19,11 +19,12 @@ pub use sessions::ValidatedSessions;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::context::{SessionLogLevel, Talk};
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -51,6 +52,9 @@ pub struct McpHandler {
     /// Who the caller is when the request carries no principal and no
     /// session: the process on stdio, nobody in particular on stateless HTTP.
     default_caller: Caller,
+    /// The session's `logging/setLevel` (protocol 2025-11-25); a clone of
+    /// the handler, a new session, starts unset.
+    log_level: SessionLogLevel,
 }
 
 impl McpHandler {
@@ -68,8 +72,12 @@ impl McpHandler {
 }
 
 impl ServerHandler for McpHandler {
+    #[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
         InitializeResult::new(capabilities).with_server_info(self.server.implementation().clone())
     }
 
@@ -95,11 +103,34 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         let caller = self.caller(&context);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        Ok(self
-            .server
-            .call(&request.name, arguments, caller)
+        let talk = Talk::new(
+            context,
+            std::sync::Arc::clone(&self.server.talkback),
+            self.log_level.get(),
+            request.input_responses,
+            request.request_state,
+        );
+        self.server
+            .call_talking(&request.name, arguments, caller, std::sync::Arc::new(talk))
             .await
-            .into())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        // 2026-07-28 has no `logging/setLevel`: a request names its level in
+        // its `_meta`.
+        let version = context.protocol_version();
+        if version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+            return Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
+        self.log_level.set(request.level.into());
+        Ok(())
     }
 }
 
@@ -110,6 +141,7 @@ impl Server {
         McpHandler {
             server: self,
             default_caller,
+            log_level: SessionLogLevel::default(),
         }
     }
 }
