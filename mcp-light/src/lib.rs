@@ -40,6 +40,7 @@ mod schema;
 mod server;
 mod state;
 mod surface;
+mod talkback;
 mod tool;
 mod transport;
 mod usage;

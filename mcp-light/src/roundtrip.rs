@@ -8,13 +8,10 @@ use std::io::Write;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use rmcp::model::{RequestStateCodec, RequestStateError, SealOptions};
+use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-
-use crate::Server;
-use crate::continuation::Called;
 
 /// How long a request to the client waits for its answer by default.
 pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
@@ -82,12 +79,18 @@ impl Talkback {
     }
 }
 
-/// What a sealed state is bound to: the caller, the tool called, the tool
-/// that runs, and the arguments without mcp-light's own fields — a digest,
-/// keys sorted, so a client that resends them in another order is served.
-pub(crate) fn binding(called: &Called, tool: &str, args: &Map<String, Value>) -> [u8; 32] {
+/// What a sealed state is bound to: the caller's identity, the tool called
+/// (a dispatcher, when routed), the tool that runs, and the arguments
+/// without mcp-light's own fields — a digest, keys sorted, so a client that
+/// resends them in another order is served.
+pub(crate) fn binding(
+    identity: &str,
+    called: &str,
+    tool: &str,
+    args: &Map<String, Value>,
+) -> [u8; 32] {
     let mut digest = Sha256::new();
-    for part in [called.caller.identity().as_str(), &called.tool, tool] {
+    for part in [identity, called, tool] {
         digest.update((part.len() as u64).to_be_bytes());
         digest.update(part.as_bytes());
     }
@@ -143,73 +146,10 @@ fn canonical_value(out: &mut impl Write, value: &Value) {
     }
 }
 
-impl Server {
-    /// Signs the `requestState` of input-required results (protocol
-    /// 2026-07-28) with `key`, at least 32 bytes, instead of the key drawn
-    /// at random when the process starts. Replicas behind one load balancer
-    /// share a key, so a retry that lands on another replica still opens the
-    /// state the first one sealed.
-    ///
-    /// Fails when `key` is shorter than 32 bytes.
-    ///
-    /// ```
-    /// let server = mcp_light::Server::from_registry()?
-    ///     .with_request_state_key(*b"a 32-byte secret shared by all!!")?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn with_request_state_key(
-        mut self,
-        key: impl Into<Vec<u8>>,
-    ) -> Result<Server, RequestStateError> {
-        let codec = RequestStateCodec::try_new(key)?;
-        self.talkback = std::sync::Arc::new(Talkback {
-            codec,
-            state_ttl: self.talkback.state_ttl,
-            ask_timeout: self.talkback.ask_timeout,
-        });
-        Ok(self)
-    }
-
-    /// How long a client has to retry a call that answered an
-    /// input-required result (protocol 2026-07-28) before its
-    /// `requestState` expires; 10 minutes by default
-    /// ([`DEFAULT_REQUEST_STATE_TTL`]). An expired state is refused like a
-    /// forged one, and the client starts the call again.
-    pub fn with_request_state_ttl(mut self, ttl: Duration) -> Server {
-        self.talkback = std::sync::Arc::new(Talkback {
-            codec: self.talkback.codec.clone(),
-            state_ttl: ttl,
-            ask_timeout: self.talkback.ask_timeout,
-        });
-        self
-    }
-
-    /// How long a tool's request to the client — elicitation, sampling,
-    /// roots — waits for the answer on protocol 2025-11-25 before the ask
-    /// fails with an error naming the timeout; 5 minutes by default
-    /// ([`DEFAULT_ASK_TIMEOUT`]), as a person may be answering.
-    pub fn with_ask_timeout(mut self, timeout: Duration) -> Server {
-        self.talkback = std::sync::Arc::new(Talkback {
-            codec: self.talkback.codec.clone(),
-            state_ttl: self.talkback.state_ttl,
-            ask_timeout: timeout,
-        });
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Caller;
     use serde_json::json;
-
-    fn called(caller: Caller) -> Called {
-        Called {
-            caller,
-            tool: "book".into(),
-        }
-    }
 
     fn args(value: Value) -> Map<String, Value> {
         match value {

@@ -640,7 +640,7 @@ impl Server {
             ))));
         }
         if let Some(rounds) = talk.and_then(|talk| talk.rounds.as_ref()) {
-            rounds.bind(&called, def.name(), &args);
+            rounds.bind(&called.caller.identity(), &called.tool, def.name(), &args);
         }
         Ok(Invocation {
             ctx: Context::new(

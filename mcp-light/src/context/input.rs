@@ -34,7 +34,6 @@ use tokio::sync::Notify;
 use super::Context;
 use super::peer::Talk;
 use crate::ToolError;
-use crate::continuation::Called;
 use crate::roundtrip::{self, Carried};
 
 /// What the user did with an elicitation: answered it, declined it, or
@@ -230,8 +229,10 @@ impl Rounds {
     }
 
     /// Binds the state to the caller, the tools and the arguments.
-    pub(crate) fn bind(&self, called: &Called, tool: &str, args: &Map<String, Value>) {
-        let _ = self.binding.set(roundtrip::binding(called, tool, args));
+    pub(crate) fn bind(&self, identity: &str, called: &str, tool: &str, args: &Map<String, Value>) {
+        let _ = self
+            .binding
+            .set(roundtrip::binding(identity, called, tool, args));
     }
 
     fn binding(&self) -> &[u8] {

@@ -58,31 +58,36 @@ async fn talk_log(ctx: &Context) -> String {
 }
 
 /// Sets a flag when the server drops it.
-struct DropFlag(Arc<Seen>);
+struct DropFlag<'s>(&'s Seen);
 
-impl Drop for DropFlag {
+impl Drop for DropFlag<'_> {
     fn drop(&mut self) {
         self.0.dropped.store(true, Ordering::SeqCst);
     }
 }
 
+// The tools read their state with `ctx.state`, so that servers of other
+// test modules, which do not register it, still pass `check_state`.
+
 /// Waits until the end of time.
 #[mcp_tool]
-async fn talk_forever(State(seen): State<Seen>) -> String {
-    let _flag = DropFlag(Arc::clone(&seen));
+async fn talk_forever(ctx: &Context) -> Result<String, ToolError> {
+    let seen = ctx.state::<Seen>()?;
+    let _flag = DropFlag(seen);
     seen.runs.fetch_add(1, Ordering::SeqCst);
     std::future::pending::<()>().await;
-    "never".to_owned()
+    Ok("never".to_owned())
 }
 
 /// Answers once the client cancels.
 #[mcp_tool]
-async fn talk_until_cancelled(ctx: &Context, State(seen): State<Seen>) -> String {
+async fn talk_until_cancelled(ctx: &Context) -> Result<String, ToolError> {
+    let seen = ctx.state::<Seen>()?;
     seen.runs.fetch_add(1, Ordering::SeqCst);
     ctx.cancelled().await;
     assert!(ctx.is_cancelled());
     seen.writes.fetch_add(1, Ordering::SeqCst);
-    "cancelled".to_owned()
+    Ok("cancelled".to_owned())
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -162,11 +167,8 @@ struct Colour {
 
 /// Two questions, one after the other; a write after both.
 #[mcp_tool]
-async fn talk_two_rounds(
-    ctx: &Context,
-    State(seen): State<Seen>,
-    greeting: String,
-) -> Result<String, ToolError> {
+async fn talk_two_rounds(ctx: &Context, greeting: String) -> Result<String, ToolError> {
+    let seen = ctx.state::<Seen>()?;
     seen.runs.fetch_add(1, Ordering::SeqCst);
     let Elicitation::Accept(Name { name }) = ctx.ask("name").elicit("Your name?").await? else {
         return Ok("no name".to_owned());
@@ -1031,4 +1033,126 @@ async fn on_2026_the_request_meta_is_the_tool_s() {
         "2026-07-28"
     );
     assert!(meta["io.modelcontextprotocol/clientCapabilities"]["roots"].is_object());
+}
+
+// ---- notifications of a stateless request, over Streamable HTTP -------------
+
+/// Serves `server` over Streamable HTTP on a free port; its address.
+#[cfg(feature = "http")]
+async fn serve_http(server: Server) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(server.serve_http(listener, std::future::pending()));
+    address
+}
+
+/// Posts one 2026-07-28 `tools/call` of `tool` with `meta` (beside the
+/// required keys) and answers every JSON-RPC message of the response, in
+/// order: the notifications the request's stream carried, then the result.
+/// rmcp's client cannot leave the progress token out, so this speaks
+/// HTTP/1.1 by hand.
+#[cfg(feature = "http")]
+async fn post_stateless(address: std::net::SocketAddr, tool: &str, meta: Value) -> Vec<Value> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut params_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    params_meta
+        .as_object_mut()
+        .unwrap()
+        .extend(meta.as_object().unwrap().clone());
+    let body = json!({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": {}, "_meta": params_meta}
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), socket.read_to_end(&mut response))
+        .await
+        .expect("the response ends")
+        .unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let (head, mut rest) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut body = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        loop {
+            let (size, after) = rest.split_once("\r\n").unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            body.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+    } else {
+        body.push_str(rest);
+    }
+    if head.to_ascii_lowercase().contains("text/event-stream") {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| serde_json::from_str(data.trim()).unwrap())
+            .collect()
+    } else {
+        vec![serde_json::from_str(&body).unwrap()]
+    }
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn a_stateless_request_gets_its_progress_and_log_messages_on_its_own_stream() {
+    let address = serve_http(server(&Arc::default())).await;
+    let messages = post_stateless(address, "talk_progress", json!({"progressToken": "t-1"})).await;
+    let methods: Vec<_> = messages.iter().map(|m| m["method"].clone()).collect();
+    assert_eq!(
+        methods,
+        [
+            json!("notifications/progress"),
+            json!("notifications/progress"),
+            json!("notifications/progress"),
+            Value::Null
+        ],
+        "{messages:?}"
+    );
+    assert_eq!(messages[0]["params"]["progressToken"], "t-1");
+    assert_eq!(messages[2]["params"]["progress"], 3.0);
+    assert_eq!(messages[3]["id"], 7);
+
+    let messages = post_stateless(
+        address,
+        "talk_log",
+        json!({"io.modelcontextprotocol/logLevel": "error"}),
+    )
+    .await;
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0]["method"], "notifications/message");
+    assert_eq!(messages[0]["params"]["level"], "error");
+    assert_eq!(messages[0]["params"]["data"], "an error");
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn a_stateless_request_without_a_token_or_a_level_gets_only_its_result() {
+    let address = serve_http(server(&Arc::default())).await;
+    for tool in ["talk_progress", "talk_log"] {
+        let messages = post_stateless(address, tool, json!({})).await;
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert_eq!(messages[0]["id"], 7);
+        assert!(messages[0]["result"].is_object(), "{messages:?}");
+    }
 }
