@@ -160,33 +160,22 @@ mod tests {
 
     #[test]
     fn the_binding_ignores_key_order_but_not_values_callers_or_tools() {
-        let alice = called(Caller::Principal("alice".into()));
-        let first = binding(
-            &alice,
-            "book",
-            &args(json!({"a": 1, "b": {"y": 2, "x": 3}})),
-        );
-        let reordered = binding(
-            &alice,
-            "book",
-            &args(json!({"b": {"x": 3, "y": 2}, "a": 1})),
-        );
+        let bind = |who: &str, tool: &str, value: Value| binding(who, "desk", tool, &args(value));
+        let first = bind("alice", "book", json!({"a": 1, "b": {"y": 2, "x": 3}}));
+        let reordered = bind("alice", "book", json!({"b": {"x": 3, "y": 2}, "a": 1}));
         assert_eq!(first, reordered);
-        let changed = binding(
-            &alice,
-            "book",
-            &args(json!({"a": 2, "b": {"x": 3, "y": 2}})),
-        );
+        let changed = bind("alice", "book", json!({"a": 2, "b": {"x": 3, "y": 2}}));
         assert_ne!(first, changed);
-        let bob = called(Caller::Principal("bob".into()));
-        let other_caller = binding(&bob, "book", &args(json!({"a": 1, "b": {"y": 2, "x": 3}})));
+        let other_caller = bind("bob", "book", json!({"a": 1, "b": {"y": 2, "x": 3}}));
         assert_ne!(first, other_caller);
-        let other_tool = binding(
-            &alice,
-            "cancel",
-            &args(json!({"a": 1, "b": {"y": 2, "x": 3}})),
-        );
+        let other_tool = bind("alice", "cancel", json!({"a": 1, "b": {"y": 2, "x": 3}}));
         assert_ne!(first, other_tool);
+        // The parts are length-prefixed: moving a letter from one to the
+        // next is another binding.
+        assert_ne!(
+            binding("ab", "c", "t", &Map::new()),
+            binding("a", "bc", "t", &Map::new())
+        );
     }
 
     #[test]
