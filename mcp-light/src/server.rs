@@ -4,12 +4,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::CallToolResult;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result};
 use crate::args;
-use crate::context::{Caller, Context, StateMap};
+use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
@@ -17,6 +18,7 @@ use crate::heavy::HeavyConfig;
 use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
+use crate::roundtrip::Talkback;
 use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
@@ -69,6 +71,8 @@ pub struct Server {
     /// Answers what is not a tool: prompts, resources, completions
     /// ([`Server::with_handler`]).
     pub(crate) delegate: Arc<dyn Delegate>,
+    /// The ask timeout and the request-state key of tools that talk back.
+    pub(crate) talkback: Arc<Talkback>,
 }
 
 impl std::fmt::Debug for Server {
@@ -117,6 +121,7 @@ impl Server {
             )),
             usage: None,
             delegate: no_handler(),
+            talkback: Arc::new(Talkback::default()),
         }
     }
 
@@ -496,7 +501,7 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         // Everything up to the tool's own future is decided synchronously,
         // so a call awaits one future, not a chain of them.
-        let mut result = match self.prepare(tool, arguments, caller) {
+        let mut result = match self.prepare(tool, arguments, caller, None) {
             Prepared::Answer(result) => result,
             Prepared::Redeem(called, token, args) => {
                 let usage = self.usage.as_deref();
@@ -512,9 +517,43 @@ impl Server {
         result
     }
 
+    /// [`Server::call`] for a call that came over MCP: `talk` reaches the
+    /// client behind it. The client cancelling the call stops the tool; on
+    /// protocol 2026-07-28 a tool stopped at its asks answers an
+    /// input-required result, and a refused `requestState` an error.
+    pub(crate) async fn call_talking(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Arc<Talk>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut result = match self.prepare(tool, arguments, caller, Some(&talk)) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+            }
+            Prepared::Run(guarded) => match talk.run(guarded).await? {
+                CallToolResponse::Complete(result) => result,
+                asking => return Ok(asking),
+            },
+        };
+        if let Some(usage) = &self.usage {
+            usage.attach_if_missing(&mut result);
+        }
+        Ok(result.into())
+    }
+
     /// Resolves the tool a call names, takes mcp-light's own fields off its
     /// arguments and readies what answers it.
-    fn prepare(&self, tool: &str, arguments: Value, caller: Caller) -> Prepared {
+    fn prepare(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Option<&Arc<Talk>>,
+    ) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
             Value::Null => Map::new(),
@@ -563,7 +602,7 @@ impl Server {
             },
             Target::Tool(published) => (published, args, None),
         };
-        match self.invocation(published, discloses, called, args, routed) {
+        match self.invocation(published, discloses, called, args, routed, talk) {
             Ok(invocation) => {
                 Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
             }
@@ -581,6 +620,7 @@ impl Server {
         called: Called,
         mut args: Map<String, Value>,
         routed: Option<Box<Routed>>,
+        talk: Option<&Arc<Talk>>,
     ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -604,8 +644,15 @@ impl Server {
                 def.name()
             ))));
         }
+        if let Some(rounds) = talk.and_then(|talk| talk.rounds.as_ref()) {
+            rounds.bind(&called.caller.identity(), &called.tool, def.name(), &args);
+        }
         Ok(Invocation {
-            ctx: Context::new(Arc::clone(&self.state), called.caller.clone()),
+            ctx: Context::new(
+                Arc::clone(&self.state),
+                called.caller.clone(),
+                talk.cloned(),
+            ),
             args,
             responder: Responder {
                 continuations: Arc::clone(&self.continuations),

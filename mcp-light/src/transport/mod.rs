@@ -24,13 +24,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
     CustomNotification, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
+use crate::context::{SessionLogLevel, Talk};
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -59,6 +60,9 @@ pub struct McpHandler {
     /// Who the caller is when the request carries no principal and no
     /// session: the process on stdio, nobody in particular on stateless HTTP.
     default_caller: Caller,
+    /// The session's `logging/setLevel` (protocol 2025-11-25); a clone of
+    /// the handler, a new session, starts unset.
+    log_level: SessionLogLevel,
 }
 
 impl McpHandler {
@@ -77,11 +81,17 @@ impl McpHandler {
 
 impl ServerHandler for McpHandler {
     /// The composed handler's capabilities and instructions
-    /// ([`Server::with_handler`]), with mcp-light's tools and name.
+    /// ([`Server::with_handler`]), with mcp-light's tools, logging and name.
+    #[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
     fn get_info(&self) -> ServerConfig {
         let delegated = self.server.delegate.info();
         let mut capabilities = delegated.capabilities;
-        capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+        let own = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        capabilities.tools = own.tools;
+        capabilities.logging = own.logging;
         let mut info = InitializeResult::new(capabilities)
             .with_server_info(self.server.implementation().clone());
         info.instructions = delegated.instructions;
@@ -110,11 +120,34 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         let caller = self.caller(&context);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        Ok(self
-            .server
-            .call(&request.name, arguments, caller)
+        let talk = Talk::new(
+            context,
+            std::sync::Arc::clone(&self.server.talkback),
+            self.log_level.get(),
+            request.input_responses,
+            request.request_state,
+        );
+        self.server
+            .call_talking(&request.name, arguments, caller, std::sync::Arc::new(talk))
             .await
-            .into())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        // 2026-07-28 has no `logging/setLevel`: a request names its level in
+        // its `_meta`.
+        let version = context.protocol_version();
+        if version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+            return Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
+        self.log_level.set(request.level.into());
+        Ok(())
     }
 
     async fn complete(
@@ -235,6 +268,7 @@ impl Server {
         McpHandler {
             server: self,
             default_caller,
+            log_level: SessionLogLevel::default(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod redis_store;
 mod registry;
 mod roles;
 mod surface;
+mod talkback;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
 // through the inventory example.
 #[cfg(feature = "usage")]

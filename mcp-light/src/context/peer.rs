@@ -1,0 +1,270 @@
+//! The client behind one `tools/call`, as a tool reaches it: progress,
+//! log messages, cancellation, and the request's `_meta`.
+//!
+//! A [`Talk`] is built once per call that came over an MCP transport, from
+//! rmcp's [`RequestContext`]; a call made with [`Server::call`] has none, and
+//! everything here is then a no-op.
+//!
+//! [`Server::call`]: crate::Server::call
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ClientCapabilities, ErrorCode, InputResponses, JsonObject,
+    ProgressNotificationParam, ProtocolVersion,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde::Serialize;
+
+use super::input::Rounds;
+use crate::roundtrip::Talkback;
+
+/// The severity of a log message a tool sends its client
+/// ([`Context::log`](crate::Context::log)), from the least to the most
+/// severe; MCP's `LoggingLevel`, the syslog levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// Detailed information for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something worth a look.
+    Warning,
+    /// An operation failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action must be taken now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+#[allow(deprecated)]
+impl From<rmcp::model::LoggingLevel> for LogLevel {
+    fn from(level: rmcp::model::LoggingLevel) -> LogLevel {
+        use rmcp::model::LoggingLevel as L;
+        match level {
+            L::Debug => LogLevel::Debug,
+            L::Info => LogLevel::Info,
+            L::Notice => LogLevel::Notice,
+            L::Warning => LogLevel::Warning,
+            L::Error => LogLevel::Error,
+            L::Critical => LogLevel::Critical,
+            L::Alert => LogLevel::Alert,
+            L::Emergency => LogLevel::Emergency,
+        }
+    }
+}
+
+#[allow(deprecated)]
+impl From<LogLevel> for rmcp::model::LoggingLevel {
+    fn from(level: LogLevel) -> rmcp::model::LoggingLevel {
+        use rmcp::model::LoggingLevel as L;
+        match level {
+            LogLevel::Debug => L::Debug,
+            LogLevel::Info => L::Info,
+            LogLevel::Notice => L::Notice,
+            LogLevel::Warning => L::Warning,
+            LogLevel::Error => L::Error,
+            LogLevel::Critical => L::Critical,
+            LogLevel::Alert => L::Alert,
+            LogLevel::Emergency => L::Emergency,
+        }
+    }
+}
+
+impl LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+}
+
+/// The `logging/setLevel` of one MCP session (protocol 2025-11-25). The
+/// handler holds one; rmcp's Streamable HTTP service clones the handler for
+/// each session, so a clone starts unset: one session's level never leaks
+/// into another's.
+#[derive(Debug, Default)]
+pub(crate) struct SessionLogLevel(Arc<AtomicU8>);
+
+impl Clone for SessionLogLevel {
+    fn clone(&self) -> SessionLogLevel {
+        SessionLogLevel::default()
+    }
+}
+
+impl SessionLogLevel {
+    /// Records the level the client asked for.
+    pub(crate) fn set(&self, level: LogLevel) {
+        self.0.store(level as u8 + 1, Ordering::Relaxed);
+    }
+
+    /// The level the client asked for, if it ever did.
+    pub(crate) fn get(&self) -> Option<LogLevel> {
+        match self.0.load(Ordering::Relaxed) {
+            0 => None,
+            n => LogLevel::ALL.get(usize::from(n) - 1).copied(),
+        }
+    }
+}
+
+/// One call's line back to its client.
+pub(crate) struct Talk {
+    pub(crate) request: RequestContext<RoleServer>,
+    pub(crate) talkback: Arc<Talkback>,
+    /// The least severe level sent to the client; `None` sends nothing.
+    log_floor: Option<LogLevel>,
+    /// Set on protocol 2026-07-28 and later, where the server cannot send
+    /// the client requests: asks become input-required results.
+    pub(crate) rounds: Option<Rounds>,
+}
+
+impl std::fmt::Debug for Talk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Talk")
+            .field("request", &self.request.id)
+            .field("log_floor", &self.log_floor)
+            .field("stateless", &self.rounds.is_some())
+            .finish()
+    }
+}
+
+/// Whether `version` is 2026-07-28 or later: no server-to-client requests,
+/// per-request capabilities and log level.
+fn is_stateless(version: Option<&ProtocolVersion>) -> bool {
+    // ISO dates compare as strings.
+    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+impl Talk {
+    /// The line back to the client of the request `request`, a
+    /// `tools/call` carrying `responses` and `state` on a retry after an
+    /// input-required result. `session_level` is the session's
+    /// `logging/setLevel`, if any.
+    pub(crate) fn new(
+        request: RequestContext<RoleServer>,
+        talkback: Arc<Talkback>,
+        session_level: Option<LogLevel>,
+        responses: Option<InputResponses>,
+        state: Option<String>,
+    ) -> Talk {
+        let requested = request.meta.log_level().map(LogLevel::from);
+        let stateless = is_stateless(request.protocol_version().as_ref());
+        let log_floor = if stateless {
+            // 2026-07-28: a request that did not ask for log messages gets none.
+            requested
+        } else {
+            // 2025-11-25: the session's level; before any `logging/setLevel`
+            // the server may send what it likes, and sends everything.
+            requested.or(session_level).or(Some(LogLevel::Debug))
+        };
+        Talk {
+            request,
+            talkback,
+            log_floor,
+            rounds: stateless.then(|| Rounds::new(responses, state)),
+        }
+    }
+
+    /// Runs `tool` for this call until it answers, the client cancels the
+    /// call, or (protocol 2026-07-28) the tool stops at asks no answer met
+    /// yet — every ask it made in the poll where it stopped, `join!`ed asks
+    /// included, goes into one input-required result.
+    pub(crate) async fn run(
+        &self,
+        tool: impl Future<Output = CallToolResult>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let answer = async {
+            match &self.rounds {
+                None => Ok(CallToolResponse::Complete(tool.await)),
+                Some(rounds) => tokio::select! {
+                    biased;
+                    result = tool => Ok(CallToolResponse::Complete(result)),
+                    () = rounds.waiting() => rounds.input_required(self).map(Into::into),
+                },
+            }
+        };
+        // The tool first: one that selects on `ctx.cancelled()` finishes
+        // cleanly; one still pending after it is dropped.
+        tokio::select! {
+            biased;
+            answer = answer => answer,
+            () = self.request.ct.cancelled() => Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                "the client cancelled this tools/call; the tool was stopped",
+                None,
+            )),
+        }
+    }
+
+    /// The request's `_meta`.
+    pub(crate) fn meta(&self) -> &JsonObject {
+        &self.request.meta.0.0
+    }
+
+    /// What the client declared it can do: in the request's `_meta` on
+    /// 2026-07-28, at `initialize` before.
+    pub(crate) fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.request.client_capabilities()
+    }
+
+    /// How long a request to the client may wait for its answer.
+    pub(crate) fn ask_timeout(&self) -> Duration {
+        self.talkback.ask_timeout
+    }
+
+    /// Sends a progress notification, if the request carried a token.
+    pub(crate) async fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = self.request.meta.get_progress_token() else {
+            return;
+        };
+        let mut param = ProgressNotificationParam::new(token, done);
+        param.total = total;
+        param.message = message.map(str::to_owned);
+        if let Err(error) = self.request.peer.notify_progress(param).await {
+            tracing::warn!(%error, "the progress notification could not be sent");
+        }
+    }
+
+    /// Sends a log message, if the client asked for messages this severe.
+    pub(crate) async fn log<T: Serialize + ?Sized>(
+        &self,
+        logger: Option<&str>,
+        level: LogLevel,
+        data: &T,
+    ) {
+        if self.log_floor.is_none_or(|floor| level < floor) {
+            return;
+        }
+        let data = match serde_json::to_value(data) {
+            Ok(data) => data,
+            Err(error) => {
+                tracing::warn!(%error, "a log message for the client cannot be serialized");
+                return;
+            }
+        };
+        #[allow(deprecated)]
+        let sent = {
+            let mut param = rmcp::model::LoggingMessageNotificationParam::new(level.into(), data);
+            param.logger = logger.map(str::to_owned);
+            self.request.peer.notify_logging_message(param).await
+        };
+        if let Err(error) = sent {
+            tracing::warn!(%error, "the log message could not be sent to the client");
+        }
+    }
+}
