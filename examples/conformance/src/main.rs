@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! conformance --http 127.0.0.1:PORT     # Streamable HTTP at http://127.0.0.1:PORT/mcp
+//! conformance --http 127.0.0.1:0        # a free port, named on stderr
 //! conformance                           # stdio
 //! ```
 
@@ -46,7 +47,11 @@ async fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            eprintln!("conformance: serving http://{address}/mcp");
+            // With port 0 the system picks one: this line names it.
+            match listener.local_addr() {
+                Ok(bound) => eprintln!("conformance: serving http://{bound}/mcp"),
+                Err(error) => eprintln!("conformance: bound {address}, address unknown: {error}"),
+            }
             let shutdown = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
