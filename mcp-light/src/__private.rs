@@ -10,7 +10,7 @@ pub use crate::error::IntoToolError;
 pub use crate::extract::StateNeed;
 pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
-pub use crate::output::{answer_kind, kind};
+pub use crate::output::{ToolResult, answer_kind, kind};
 pub use crate::store::BoxFuture;
 pub use crate::tool::ToolParts;
 
@@ -44,18 +44,6 @@ pub trait RetrieveTool {
     /// The resource it retrieves.
     const RESOURCE: Option<&'static str>;
 }
-
-/// Bound on every tool's result type, so that a result that is not
-/// `Serialize` gets a sentence instead of a trait-bound dump.
-#[diagnostic::on_unimplemented(
-    message = "the result type `{Self}` of an MCP tool must implement `serde::Serialize`",
-    label = "this type is not `Serialize`",
-    note = "add `#[derive(Serialize)]` to `{Self}`, or return a type that is",
-    note = "a `#[mcp_tool]` may instead answer MCP content: `Content`, `Vec<Content>`, `CallToolResult`, or a type that implements `ContentAnswer`"
-)]
-pub trait ToolResult: serde::Serialize {}
-
-impl<T: serde::Serialize + ?Sized> ToolResult for T {}
 
 /// Checks at compile time that a tool's success type is `Serialize`. It
 /// takes the converted result, so the type checked is the one the compiler

@@ -21,6 +21,7 @@
 
 mod answer;
 mod args;
+mod compose;
 mod content;
 mod context;
 mod continuation;
@@ -102,7 +103,10 @@ pub use usage::USAGE_META_KEY;
 ///   `device: NewDevice`) is an **argument**: a field of the tool's input
 ///   schema (one JSON object), parsed from the call. Its type implements
 ///   `Deserialize` and `JsonSchema`; the parameter may carry `#[serde(...)]`
-///   and `#[schemars(...)]`.
+///   and `#[schemars(...)]`, and `#[header("Name")]` to have HTTP clients
+///   mirror it in the `Mcp-Param-Name` header (`x-mcp-header`), which
+///   rmcp's HTTP server checks against the argument on protocol 2026-07-28
+///   (a required string, integer or boolean).
 /// * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
 ///   call** ([`FromCallRef`]).
 /// * a destructuring pattern (`State(db): State<Db>`) is **taken from the
@@ -118,7 +122,9 @@ pub use usage::USAGE_META_KEY;
 /// it is written with (`ApiResult<T>`, `anyhow::Result<T>`,
 /// `io::Result<T>`), where an `Err` answers an `isError` result carrying its
 /// message; or any other `Serialize` type (`()` included), which is the
-/// answer itself.
+/// answer itself. A success that is MCP content ([`Content`],
+/// `Vec<Content>`, [`CallToolResult`], any [`ContentAnswer`]) is answered as
+/// content rather than JSON.
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;

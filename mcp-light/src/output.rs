@@ -69,6 +69,18 @@ pub mod kind {
     }
 }
 
+/// Bound on every tool's result type, so that a result that is not
+/// `Serialize` gets a sentence instead of a trait-bound dump.
+#[diagnostic::on_unimplemented(
+    message = "the result type `{Self}` of an MCP tool must implement `serde::Serialize`",
+    label = "this type is not `Serialize`",
+    note = "add `#[derive(Serialize)]` to `{Self}`, or return a type that is",
+    note = "a `#[mcp_tool]` may instead answer MCP content: `Content`, `Vec<Content>`, `CallToolResult`, or a type that implements `ContentAnswer`"
+)]
+pub trait ToolResult: serde::Serialize {}
+
+impl<T: serde::Serialize + ?Sized> ToolResult for T {}
+
 /// The second choice the compiler makes, on the converted
 /// `Result<T, ToolError>`: is `T` MCP content ([`crate::ContentAnswer`]) or JSON?
 /// The same technique as [`kind`]: [`answer_kind::ContentKind`] applies by
@@ -140,7 +152,7 @@ pub mod answer_kind {
     impl JsonTag {
         /// A read's answer: the result as JSON, or its probe.
         #[inline]
-        pub fn read<T: crate::__private::ToolResult>(
+        pub fn read<T: super::ToolResult>(
             self,
             responder: Responder,
             out: Result<T, ToolError>,

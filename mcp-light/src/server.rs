@@ -5,11 +5,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::ErrorData;
+use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result};
 use crate::args;
+use crate::compose::{Delegate, no_handler};
 use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
@@ -23,7 +25,6 @@ use crate::schema::VERIFY;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
 use crate::tool::ToolDef;
-use crate::transport::compose::{Delegate, no_handler};
 use crate::usage::UsageReport;
 
 /// A set of tools ready to be called: the registry, the host's state and a
@@ -476,6 +477,64 @@ impl Server {
         version: impl Into<String>,
     ) -> Server {
         self.implementation = rmcp::model::Implementation::new(name, version);
+        self
+    }
+
+    /// Serves `handler` beside this server's tools: `tools/list` and
+    /// `tools/call` are mcp-light's, every other request (prompts,
+    /// resources and resource templates, subscriptions, completions,
+    /// custom requests) is `handler`'s. The capabilities announced are the
+    /// handler's `get_info` ones with mcp-light's tools added, and so are
+    /// its instructions; the server's name and version stay
+    /// [`Server::with_implementation`]'s. [`Server::serve_stdio`],
+    /// [`Server::serve_http`] and [`Server::http_service`] serve the
+    /// composition; a second call replaces the handler.
+    ///
+    /// The handler's own tools, if it has any, are not served: tools are
+    /// mcp-light's.
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    /// use rmcp::handler::server::ServerHandler;
+    /// use rmcp::model::{
+    ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ///     PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
+    ///     ServerConfig,
+    /// };
+    /// use rmcp::service::{RequestContext, RoleServer};
+    ///
+    /// /// One prompt, written with rmcp.
+    /// #[derive(Clone)]
+    /// struct Prompts;
+    ///
+    /// impl ServerHandler for Prompts {
+    ///     fn get_info(&self) -> ServerConfig {
+    ///         ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
+    ///     }
+    ///
+    ///     async fn list_prompts(
+    ///         &self,
+    ///         _: Option<PaginatedRequestParams>,
+    ///         _: RequestContext<RoleServer>,
+    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+    ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new("triage", None::<String>, None)]))
+    ///     }
+    ///
+    ///     async fn get_prompt(
+    ///         &self,
+    ///         _: GetPromptRequestParams,
+    ///         _: RequestContext<RoleServer>,
+    ///     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+    ///         let text = PromptMessage::new_text(Role::User, "Triage the open alerts.");
+    ///         Ok(GetPromptResult::new(vec![text]).into())
+    ///     }
+    /// }
+    ///
+    /// let server = Server::from_registry()?.with_handler(Prompts);
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> Server {
+        self.delegate = Arc::new(handler);
         self
     }
 

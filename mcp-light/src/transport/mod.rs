@@ -6,7 +6,6 @@
 //! completions) goes to the rmcp handler composed with
 //! [`Server::with_handler`], if any. Framing, sessions and HTTP are rmcp's.
 
-pub(crate) mod compose;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]

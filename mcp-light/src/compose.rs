@@ -4,7 +4,8 @@
 //!
 //! mcp-light has tools and nothing more. A server that also needs prompts
 //! or resources writes them with rmcp (by hand or with its prompt router)
-//! and hands the handler to [`Server::with_handler`]: tools go to
+//! and hands the handler to
+//! [`Server::with_handler`](crate::Server::with_handler): tools go to
 //! mcp-light, every other request to the handler, and the capabilities the
 //! client sees are the handler's with mcp-light's tools added.
 
@@ -19,7 +20,6 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
-use crate::Server;
 use crate::store::BoxFuture;
 
 type Answer<'a, T> = BoxFuture<'a, Result<T, rmcp::ErrorData>>;
@@ -210,64 +210,4 @@ impl ServerHandler for NoHandler {}
 /// The delegate of a server that composes nothing.
 pub(crate) fn no_handler() -> Arc<dyn Delegate> {
     Arc::new(NoHandler)
-}
-
-impl Server {
-    /// Serves `handler` beside this server's tools: `tools/list` and
-    /// `tools/call` are mcp-light's, every other request (prompts,
-    /// resources and resource templates, subscriptions, completions,
-    /// custom requests) is `handler`'s. The capabilities announced are the
-    /// handler's `get_info` ones with mcp-light's tools added, and so are
-    /// its instructions; the server's name and version stay
-    /// [`Server::with_implementation`]'s. [`Server::serve_stdio`],
-    /// [`Server::serve_http`] and [`Server::http_service`] serve the
-    /// composition; a second call replaces the handler.
-    ///
-    /// The handler's own tools, if it has any, are not served: tools are
-    /// mcp-light's.
-    ///
-    /// ```
-    /// use mcp_light::prelude::*;
-    /// use rmcp::handler::server::ServerHandler;
-    /// use rmcp::model::{
-    ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ///     PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
-    ///     ServerConfig,
-    /// };
-    /// use rmcp::service::{RequestContext, RoleServer};
-    ///
-    /// /// One prompt, written with rmcp.
-    /// #[derive(Clone)]
-    /// struct Prompts;
-    ///
-    /// impl ServerHandler for Prompts {
-    ///     fn get_info(&self) -> ServerConfig {
-    ///         ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
-    ///     }
-    ///
-    ///     async fn list_prompts(
-    ///         &self,
-    ///         _: Option<PaginatedRequestParams>,
-    ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
-    ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new("triage", None::<String>, None)]))
-    ///     }
-    ///
-    ///     async fn get_prompt(
-    ///         &self,
-    ///         _: GetPromptRequestParams,
-    ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
-    ///         let text = PromptMessage::new_text(Role::User, "Triage the open alerts.");
-    ///         Ok(GetPromptResult::new(vec![text]).into())
-    ///     }
-    /// }
-    ///
-    /// let server = Server::from_registry()?.with_handler(Prompts);
-    /// # Ok::<(), mcp_light::RegistryError>(())
-    /// ```
-    pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> Server {
-        self.delegate = Arc::new(handler);
-        self
-    }
 }
