@@ -421,6 +421,41 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
     }
 }
 
+/// Whether a read answers MCP content: the tag its call would pick, read
+/// off a future that calls it and is never polled (its arguments are never
+/// made). A heavy read or a write answers JSON (content does not compile
+/// there).
+fn answers_content(plan: &Plan) -> TokenStream {
+    let krate = &plan.krate;
+    if plan.kind != Kind::Read {
+        return quote!(#krate::__private::answers_json);
+    }
+    let tool = plan.tool;
+    let fn_ident = &tool.item.sig.ident;
+    let never = tool.params.iter().map(|_| quote!(::core::unreachable!()));
+    let await_ = tool.item.sig.asyncness.map(|_| quote!(.await));
+    let bounds = argument_bounds(plan);
+    quote!({
+        #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
+        fn __answers_content() -> bool
+        where
+            #(#bounds,)*
+        {
+            let __probe = async move {
+                let __ret = #fn_ident(#(#never),*) #await_;
+                let __out = {
+                    use #krate::__private::kind::*;
+                    (&__ret).tool_output_kind().into_output(__ret)
+                };
+                use #krate::__private::answer_kind::*;
+                (&__out).tool_answer_kind()
+            };
+            #krate::__private::answer_kind::answers_content(&__probe)
+        }
+        __answers_content
+    })
+}
+
 /// What the tool's extractors read of the host state, for
 /// `Server::check_state`.
 fn state_needs(plan: &Plan) -> TokenStream {
@@ -470,6 +505,7 @@ fn definition(plan: &Plan) -> TokenStream {
         None => (None, quote!(::core::option::Option::None)),
     };
     let state_needs = state_needs(plan);
+    let answers_content = answers_content(plan);
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -499,6 +535,7 @@ fn definition(plan: &Plan) -> TokenStream {
             params_schema: #params_schema,
             state_needs: #state_needs,
             invoke: #invoke,
+            answers_content: #answers_content,
         });
     }
 }

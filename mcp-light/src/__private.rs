@@ -80,3 +80,8 @@ impl HeaderArgument for usize {}
 
 /// Checks at compile time that a `#[header]` argument's type is one.
 pub fn assert_header_argument<T: HeaderArgument>() {}
+
+/// What a tool that cannot answer content says when asked.
+pub fn answers_json() -> bool {
+    false
+}

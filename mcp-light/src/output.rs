@@ -133,6 +133,27 @@ pub mod answer_kind {
     )]
     pub trait JsonOnlyAnswer {}
 
+    /// What a tag says of the answer, read by [`answers_content`].
+    pub trait AnswerTag {
+        /// Whether the answer is MCP content.
+        const CONTENT: bool;
+    }
+
+    impl AnswerTag for ContentTag {
+        const CONTENT: bool = true;
+    }
+
+    impl AnswerTag for JsonTag {
+        const CONTENT: bool = false;
+    }
+
+    /// Whether a tool answers content, read off the tag its (never run)
+    /// call would pick: generated code builds a future that calls the tool
+    /// and picks the tag, and asks its output type without polling it.
+    pub fn answers_content<F: Future<Output = T>, T: AnswerTag>(_: &F) -> bool {
+        T::CONTENT
+    }
+
     impl ContentTag {
         /// A read's answer: the content as it is.
         #[inline]

@@ -298,7 +298,8 @@ impl Server {
             .filter(|tool| self.publishes(tool))
             .map(|published| {
                 let mut tool = published.to_tool();
-                if self.output_schemas {
+                // Content answers carry no `structuredContent` to validate.
+                if self.output_schemas && !published.def().answers_content() {
                     let shapes =
                         Shape::of(published.def().kind(), published.discloses_continuation());
                     tool.output_schema = Some(Arc::new(output_schema(shapes)));
@@ -307,7 +308,11 @@ impl Server {
             });
         let dispatchers = self.published_dispatchers().map(|dispatcher| {
             let mut tool = dispatcher.to_tool();
-            if self.output_schemas {
+            let routes_content = dispatcher
+                .routed_tools()
+                .filter_map(|name| self.registry.get(name))
+                .any(|routed| routed.def().answers_content());
+            if self.output_schemas && !routes_content {
                 let routed = dispatcher
                     .routed_tools()
                     .filter_map(|name| self.registry.get(name))

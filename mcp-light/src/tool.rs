@@ -30,6 +30,9 @@ pub struct ToolParts {
     /// Pushes the host state the function's extractors read.
     pub state_needs: fn(&mut Vec<StateNeed>),
     pub invoke: InvokeFn,
+    /// Whether the function's success is MCP content, decided by the
+    /// compiler as the call path decides it.
+    pub answers_content: fn() -> bool,
 }
 
 impl ToolDef {
@@ -92,6 +95,13 @@ impl ToolDef {
 
     pub(crate) fn push_state_needs(&self, needs: &mut Vec<StateNeed>) {
         (self.parts.state_needs)(needs);
+    }
+
+    /// Whether the tool answers MCP content ([`ContentAnswer`](crate::ContentAnswer))
+    /// rather than JSON: such a tool publishes no output schema, since its
+    /// answers carry no `structuredContent`.
+    pub fn answers_content(&self) -> bool {
+        (self.parts.answers_content)()
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

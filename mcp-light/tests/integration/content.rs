@@ -147,3 +147,28 @@ async fn content_reaches_an_rmcp_client_as_sent() {
         "inside"
     );
 }
+
+#[test]
+fn a_content_tool_publishes_no_output_schema_a_json_tool_does() {
+    let server = server().with_output_schemas(true);
+    let tools = server.list_tools();
+    let schema_of = |name: &str| {
+        tools
+            .iter()
+            .find(|tool| tool.name == name)
+            .unwrap_or_else(|| panic!("{name} listed"))
+            .output_schema
+            .clone()
+    };
+    // Its answers carry no `structuredContent`, which a published output
+    // schema would make clients require.
+    for content in [
+        "content_image",
+        "content_mixed",
+        "content_whole",
+        "content_chart",
+    ] {
+        assert!(schema_of(content).is_none(), "{content}");
+    }
+    assert!(schema_of("content_json_text").is_some());
+}
