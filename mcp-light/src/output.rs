@@ -66,6 +66,22 @@ pub mod kind {
         pub fn into_output<T>(self, value: T) -> Result<T, ToolError> {
             Ok(value)
         }
+
+        /// [`ValueTag::into_output`], for a probe that only needs its type.
+        #[inline]
+        pub fn output_type<T>(self, value: T) -> Result<T, ToolError> {
+            Ok(value)
+        }
+    }
+
+    impl ResultTag {
+        /// The type [`ResultTag::into_output`] answers, without its bound:
+        /// a probe that only needs the type (never run) leaves the report
+        /// of an unconvertible error to the real call.
+        #[inline]
+        pub fn output_type<T, E>(self, result: Result<T, E>) -> Result<T, ToolError> {
+            result.map_err(|_| ToolError::new("a probe's error"))
+        }
     }
 }
 
