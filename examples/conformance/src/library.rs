@@ -4,7 +4,7 @@
 //! mcp-light tools through `Server::with_handler`.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -30,6 +30,15 @@ const TEMPLATE: &str = "test://template/{id}/data";
 #[derive(Clone, Default)]
 pub struct Library {
     subscriptions: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl Library {
+    /// The URIs subscribed to.
+    fn subscriptions(&self) -> MutexGuard<'_, BTreeSet<String>> {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl ServerHandler for Library {
@@ -133,10 +142,7 @@ impl ServerHandler for Library {
         request: SubscribeRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(request.uri);
+        self.subscriptions().insert(request.uri);
         Ok(())
     }
 
@@ -145,10 +151,7 @@ impl ServerHandler for Library {
         request: UnsubscribeRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<(), rmcp::ErrorData> {
-        self.subscriptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&request.uri);
+        self.subscriptions().remove(&request.uri);
         Ok(())
     }
 
