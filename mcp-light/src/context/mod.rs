@@ -213,6 +213,13 @@ impl Context {
         self.talk.as_deref().and_then(Talk::client_capabilities)
     }
 
+    /// Whether the client asked for progress (its request carried a
+    /// `progressToken`): a tool skips the bookkeeping progress needs when
+    /// nobody reads it.
+    pub fn wants_progress(&self) -> bool {
+        self.talk.as_deref().is_some_and(Talk::wants_progress)
+    }
+
     /// Tells the client how far the tool got: `done` out of `total`, if
     /// known, with an optional message. `done` grows with every call.
     ///

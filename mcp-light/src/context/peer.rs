@@ -227,6 +227,11 @@ impl Talk {
         self.talkback.ask_timeout
     }
 
+    /// Whether the request carried a progress token.
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.request.meta.contains_key("progressToken")
+    }
+
     /// Sends a progress notification, if the request carried a token.
     pub(crate) async fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = self.request.meta.get_progress_token() else {
