@@ -15,7 +15,7 @@ use serde::Serialize;
 
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
-pub(crate) use peer::{SessionLogLevel, Talk};
+pub(crate) use peer::{SessionLogLevel, Talk, is_stateless};
 
 use crate::ToolError;
 

@@ -19,12 +19,12 @@ pub use sessions::ValidatedSessions;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::context::{SessionLogLevel, Talk};
+use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -123,8 +123,7 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), rmcp::ErrorData> {
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
-        let version = context.protocol_version();
-        if version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+        if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
             return Err(rmcp::ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());
