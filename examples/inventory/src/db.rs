@@ -310,6 +310,9 @@ fn check_site(site: &NewSite) -> Result<(), InventoryError> {
 
 // ----- devices ---------------------------------------------------------------
 
+/// How many devices a bulk create inserts between two progress reports.
+pub const PROGRESS_CHUNK: usize = 50;
+
 /// Creates `devices` in one transaction: all of them, or none.
 ///
 /// A single create passes one device and gets its error unwrapped; a bulk
@@ -318,7 +321,19 @@ pub fn create_devices(
     conn: &mut Connection,
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, InventoryError> {
+    create_devices_reporting(conn, devices, |_| {})
+}
+
+/// [`create_devices`], calling `inserted` with the count inserted so far
+/// after every [`PROGRESS_CHUNK`] devices and after the last one (before the
+/// commit).
+pub fn create_devices_reporting(
+    conn: &mut Connection,
+    devices: Vec<NewDevice>,
+    mut inserted: impl FnMut(usize),
+) -> Result<Vec<Device>, InventoryError> {
     let single = devices.len() == 1;
+    let total = devices.len();
     let tx = conn.transaction()?;
     let sites = site_slugs(&tx)?;
     let now = now_rfc3339();
@@ -326,7 +341,12 @@ pub fn create_devices(
     for (index, device) in devices.into_iter().enumerate() {
         let name = device.name.clone();
         match insert_device(&tx, &sites, device, &now) {
-            Ok(device) => created.push(device),
+            Ok(device) => {
+                created.push(device);
+                if created.len() % PROGRESS_CHUNK == 0 || created.len() == total {
+                    inserted(created.len());
+                }
+            }
             Err(error) if single => return Err(error),
             Err(error) => {
                 return Err(InventoryError::InBatch {

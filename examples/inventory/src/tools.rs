@@ -12,7 +12,8 @@
 //! this module's out of whatever else the binary registers.
 
 use mcp_light::prelude::*;
-use mcp_light::{Registry, RegistryError, TOOLS, ToolDef};
+use mcp_light::{LogLevel, Registry, RegistryError, TOOLS, ToolDef};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::db::{self, Db, DeviceFilter};
@@ -51,7 +52,9 @@ pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, T
         .state::<Db>()?
         .run(move |conn| db::create_devices(conn, vec![device]))
         .await?;
-    Ok(created.remove(0))
+    let device = created.remove(0);
+    wrote(ctx, "created", "device", json!(device.id)).await;
+    Ok(device)
 }
 
 /// Create many devices in one transaction: all of them or none.
@@ -60,9 +63,33 @@ pub async fn device_bulk_create(
     ctx: &Context,
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, ToolError> {
-    ctx.state::<Db>()?
-        .run(move |conn| db::create_devices(conn, devices))
-        .await
+    let db = ctx.state::<Db>()?;
+    let created = if ctx.wants_progress() {
+        // The transaction runs on the blocking pool; it reports every
+        // chunk it inserted, and the tool passes each report on.
+        let total = devices.len() as f64;
+        let (inserted, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let work = db.run(move |conn| {
+            db::create_devices_reporting(conn, devices, |done| {
+                let _ = inserted.send(done);
+            })
+        });
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                biased;
+                Some(done) = reports.recv() => {
+                    ctx.progress(done as f64, Some(total), Some("inserted")).await;
+                }
+                created = &mut work => break created?,
+            }
+        }
+    } else {
+        db.run(move |conn| db::create_devices(conn, devices))
+            .await?
+    };
+    wrote(ctx, "created", "devices", json!(created.len())).await;
+    Ok(created)
 }
 
 /// Replace every field of a device.
@@ -72,9 +99,12 @@ pub async fn device_update(
     id: Uuid,
     device: NewDevice,
 ) -> Result<Device, ToolError> {
-    ctx.state::<Db>()?
+    let device = ctx
+        .state::<Db>()?
         .run(move |conn| db::replace_device(conn, id, device))
-        .await
+        .await?;
+    wrote(ctx, "replaced", "device", json!(id)).await;
+    Ok(device)
 }
 
 /// Change some fields of a device; the others keep their values.
@@ -84,9 +114,12 @@ pub async fn device_partial_update(
     id: Uuid,
     changes: DevicePatch,
 ) -> Result<Device, ToolError> {
-    ctx.state::<Db>()?
+    let device = ctx
+        .state::<Db>()?
         .run(move |conn| db::patch_device(conn, id, changes))
-        .await
+        .await?;
+    wrote(ctx, "changed", "device", json!(id)).await;
+    Ok(device)
 }
 
 /// Delete a device.
@@ -94,7 +127,15 @@ pub async fn device_partial_update(
 pub async fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
     ctx.state::<Db>()?
         .run(move |conn| db::delete_device(conn, id))
-        .await
+        .await?;
+    wrote(ctx, "deleted", "device", json!(id)).await;
+    Ok(())
+}
+
+/// Tells the client, in one log line, what a write changed.
+async fn wrote(ctx: &Context, what: &str, resource: &str, key: serde_json::Value) {
+    let line = json!({"write": what, "resource": resource, "key": key});
+    ctx.log_as("inventory", LogLevel::Info, line).await;
 }
 
 /// Fetch one site by id.
@@ -118,9 +159,12 @@ pub async fn site_list(ctx: &Context) -> Result<Vec<Site>, ToolError> {
 /// Create a site.
 #[mcp_light(create, resource = "site", retrieve = site_retrieve)]
 pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError> {
-    ctx.state::<Db>()?
+    let site = ctx
+        .state::<Db>()?
         .run(move |conn| db::create_site(conn, site))
-        .await
+        .await?;
+    wrote(ctx, "created", "site", json!(site.id)).await;
+    Ok(site)
 }
 
 /// Whether `def` is one of the tools of this module, rather than a tool that

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
-pub(crate) use peer::{SessionLogLevel, Talk};
+pub(crate) use peer::{SessionLogLevel, Talk, is_stateless};
 
 use crate::ToolError;
 
@@ -211,6 +211,13 @@ impl Context {
     /// [`Server::call`](crate::Server::call).
     pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
         self.talk.as_deref().and_then(Talk::client_capabilities)
+    }
+
+    /// Whether the client asked for progress (its request carried a
+    /// `progressToken`): a tool skips the bookkeeping progress needs when
+    /// nobody reads it.
+    pub fn wants_progress(&self) -> bool {
+        self.talk.as_deref().is_some_and(Talk::wants_progress)
     }
 
     /// Tells the client how far the tool got: `done` out of `total`, if

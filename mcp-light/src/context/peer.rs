@@ -145,9 +145,22 @@ impl std::fmt::Debug for Talk {
 
 /// Whether `version` is 2026-07-28 or later: no server-to-client requests,
 /// per-request capabilities and log level.
-fn is_stateless(version: Option<&ProtocolVersion>) -> bool {
+pub(crate) fn is_stateless(version: &ProtocolVersion) -> bool {
     // ISO dates compare as strings.
-    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+    version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+}
+
+/// Whether `request` speaks 2026-07-28 or later: the version its `_meta`
+/// names, else the session's. rmcp's `protocol_version()` answers the same
+/// but clones the version, an allocation on every call of a session.
+fn speaks_stateless(request: &RequestContext<RoleServer>) -> bool {
+    match request.meta.protocol_version() {
+        Some(version) => is_stateless(&version),
+        None => request
+            .peer
+            .peer_info()
+            .is_some_and(|info| is_stateless(&info.protocol_version)),
+    }
 }
 
 impl Talk {
@@ -163,7 +176,7 @@ impl Talk {
         state: Option<String>,
     ) -> Talk {
         let requested = request.meta.log_level().map(LogLevel::from);
-        let stateless = is_stateless(request.protocol_version().as_ref());
+        let stateless = speaks_stateless(&request);
         let log_floor = if stateless {
             // 2026-07-28: a request that did not ask for log messages gets none.
             requested
@@ -225,6 +238,11 @@ impl Talk {
     /// How long a request to the client may wait for its answer.
     pub(crate) fn ask_timeout(&self) -> Duration {
         self.talkback.ask_timeout
+    }
+
+    /// Whether the request carried a progress token.
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.request.meta.contains_key("progressToken")
     }
 
     /// Sends a progress notification, if the request carried a token.

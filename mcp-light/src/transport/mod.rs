@@ -23,14 +23,14 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
     CustomNotification, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
-use crate::context::{SessionLogLevel, Talk};
+use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -139,8 +139,7 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), rmcp::ErrorData> {
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
-        let version = context.protocol_version();
-        if version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+        if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
             return Err(rmcp::ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());

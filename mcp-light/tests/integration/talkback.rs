@@ -313,19 +313,23 @@ impl ClientHandler for Client {
     }
 }
 
-/// A client connected to `server` over an in-process pipe, on
-/// 2025-11-25 (`initialize`) or 2026-07-28 (`server/discover`).
-async fn connect(
-    server: Server,
-    client: Client,
-    version: ProtocolVersion,
-) -> RunningService<RoleClient, Client> {
+/// `handler` served over an in-process pipe; the client's end.
+fn pipe(handler: mcp_light::McpHandler) -> tokio::io::DuplexStream {
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server.into_handler(Caller::Process);
     tokio::spawn(async move {
         let running = handler.serve(server_io).await.expect("the server starts");
         let _ = running.waiting().await;
     });
+    client_io
+}
+
+/// `client` connected to `handler`, on 2025-11-25 (`initialize`) or
+/// 2026-07-28 (`server/discover`).
+async fn connect_handler<C: ClientHandler>(
+    handler: mcp_light::McpHandler,
+    client: C,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, C> {
     let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
         ClientLifecycleMode::Discover {
             preferred_versions: vec![version],
@@ -334,9 +338,18 @@ async fn connect(
         ClientLifecycleMode::Initialize
     };
     client
-        .serve_with_lifecycle(client_io, lifecycle)
+        .serve_with_lifecycle(pipe(handler), lifecycle)
         .await
         .expect("the client connects")
+}
+
+/// A client connected to `server` as the client process of stdio.
+async fn connect(
+    server: Server,
+    client: Client,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Client> {
+    connect_handler(server.into_handler(Caller::Process), client, version).await
 }
 
 async fn legacy(server: Server, client: Client) -> RunningService<RoleClient, Client> {
@@ -383,8 +396,22 @@ async fn call(
 async fn once(
     client: &RunningService<RoleClient, Client>,
     params: CallToolRequestParams,
-) -> Result<CallToolResponse, rmcp::ServiceError> {
-    client.call_tool_once(params).await
+) -> CallToolResponse {
+    client
+        .call_tool_once(params)
+        .await
+        .expect("tools/call answers")
+}
+
+/// The JSON-RPC error one round of a call answers.
+async fn once_refused(
+    client: &RunningService<RoleClient, Client>,
+    params: CallToolRequestParams,
+) -> ErrorData {
+    match client.call_tool_once(params).await {
+        Err(rmcp::ServiceError::McpError(error)) => error,
+        other => panic!("a JSON-RPC error, got {other:?}"),
+    }
 }
 
 fn input_required(response: CallToolResponse) -> InputRequiredResult {
@@ -517,19 +544,9 @@ async fn a_session_level_stays_with_its_session() {
     let second = Client::everything();
     let handler = server.into_handler(Caller::Process);
     // One handler, cloned per session as the HTTP service does.
-    let connect_clone = |client: Client| {
-        let handler = handler.clone();
-        async move {
-            let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-            tokio::spawn(async move {
-                let running = handler.serve(server_io).await.unwrap();
-                let _ = running.waiting().await;
-            });
-            client.serve(client_io).await.unwrap()
-        }
-    };
-    let one = connect_clone(first.clone()).await;
-    let two = connect_clone(second.clone()).await;
+    let legacy_version = ProtocolVersion::V_2025_11_25;
+    let one = connect_handler(handler.clone(), first.clone(), legacy_version.clone()).await;
+    let two = connect_handler(handler.clone(), second.clone(), legacy_version).await;
     one.set_level(SetLevelRequestParams::new(LoggingLevel::Error))
         .await
         .unwrap();
@@ -761,13 +778,9 @@ impl ClientHandler for Silent {
 #[tokio::test]
 async fn a_client_that_never_answers_times_out_with_an_error_naming_the_timeout() {
     let server = server(&Arc::default()).with_ask_timeout(Duration::from_millis(100));
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let handler = server.into_handler(Caller::Process);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    let running = Silent(Client::everything()).serve(client_io).await.unwrap();
+    let silent = Silent(Client::everything());
+    let running = connect_handler(handler, silent, ProtocolVersion::V_2025_11_25).await;
     let result = running
         .call_tool(params("talk_confirm", json!({})))
         .await
@@ -786,7 +799,7 @@ async fn on_2026_an_ask_answers_input_required_and_the_retry_completes() {
     let client = Client::everything();
     let running = stateless(server(&Arc::default()), client).await;
     let first = params("talk_confirm", json!({}));
-    let asked = input_required(once(&running, first.clone()).await.unwrap());
+    let asked = input_required(once(&running, first.clone()).await);
     let requests = asked.input_requests.clone().unwrap();
     assert_eq!(requests.keys().collect::<Vec<_>>(), ["mcp-light/0"]);
     let wire = serde_json::to_value(&requests["mcp-light/0"]).unwrap();
@@ -795,11 +808,7 @@ async fn on_2026_an_ask_answers_input_required_and_the_retry_completes() {
     assert!(asked.request_state.is_some());
 
     let answer = json!({"mcp-light/0": {"action": "accept", "content": {"confirm": false}}});
-    let done = complete(
-        once(&running, retry(first, asked.request_state, answer))
-            .await
-            .unwrap(),
-    );
+    let done = complete(once(&running, retry(first, asked.request_state, answer)).await);
     assert_eq!(answered(&done), json!("accept false None"));
 }
 
@@ -815,7 +824,7 @@ async fn on_2026_two_rounds_carry_the_first_answer_in_the_sealed_state() {
     let seen = Arc::new(Seen::default());
     let running = stateless(server(&seen), Client::everything()).await;
     let first = params("talk_two_rounds", json!({"greeting": "hi"}));
-    let one = input_required(once(&running, first.clone()).await.unwrap());
+    let one = input_required(once(&running, first.clone()).await);
     assert_eq!(
         one.input_requests
             .as_ref()
@@ -830,8 +839,7 @@ async fn on_2026_two_rounds_carry_the_first_answer_in_the_sealed_state() {
             &running,
             retry(first.clone(), one.request_state.clone(), name),
         )
-        .await
-        .unwrap(),
+        .await,
     );
     assert_eq!(
         two.input_requests
@@ -845,11 +853,7 @@ async fn on_2026_two_rounds_carry_the_first_answer_in_the_sealed_state() {
     // The second retry names only the second answer: the first comes back
     // from the state.
     let colour = json!({"mcp-light/1": {"action": "accept", "content": {"colour": "teal"}}});
-    let done = complete(
-        once(&running, retry(first, two.request_state, colour))
-            .await
-            .unwrap(),
-    );
+    let done = complete(once(&running, retry(first, two.request_state, colour)).await);
     assert_eq!(answered(&done), json!("hi Ada, teal"));
     // Three rounds ran the tool three times; the write after the asks once.
     assert_eq!(seen.runs.load(Ordering::SeqCst), 3);
@@ -860,7 +864,7 @@ async fn on_2026_two_rounds_carry_the_first_answer_in_the_sealed_state() {
 async fn on_2026_asks_made_together_come_in_one_round() {
     let running = stateless(server(&Arc::default()), Client::everything()).await;
     let first = params("talk_together", json!({}));
-    let asked = input_required(once(&running, first.clone()).await.unwrap());
+    let asked = input_required(once(&running, first.clone()).await);
     let requests = asked.input_requests.clone().unwrap();
     assert_eq!(requests.keys().collect::<Vec<_>>(), ["mcp-light/1", "name"]);
     assert!(matches!(requests["name"], InputRequest::Elicitation(_)));
@@ -873,11 +877,7 @@ async fn on_2026_asks_made_together_come_in_one_round() {
         "mcp-light/1": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]},
         "unasked": {"action": "accept", "content": {}}
     });
-    let done = complete(
-        once(&running, retry(first, asked.request_state, answers))
-            .await
-            .unwrap(),
-    );
+    let done = complete(once(&running, retry(first, asked.request_state, answers)).await);
     assert_eq!(answered(&done), json!("Ada with 2 roots"));
 }
 
@@ -886,7 +886,7 @@ async fn on_2026_a_missing_answer_is_asked_again() {
     let running = stateless(server(&Arc::default()), Client::everything()).await;
     let first = params("talk_confirm", json!({}));
     let wrong = json!({"wrong_key": {"action": "accept", "content": {"confirm": true}}});
-    let again = input_required(once(&running, retry(first, None, wrong)).await.unwrap());
+    let again = input_required(once(&running, retry(first, None, wrong)).await);
     assert_eq!(
         again.input_requests.unwrap().keys().collect::<Vec<_>>(),
         ["mcp-light/0"]
@@ -897,12 +897,7 @@ async fn on_2026_a_missing_answer_is_asked_again() {
 async fn on_2026_an_answer_of_the_wrong_shape_is_an_invalid_params_error() {
     let running = stateless(server(&Arc::default()), Client::everything()).await;
     let first = params("talk_confirm", json!({}));
-    let error = once(&running, retry(first, None, json!({"mcp-light/0": 12345})))
-        .await
-        .unwrap_err();
-    let rmcp::ServiceError::McpError(error) = error else {
-        panic!("a JSON-RPC error, got {error:?}")
-    };
+    let error = once_refused(&running, retry(first, None, json!({"mcp-light/0": 12345}))).await;
     assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert!(
         error.message.starts_with(
@@ -914,10 +909,7 @@ async fn on_2026_an_answer_of_the_wrong_shape_is_an_invalid_params_error() {
 }
 
 async fn refused(running: &RunningService<RoleClient, Client>, params: CallToolRequestParams) {
-    let error = once(running, params).await.unwrap_err();
-    let rmcp::ServiceError::McpError(error) = error else {
-        panic!("a JSON-RPC error, got {error:?}")
-    };
+    let error = once_refused(running, params).await;
     assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
     assert!(
         error
@@ -933,7 +925,7 @@ async fn on_2026_a_tampered_state_is_refused() {
     let seen = Arc::new(Seen::default());
     let running = stateless(server(&seen), Client::everything()).await;
     let first = params("talk_two_rounds", json!({"greeting": "hi"}));
-    let one = input_required(once(&running, first.clone()).await.unwrap());
+    let one = input_required(once(&running, first.clone()).await);
     let tampered = format!("{}-TAMPERED", one.request_state.unwrap());
     let name = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
     refused(&running, retry(first, Some(tampered), name)).await;
@@ -944,13 +936,9 @@ async fn on_2026_a_state_is_bound_to_its_arguments_tool_and_server_key() {
     let seen = Arc::new(Seen::default());
     let running = stateless(server(&seen), Client::everything()).await;
     let first = params("talk_two_rounds", json!({"greeting": "hi"}));
-    let one = input_required(once(&running, first.clone()).await.unwrap());
+    let one = input_required(once(&running, first.clone()).await);
     let name = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
-    let two = input_required(
-        once(&running, retry(first, one.request_state, name.clone()))
-            .await
-            .unwrap(),
-    );
+    let two = input_required(once(&running, retry(first, one.request_state, name.clone())).await);
     // The state carries Ada's answer; replayed against other arguments it
     // must not open.
     let other_args = params("talk_two_rounds", json!({"greeting": "bye"}));
@@ -976,24 +964,12 @@ async fn on_2026_a_state_is_bound_to_its_caller() {
         .unwrap();
     let first = params("talk_two_rounds", json!({"greeting": "hi"}));
     let mine = stateless(server.clone(), Client::everything()).await;
-    let one = input_required(once(&mine, first.clone()).await.unwrap());
+    let one = input_required(once(&mine, first.clone()).await);
     // The same state and answers from another caller: a handler whose
     // transport names its callers differently.
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let handler = server.into_handler(Caller::Principal("mallory".into()));
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    let theirs = Client::everything()
-        .serve_with_lifecycle(
-            client_io,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .unwrap();
+    let theirs =
+        connect_handler(handler, Client::everything(), ProtocolVersion::V_2026_07_28).await;
     let name = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
     refused(
         &theirs,
@@ -1001,11 +977,7 @@ async fn on_2026_a_state_is_bound_to_its_caller() {
     )
     .await;
     // The caller it was sealed for still opens it.
-    let two = input_required(
-        once(&mine, retry(first, one.request_state, name))
-            .await
-            .unwrap(),
-    );
+    let two = input_required(once(&mine, retry(first, one.request_state, name)).await);
     assert!(two.request_state.is_some());
 }
 
@@ -1016,11 +988,7 @@ async fn on_2026_asking_for_what_the_request_did_not_declare_fails_at_once() {
         Client::new(ClientCapabilities::default()),
     )
     .await;
-    let result = complete(
-        once(&running, params("talk_roots", json!({})))
-            .await
-            .unwrap(),
-    );
+    let result = complete(once(&running, params("talk_roots", json!({}))).await);
     assert!(failed(&result).contains("`roots` capability"));
 }
 

@@ -122,12 +122,15 @@ def new_devices(n: int, site: str = SITE["slug"], prefix: str = "py") -> list[di
 
 
 @contextlib.asynccontextmanager
-async def stdio_inventory(*args: str) -> AsyncIterator[Inventory]:
-    """The example on stdio, in-memory database, one initialized session."""
+async def stdio_inventory(*args: str, logging_callback=None) -> AsyncIterator[Inventory]:
+    """The example on stdio, in-memory database, one initialized session;
+    `logging_callback` receives the server's log messages."""
     params = StdioServerParameters(command=str(BINARY), args=list(args))
     with tempfile.TemporaryFile("w+") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+            async with ClientSession(
+                read, write, read_timeout_seconds=READ_TIMEOUT, logging_callback=logging_callback
+            ) as session:
                 await session.initialize()
                 yield Inventory(session)
 

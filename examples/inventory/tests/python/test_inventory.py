@@ -72,6 +72,34 @@ async def test_flat_bulk_create_of_60_answers_ids_and_no_token(inventory: Invent
     log(f"flat 60-device envelope: {compact(envelope)} bytes; data_size {envelope['data_size']}")
 
 
+async def test_a_bulk_create_reports_progress_per_chunk_and_logs_one_line_per_write():
+    logs = []
+
+    async def on_log(params):
+        logs.append((params.level, params.logger, params.data))
+
+    progress = []
+
+    async def on_progress(done, total, message):
+        progress.append((done, total, message))
+
+    async with stdio_inventory(logging_callback=on_log) as inventory:
+        await inventory.create_site()
+        result = await inventory.session.call_tool(
+            "device_bulk_create",
+            {"devices": new_devices(120)},
+            progress_callback=on_progress,
+        )
+        assert not result.is_error, result
+        assert result.structured_content["accepted"] == 120
+    # One report per 50 devices inserted, and one for the last.
+    assert progress == [(50, 120, "inserted"), (100, 120, "inserted"), (120, 120, "inserted")]
+    assert logs == [
+        ("info", "inventory", {"write": "created", "resource": "site", "key": 1}),
+        ("info", "inventory", {"write": "created", "resource": "devices", "key": 120}),
+    ]
+
+
 async def test_dispatcher_bulk_create_answers_a_token_that_redeems_without_writing_again(
     inventory: Inventory,
 ):
