@@ -30,6 +30,7 @@ mod extract;
 mod invoke;
 mod kind;
 mod light_key;
+mod limits;
 mod outcome;
 mod output;
 mod output_schema;
@@ -54,6 +55,7 @@ pub mod token;
 pub mod __private;
 
 pub use answer::WRAPPED_RESULT_KEY;
+pub use args::DEFAULT_MAX_ARGUMENT_STRING;
 pub use context::{Caller, Context};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
@@ -62,6 +64,7 @@ pub use extract::{FromCall, FromCallRef, StateNeed};
 pub use heavy::HeavyConfig;
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
+pub use limits::DEFAULT_TOOL_DEADLINE;
 pub use principal::Principal;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use schema::discloses_continuation;
@@ -71,8 +74,13 @@ pub use store::{ContinuationStore, MemoryStore};
 pub use surface::{Surface, UnknownSurface};
 pub use tool::ToolDef;
 #[cfg(feature = "http")]
-pub use transport::{HttpOptions, HttpService, ValidatedSessions};
+pub use transport::{
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
+    HttpService, JsonRpcGuard, ValidatedSessions,
+};
 pub use transport::{McpHandler, ServeError};
+#[cfg(feature = "stdio")]
+pub use transport::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
 pub use usage::USAGE_META_KEY;
 
 /// Registers a plain tool.

@@ -15,6 +15,7 @@ use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
 use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::limits::CallLimits;
 use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::VERIFY;
@@ -65,6 +66,8 @@ pub struct Server {
     continuations: Arc<Continuations>,
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     usage: Option<Arc<UsageReport>>,
+    /// Bounds on one call: argument strings, the tool's run time.
+    pub(crate) limits: CallLimits,
 }
 
 impl std::fmt::Debug for Server {
@@ -84,6 +87,7 @@ impl std::fmt::Debug for Server {
             .field("state", &self.state)
             .field("continuations", &self.continuations)
             .field("usage_report", &self.usage.is_some())
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -112,6 +116,7 @@ impl Server {
                 HeavyConfig::default(),
             )),
             usage: None,
+            limits: CallLimits::default(),
         }
     }
 
@@ -497,7 +502,7 @@ impl Server {
                 let usage = self.usage.as_deref();
                 Box::pin(self.continuations.redeem(&called, token, args, usage)).await
             }
-            Prepared::Run(guarded) => guarded.await,
+            Prepared::Run(guarded) => self.limits.within_deadline(tool, guarded).await,
         };
         if let Some(usage) = &self.usage {
             // Answers that stand for another result were reported where
@@ -520,6 +525,9 @@ impl Server {
                 )));
             }
         };
+        if let Err(message) = args::check_strings(tool, &args, self.limits.max_argument_string) {
+            return Prepared::Answer(error_result(message));
+        }
         let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
         let target = match dispatcher {
             Some(dispatcher) => Target::Dispatcher(dispatcher),
