@@ -109,7 +109,15 @@ fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, R
     if !PROTOCOL_METHODS.contains(&method) {
         return Ok(message);
     }
-    let detail = match &custom.params {
+    Err(Refusal {
+        id: Some(request.id.clone()),
+        error: ErrorData::invalid_params(params_problem(method, custom.params.as_ref()), None),
+    })
+}
+
+/// What is wrong with `params` for `method`, which could not read them.
+fn params_problem(method: &str, params: Option<&Value>) -> String {
+    match params {
         None => format!("`{method}` takes params, and the request has none"),
         Some(params) if method == CallToolRequestMethod::VALUE => {
             match serde_json::from_value::<CallToolRequestParams>(params.clone()) {
@@ -121,12 +129,11 @@ fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, R
                 Ok(_) => format!("the params of `{method}` do not have the shape it takes"),
             }
         }
+        Some(params) if !params.is_object() => {
+            format!("the params of `{method}` must be a JSON object")
+        }
         Some(_) => format!("the params of `{method}` do not have the shape it takes"),
-    };
-    Err(Refusal {
-        id: Some(request.id.clone()),
-        error: ErrorData::invalid_params(detail, None),
-    })
+    }
 }
 
 /// Why `bytes` are no message: not JSON at all, or JSON that is no JSON-RPC
@@ -161,6 +168,14 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
         && !object.contains_key("error")
     {
         "the message has no `method`: it is neither a request nor a notification".to_owned()
+    } else if let Some(Value::String(method)) = object.get("method")
+        && object.get("params").is_some_and(|params| !params.is_object() && !params.is_null())
+    {
+        // MCP's params are always an object; rmcp reads no other kind.
+        return Refusal {
+            id,
+            error: ErrorData::invalid_params(params_problem(method, object.get("params")), None),
+        };
     } else {
         format!(
             "the message is not a JSON-RPC request, notification or response this server reads: {}",
@@ -224,6 +239,10 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
         );
         assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
+        // MCP's params are objects, whatever the method.
+        let refusal = refused(br#"{"jsonrpc":"2.0","id":5,"method":"vendor/thing","params":[1]}"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(refusal.id, Some(RequestId::Number(5)));
     }
 
     #[test]
@@ -232,7 +251,7 @@ mod tests {
             &br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#[..],
             br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#,
             br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":[1]}"#,
+            br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":{"a":[1]}}"#,
         ] {
             assert!(parse(bytes).is_ok(), "{}", String::from_utf8_lossy(bytes));
         }

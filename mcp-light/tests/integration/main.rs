@@ -5,6 +5,7 @@ mod bad_input;
 mod dispatch;
 mod fixtures;
 mod heavy;
+mod hostile;
 mod layering;
 mod output_schema;
 #[cfg(feature = "redis")]
