@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use rmcp::model::CallToolResult;
 
-use crate::Server;
 use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 
@@ -48,52 +47,6 @@ impl CallLimits {
             sleep: None,
             tool: tool.to_owned(),
         }
-    }
-}
-
-impl Server {
-    /// Refuses a call whose arguments hold a string, or an object key,
-    /// longer than `bytes`, before any tool runs: the `isError` answer names
-    /// where the string is (`device.name`), its length and the limit.
-    /// The default is [`DEFAULT_MAX_ARGUMENT_STRING`](crate::DEFAULT_MAX_ARGUMENT_STRING),
-    /// 64 KiB. A transport bounds the whole request as well (4 MiB over
-    /// HTTP, one line of 4 MiB over stdio, by default).
-    ///
-    /// ```
-    /// use mcp_light::prelude::*;
-    ///
-    /// /// Echoes a note.
-    /// #[mcp_tool]
-    /// fn note(text: String) -> String {
-    ///     text
-    /// }
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let server = Server::from_registry()?.with_max_argument_string(8);
-    /// let refused = server.call("note", serde_json::json!({"text": "far too long"}), Caller::Process).await;
-    /// assert_eq!(refused.is_error, Some(true));
-    /// # Ok::<(), mcp_light::RegistryError>(())
-    /// # }).unwrap();
-    /// ```
-    pub fn with_max_argument_string(mut self, bytes: usize) -> Server {
-        self.limits.max_argument_string = bytes;
-        self
-    }
-
-    /// Stops a tool that has not finished within `deadline` (`None`: no
-    /// deadline): the call answers an `isError` result naming the tool and
-    /// the deadline, and the tool's future is dropped, so it runs no
-    /// further. The default is [`DEFAULT_TOOL_DEADLINE`](crate::DEFAULT_TOOL_DEADLINE), 60 s.
-    ///
-    /// Work the tool handed to another task (`tokio::task::spawn_blocking`,
-    /// a spawned task) is not stopped with it and may still complete: the
-    /// answer tells the caller to read before retrying a write. The
-    /// deadline is armed once the tool first waits, using tokio's timer, so
-    /// a runtime that runs such tools needs its time driver
-    /// (`#[tokio::main]` and `#[tokio::test]` enable it).
-    pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> Server {
-        self.limits.tool_deadline = deadline;
-        self
     }
 }
 
