@@ -185,7 +185,7 @@ async def test_failed_bulk_write_leaves_the_database_as_it_was(inventory: Invent
     batch = new_devices(40, prefix="new")
     batch[30]["site_slug"] = "atlantis"
     message = await inventory.error("device_bulk_create", {"devices": batch})
-    assert "device 30 of the batch (`new-leaf-0031`)" in message
+    assert "device 31 of 40 in the batch (`new-leaf-0031`)" in message
     assert "unknown site `atlantis`" in message and "Nothing was written" in message
     assert await inventory.device_count() == 10
 
