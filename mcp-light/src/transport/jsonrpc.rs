@@ -23,30 +23,29 @@
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
     ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
-    GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
+    GetPromptRequestMethod, GetTaskMethod, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
-    PingRequestMethod, ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage,
-    SetLevelRequestMethod, SubscribeRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+    ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
 };
 use serde_json::Value;
 
 use crate::args;
 
-/// The request methods the protocol defines. A request naming one of
-/// them that rmcp parsed as a custom request had params it could not read.
+/// The request methods the protocol defines and rmcp serves only when it
+/// can read their params. A request naming one of them that rmcp parsed
+/// as a custom request had params it could not read. Left out are the
+/// methods protocol 2026-07-28 removed (`initialize`, `ping`,
+/// `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`):
+/// rmcp answers those itself as the request's protocol version says
+/// (`404` and `-32601` on a stateless request).
 const PROTOCOL_METHODS: &[&str] = &[
-    InitializeResultMethod::VALUE,
-    PingRequestMethod::VALUE,
     DiscoverRequestMethod::VALUE,
     CompleteRequestMethod::VALUE,
-    SetLevelRequestMethod::VALUE,
     GetPromptRequestMethod::VALUE,
     ListPromptsRequestMethod::VALUE,
     ListResourcesRequestMethod::VALUE,
     ListResourceTemplatesRequestMethod::VALUE,
     ReadResourceRequestMethod::VALUE,
-    SubscribeRequestMethod::VALUE,
-    UnsubscribeRequestMethod::VALUE,
     CallToolRequestMethod::VALUE,
     ListToolsRequestMethod::VALUE,
     GetTaskMethod::VALUE,
@@ -252,6 +251,8 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#,
             br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":{"a":[1]}}"#,
+            // Removed in 2026-07-28: rmcp answers it as the version says.
+            br#"{"jsonrpc":"2.0","id":10,"method":"ping","params":{"_meta":{}}}"#,
         ] {
             assert!(parse(bytes).is_ok(), "{}", String::from_utf8_lossy(bytes));
         }

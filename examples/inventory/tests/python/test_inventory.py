@@ -200,7 +200,7 @@ async def test_wrong_argument_type_is_a_clear_error_and_the_server_answers_the_n
     inventory: Inventory,
 ):
     message = await inventory.error("device_bulk_create", {"devices": "sixty"})
-    assert "`device_bulk_create` at `devices`" in message and "expected a sequence" in message
+    assert "`device_bulk_create` at `devices`" in message and "expected an array" in message
     message = await inventory.error("device_retrieve", {"id": 42})
     assert "at `id`" in message and "UUID" in message
     assert (await inventory.ok("site_list"))[0]["slug"] == "py-lab"
