@@ -307,8 +307,18 @@ mod bounds_and_wording {
         ] {
             let text = message(with(field, value.clone()));
             for rust in [
-                "struct", "u16", "u8", "i8", "f64", "sequence", "map", "unit", "tuple", "enum",
-                "Status", "NewDevice",
+                "struct",
+                "u16",
+                "u8",
+                "i8",
+                "f64",
+                "sequence",
+                "map",
+                "unit",
+                "tuple",
+                "enum",
+                "Status",
+                "NewDevice",
             ] {
                 assert!(!text.contains(rust), "{field} = {value}: {text}");
             }
@@ -339,7 +349,9 @@ mod bounds_and_wording {
     #[test]
     fn a_long_string_is_named_by_its_path() {
         let args = json!({"devices": [{"name": "ok"}, {"name": "x".repeat(11)}]});
-        let Value::Object(args) = args else { unreachable!() };
+        let Value::Object(args) = args else {
+            unreachable!()
+        };
         let error = check_strings("device_bulk_create", &args, 10).unwrap_err();
         assert_eq!(
             error,
@@ -358,7 +370,9 @@ mod bounds_and_wording {
         args.insert("custom_fields".into(), Value::Object(inner));
         let error = check_strings("t", &args, 16).unwrap_err();
         assert!(
-            error.starts_with("invalid arguments for `t`: a key in `custom_fields` is 20 bytes long"),
+            error.starts_with(
+                "invalid arguments for `t`: a key in `custom_fields` is 20 bytes long"
+            ),
             "{error}"
         );
     }

@@ -78,9 +78,9 @@ pub use transport::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
     HttpService, JsonRpcGuard, ValidatedSessions,
 };
-pub use transport::{McpHandler, ServeError};
 #[cfg(feature = "stdio")]
 pub use transport::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
+pub use transport::{McpHandler, ServeError};
 pub use usage::USAGE_META_KEY;
 
 /// Registers a plain tool.

@@ -95,7 +95,8 @@ impl KeyFields {
         match serde_json::to_value(value) {
             Ok(Value::Null) | Err(_) => false,
             Ok(Value::String(long)) if shorten && long.len() > ECHOED_STRING => {
-                self.map.insert(name.to_owned(), Value::String(shortened(&long)));
+                self.map
+                    .insert(name.to_owned(), Value::String(shortened(&long)));
                 true
             }
             Ok(value) => {

@@ -180,7 +180,9 @@ async fn lab() -> (mcp_light::Server, Db) {
     let db = Db::open(None).unwrap();
     let server = inventory::server(db.clone()).unwrap();
     let site = json!({"site": {"name": "Lab", "slug": "lab"}});
-    let created = server.call("site_create", site, mcp_light::Caller::Process).await;
+    let created = server
+        .call("site_create", site, mcp_light::Caller::Process)
+        .await;
     assert_eq!(created.is_error, Some(false), "{created:?}");
     (server, db)
 }
@@ -192,7 +194,8 @@ fn device(name: &str, site: &str) -> Value {
 #[tokio::test]
 async fn a_failing_device_of_a_batch_is_counted_from_one() {
     let (server, _db) = lab().await;
-    let batch = json!({"devices": [device("a", "lab"), device("b", "atlantis"), device("c", "lab")]});
+    let batch =
+        json!({"devices": [device("a", "lab"), device("b", "atlantis"), device("c", "lab")]});
     let result = server
         .call("device_bulk_create", batch, mcp_light::Caller::Process)
         .await;
@@ -221,7 +224,11 @@ async fn a_damaged_record_answers_a_server_fault_without_database_internals() {
     .unwrap();
     let text = error_of(
         &server
-            .call("device_retrieve", json!({"id": id}), mcp_light::Caller::Process)
+            .call(
+                "device_retrieve",
+                json!({"id": id}),
+                mcp_light::Caller::Process,
+            )
             .await,
     );
     for internal in ["Invalid column type", "index", "Text"] {
@@ -247,7 +254,10 @@ async fn a_name_longer_than_its_published_max_length_is_refused() {
             )
             .await,
     );
-    assert!(text.contains("`name` is 65 characters long; at most 64 are allowed"), "{text}");
+    assert!(
+        text.contains("`name` is 65 characters long; at most 64 are allowed"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -257,8 +267,11 @@ fn the_binary_answers_a_malformed_request_on_stdio_with_its_id() {
                         "clientInfo": {"name": "inventory-tests", "version": "0"}});
     server.request(1, "initialize", params);
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    writeln!(server.stdin, r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":[1]}}"#)
-        .unwrap();
+    writeln!(
+        server.stdin,
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":[1]}}"#
+    )
+    .unwrap();
     server.stdin.flush().unwrap();
     let line = server
         .lines

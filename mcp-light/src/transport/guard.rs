@@ -81,7 +81,8 @@ where
                     return Ok(refused(StatusCode::PAYLOAD_TOO_LARGE, refusal));
                 }
                 Err(error) => {
-                    let refusal = Refusal::parse_error(format!("the body could not be read: {error}"));
+                    let refusal =
+                        Refusal::parse_error(format!("the body could not be read: {error}"));
                     return Ok(refused(StatusCode::BAD_REQUEST, refusal));
                 }
             };
@@ -89,7 +90,7 @@ where
                 && is_json(&parts.headers)
                 && let Err(refusal) = jsonrpc::parse(&bytes)
             {
-                return Ok(refused(StatusCode::BAD_REQUEST, refusal));
+                return Ok(refused(StatusCode::BAD_REQUEST, *refusal));
             }
             inner
                 .call(Request::from_parts(parts, Full::new(bytes)))

@@ -161,7 +161,11 @@ impl HttpOptions {
             .with_allowed_hosts(self.allowed_hosts.iter().cloned());
         let origins = match &self.allowed_origins {
             Some(origins) => origins.clone(),
-            None => self.allowed_hosts.iter().flat_map(|host| origins_of(host)).collect(),
+            None => self
+                .allowed_hosts
+                .iter()
+                .flat_map(|host| origins_of(host))
+                .collect(),
         };
         match (origins.is_empty(), self.allowed_origins.is_some()) {
             (false, _) => config.with_allowed_origins(origins),
@@ -236,7 +240,8 @@ impl Server {
     pub fn http_service(self, config: StreamableHttpServerConfig) -> HttpService {
         let handler = self.into_handler(Caller::Anonymous);
         let max_body_bytes = config.max_request_body_bytes;
-        let rmcp = StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
+        let rmcp =
+            StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
         JsonRpcGuard::new(rmcp, max_body_bytes)
     }
 
@@ -324,7 +329,10 @@ fn origins_of(host: &str) -> [String; 2] {
         Err(_) if host.contains(':') => host.to_owned(),
         Err(_) => format!("{host}:*"),
     };
-    [format!("http://{authority}"), format!("https://{authority}")]
+    [
+        format!("http://{authority}"),
+        format!("https://{authority}"),
+    ]
 }
 
 #[cfg(test)]

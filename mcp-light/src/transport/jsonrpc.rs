@@ -66,10 +66,7 @@ impl Refusal {
     pub(crate) fn parse_error(detail: impl std::fmt::Display) -> Refusal {
         Refusal {
             id: None,
-            error: ErrorData::parse_error(
-                format!("the message is not valid JSON: {detail}"),
-                None,
-            ),
+            error: ErrorData::parse_error(format!("the message is not valid JSON: {detail}"), None),
         }
     }
 
@@ -87,17 +84,18 @@ impl Refusal {
     }
 }
 
-/// Parses one message, or the refusal that answers it.
-pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Refusal> {
+/// Parses one message, or the refusal that answers it (boxed: a parsed
+/// message is the common case, and a small `Result` moves cheaply).
+pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
     match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(message) => check_params(message),
-        Err(error) => Err(classify(bytes, error)),
+        Err(error) => Err(Box::new(classify(bytes, error))),
     }
 }
 
 /// Refuses a request for a protocol method whose params rmcp could not
 /// read (it fell through to the custom request).
-fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, Refusal> {
+fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
     let ClientJsonRpcMessage::Request(request) = &message else {
         return Ok(message);
     };
@@ -108,10 +106,10 @@ fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, R
     if !PROTOCOL_METHODS.contains(&method) {
         return Ok(message);
     }
-    Err(Refusal {
+    Err(Box::new(Refusal {
         id: Some(request.id.clone()),
         error: ErrorData::invalid_params(params_problem(method, custom.params.as_ref()), None),
-    })
+    }))
 }
 
 /// What is wrong with `params` for `method`, which could not read them.
@@ -144,8 +142,7 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
     };
     let Value::Object(object) = &value else {
         let message = if value.is_array() {
-            "a batch (a JSON array) is not accepted; send one JSON-RPC message at a time"
-                .to_owned()
+            "a batch (a JSON array) is not accepted; send one JSON-RPC message at a time".to_owned()
         } else {
             "a JSON-RPC message is a JSON object".to_owned()
         };
@@ -156,7 +153,10 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
         .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
     let message = if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         "a JSON-RPC message needs `\"jsonrpc\": \"2.0\"`".to_owned()
-    } else if object.get("id").is_some_and(|raw| id.is_none() && !raw.is_null()) {
+    } else if object
+        .get("id")
+        .is_some_and(|raw| id.is_none() && !raw.is_null())
+    {
         "a request's `id` is a string or an integer".to_owned()
     } else if let Some(method) = object.get("method")
         && !method.is_string()
@@ -168,7 +168,9 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
     {
         "the message has no `method`: it is neither a request nor a notification".to_owned()
     } else if let Some(Value::String(method)) = object.get("method")
-        && object.get("params").is_some_and(|params| !params.is_object() && !params.is_null())
+        && object
+            .get("params")
+            .is_some_and(|params| !params.is_object() && !params.is_null())
     {
         // MCP's params are always an object; rmcp reads no other kind.
         return Refusal {
@@ -191,7 +193,7 @@ mod tests {
     use super::*;
 
     fn refused(bytes: &[u8]) -> Refusal {
-        parse(bytes).expect_err("refused")
+        *parse(bytes).expect_err("refused")
     }
 
     #[test]

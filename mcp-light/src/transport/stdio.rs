@@ -183,8 +183,7 @@ where
             let newline = available.iter().position(|&b| b == b'\n');
             let chunk = &available[..newline.unwrap_or(available.len())];
             let room = self.max_line_bytes.saturating_sub(self.line.len());
-            self.line
-                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
             length += chunk.len();
             let used = chunk.len() + usize::from(newline.is_some());
             self.reader.consume(used);
@@ -199,7 +198,6 @@ where
             }
         }
     }
-
 }
 
 /// Writes `message` as one line.
@@ -247,7 +245,7 @@ where
                 Ok(Line::Whole) if self.line.iter().all(u8::is_ascii_whitespace) => continue,
                 Ok(Line::Whole) => match jsonrpc::parse(&self.line) {
                     Ok(message) => return Some(message),
-                    Err(refusal) => refusal,
+                    Err(refusal) => *refusal,
                 },
             };
             // A failure to write ends nothing here: the next read or send
@@ -276,7 +274,9 @@ fn id_in_prefix(prefix: &[u8]) -> Option<RequestId> {
             return match rest.first()? {
                 b'"' => next_value::<RequestId>(rest).map(|(id, _)| id),
                 _ => {
-                    let end = rest.iter().position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
+                    let end = rest
+                        .iter()
+                        .position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
                     std::str::from_utf8(&rest[..end])
                         .ok()?
                         .parse()
@@ -295,7 +295,7 @@ fn id_in_prefix(prefix: &[u8]) -> Option<RequestId> {
 
 /// The JSON value (a string, an object or an array) at the start of
 /// `bytes`, and what follows it.
-fn next_value<'a, T: serde::de::DeserializeOwned>(bytes: &'a [u8]) -> Option<(T, &'a [u8])> {
+fn next_value<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<(T, &[u8])> {
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
     let value = values.next()?.ok()?;
     Some((value, &bytes[values.byte_offset()..]))

@@ -97,8 +97,8 @@ async fn read_reply(tcp: &mut TcpStream) -> Reply {
 fn unchunk(mut raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(end) = raw.windows(2).position(|w| w == b"\r\n") {
-        let size = usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16)
-            .unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16).unwrap();
         if size == 0 {
             break;
         }
@@ -115,7 +115,11 @@ async fn post(http: &Http, body: &[u8], headers: &[(&str, &str)]) -> Reply {
 #[tokio::test]
 async fn a_browser_origin_that_is_not_local_is_refused_403() {
     let http = serve(HttpOptions::new()).await;
-    for origin in ["http://evil.example", "null", "https://localhost.evil.example"] {
+    for origin in [
+        "http://evil.example",
+        "null",
+        "https://localhost.evil.example",
+    ] {
         let reply = post(&http, INITIALIZE.as_bytes(), &[("Origin", origin)]).await;
         assert_eq!(reply.status, 403, "Origin: {origin}");
     }
@@ -126,7 +130,10 @@ async fn a_browser_origin_that_is_not_local_is_refused_403() {
         assert_eq!(reply.status, 200, "Origin: {origin}");
     }
     let reply = post(&http, INITIALIZE.as_bytes(), &[]).await;
-    assert_eq!(reply.status, 200, "a request without Origin is no browser's");
+    assert_eq!(
+        reply.status, 200,
+        "a request without Origin is no browser's"
+    );
 }
 
 #[tokio::test]
@@ -134,7 +141,10 @@ async fn configured_origins_replace_the_local_ones() {
     let options = HttpOptions::new().with_allowed_origins(["https://console.example.com"]);
     let http = serve(options).await;
     let allowed = [("Origin", "https://console.example.com")];
-    assert_eq!(post(&http, INITIALIZE.as_bytes(), &allowed).await.status, 200);
+    assert_eq!(
+        post(&http, INITIALIZE.as_bytes(), &allowed).await.status,
+        200
+    );
     let local = format!("http://localhost:{}", http.addr.port());
     let reply = post(&http, INITIALIZE.as_bytes(), &[("Origin", local.as_str())]).await;
     assert_eq!(reply.status, 403);
@@ -191,7 +201,8 @@ async fn tools_call_with_array_params_answers_invalid_params() {
 async fn a_body_over_the_limit_answers_413_with_a_json_rpc_error() {
     let http = serve(HttpOptions::new().with_max_body_bytes(1_000)).await;
     let padding = "x".repeat(2_000);
-    let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"p":"{padding}"}}}}"#);
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"p":"{padding}"}}}}"#);
     let reply = post(&http, body.as_bytes(), &[]).await;
     assert_eq!(reply.status, 413);
     assert!(
@@ -212,7 +223,10 @@ async fn a_half_sent_request_is_closed_at_the_header_deadline() {
         .unwrap();
     let mut rest = Vec::new();
     let closed = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut rest)).await;
-    assert!(closed.is_ok(), "the half-sent request was still open after 5 s");
+    assert!(
+        closed.is_ok(),
+        "the half-sent request was still open after 5 s"
+    );
     // The server goes on serving.
     assert_eq!(post(&http, INITIALIZE.as_bytes(), &[]).await.status, 200);
 }
@@ -289,7 +303,8 @@ async fn over_stdio_a_malformed_request_is_answered_with_its_id() {
     assert_eq!(error["id"], 5);
     assert_eq!(error["error"]["code"], -32602, "{error}");
 
-    pipe.send(br#"{"jsonrpc":"2.0","id":"six","method":7}"#).await;
+    pipe.send(br#"{"jsonrpc":"2.0","id":"six","method":7}"#)
+        .await;
     let error = pipe.next().await;
     assert_eq!(error["id"], "six");
     assert_eq!(error["error"]["code"], -32600, "{error}");
@@ -318,7 +333,8 @@ async fn over_stdio_a_line_over_the_limit_is_refused_and_the_next_one_served() {
     let message = error["error"]["message"].as_str().unwrap();
     assert!(message.contains("at most 1000 bytes"), "{message}");
 
-    pipe.send(br#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#).await;
+    pipe.send(br#"{"jsonrpc":"2.0","id":12,"method":"ping"}"#)
+        .await;
     assert_eq!(pipe.next().await["id"], 12);
 }
 
@@ -332,7 +348,11 @@ async fn a_megabyte_string_argument_is_refused_naming_the_field_and_the_limit() 
     let text = error_text(&h.call("device_create", args).await);
     assert!(text.contains("at `device.name`"), "{text}");
     assert!(text.contains("at most 65536 bytes"), "{text}");
-    assert!(text.len() < 400, "the refusal echoes the string: {} bytes", text.len());
+    assert!(
+        text.len() < 400,
+        "the refusal echoes the string: {} bytes",
+        text.len()
+    );
     assert_eq!(h.device_count(), 0);
 }
 
@@ -344,7 +364,10 @@ async fn the_string_bound_is_the_servers_to_set() {
     ok_json(&h.call("device_bulk_create", args).await);
     let mut devices = new_devices(2);
     devices[1]["serial"] = json!("s".repeat(17));
-    let text = error_text(&h.call("device_bulk_create", json!({ "devices": devices })).await);
+    let text = error_text(
+        &h.call("device_bulk_create", json!({ "devices": devices }))
+            .await,
+    );
     assert!(text.contains("at `devices[1].serial`"), "{text}");
 }
 
@@ -394,7 +417,10 @@ async fn a_tool_past_its_deadline_is_stopped_with_a_clear_error() {
         text.starts_with("`hostile_nap` did not finish within 100 ms"),
         "{text}"
     );
-    assert!(NAP_DROPPED.load(Ordering::SeqCst), "the tool's future lives on");
+    assert!(
+        NAP_DROPPED.load(Ordering::SeqCst),
+        "the tool's future lives on"
+    );
     let quick = server
         .call("hostile_nap", json!({"ms": 1}), Caller::Process)
         .await;
@@ -409,8 +435,14 @@ async fn binding_errors_speak_json_not_rust() {
         text,
         "invalid arguments for `device_create` at `device`: invalid type: string \"edge\", expected an object"
     );
-    let text = error_text(&h.call("device_bulk_create", json!({"devices": {"a": 1}})).await);
-    assert!(text.contains("invalid type: object, expected an array"), "{text}");
+    let text = error_text(
+        &h.call("device_bulk_create", json!({"devices": {"a": 1}}))
+            .await,
+    );
+    assert!(
+        text.contains("invalid type: object, expected an array"),
+        "{text}"
+    );
     let text = error_text(&h.call("count", json!({"n": -1})).await);
     assert!(
         text.contains("at `n`: invalid value: number -1, expected an integer from 0 to 4294967295"),
@@ -432,7 +464,11 @@ async fn another_callers_live_token_is_refused_like_an_unknown_one() {
 
     let not_yours = error_text(
         &server
-            .call("inventory", redeem.clone(), Caller::Session("mallory".into()))
+            .call(
+                "inventory",
+                redeem.clone(),
+                Caller::Session("mallory".into()),
+            )
             .await,
     );
     // The same token on a server that never minted it: unknown there.
