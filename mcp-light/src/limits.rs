@@ -12,7 +12,7 @@ use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 
 /// How long a tool may run unless the server says otherwise
-/// ([`Server::with_tool_deadline`]).
+/// ([`Server::with_tool_deadline`](crate::Server::with_tool_deadline)).
 pub const DEFAULT_TOOL_DEADLINE: Duration = Duration::from_secs(60);
 
 /// A server's bounds on one call.
