@@ -37,13 +37,34 @@ async fn serve(options: HttpOptions) -> Http {
     Http { addr, _stop: stop }
 }
 
-/// An answer: its status and its body (chunks joined).
+/// An answer: its status, its head (lowercase) and its body (chunks
+/// joined).
 struct Reply {
     status: u16,
+    head: String,
     body: Vec<u8>,
 }
 
 impl Reply {
+    /// The value of header `name` (lowercase).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == name).then(|| value.trim())
+        })
+    }
+
+    /// The JSON-RPC message answering `id`: the body, or one of its SSE
+    /// events.
+    fn message(&self, id: u64) -> Value {
+        let text = String::from_utf8_lossy(&self.body);
+        text.lines()
+            .map(|line| line.strip_prefix("data:").unwrap_or(line).trim())
+            .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+            .find(|message| message["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id} in {text}"))
+    }
+
     fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
@@ -91,7 +112,7 @@ async fn read_reply(tcp: &mut TcpStream) -> Reply {
     if head.contains("transfer-encoding: chunked") {
         body = unchunk(&body);
     }
-    Reply { status, body }
+    Reply { status, head, body }
 }
 
 fn unchunk(mut raw: &[u8]) -> Vec<u8> {
@@ -110,6 +131,60 @@ fn unchunk(mut raw: &[u8]) -> Vec<u8> {
 
 async fn post(http: &Http, body: &[u8], headers: &[(&str, &str)]) -> Reply {
     exchange(http.addr, &post_bytes(http.addr, body, headers)).await
+}
+
+#[tokio::test]
+async fn a_stateless_request_naming_a_session_cannot_redeem_its_tokens() {
+    let http = serve(HttpOptions::new()).await;
+    // Alice's 2025-era session reads through a probe, minting a token bound
+    // to her session.
+    let opened = post(&http, INITIALIZE.as_bytes(), &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(post(&http, initialized, &in_session).await.status, 202);
+    let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"device_list","arguments":{}}}"#;
+    let probe = post(&http, list, &in_session).await.message(2);
+    let token = probe["result"]["structuredContent"]["continuation_token"].clone();
+    assert!(token.is_string(), "{probe}");
+
+    // A 2026-07-28 request is served statelessly: naming her session in a
+    // bare header makes it hers in nobody's eyes.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "mallory", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let redeem = |id: u64, meta: Option<&Value>| {
+        let mut params = json!({"name": "device_list",
+                                "arguments": {"continuation_token": token, "page_size": 1}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+    };
+    let forged = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "device_list"),
+    ];
+    let refused = post(&http, redeem(3, Some(&meta)).as_bytes(), &forged)
+        .await
+        .message(3);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+
+    // Alice, in her session, still redeems it.
+    let served = post(&http, redeem(4, None).as_bytes(), &in_session)
+        .await
+        .message(4);
+    assert_eq!(served["result"]["isError"], false, "{served}");
 }
 
 #[tokio::test]
