@@ -1,8 +1,20 @@
-//! Taking mcp-light's own fields (`verify`, `continuation_token`, the
-//! negotiation and routing fields) off a call's arguments before the tool
-//! sees them.
+//! A call's arguments on their way in: bounded in size, stripped of
+//! mcp-light's own fields (`verify`, `continuation_token`, the negotiation
+//! and routing fields) before the tool sees them, and refused in the words
+//! of JSON when they do not bind.
+
+use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
+
+/// The longest string a call's arguments may carry, in bytes, unless the
+/// server says otherwise ([`Server::with_max_argument_string`](crate::Server::with_max_argument_string)).
+pub const DEFAULT_MAX_ARGUMENT_STRING: usize = 64 * 1024;
+
+/// How deep [`check_strings`] looks. A call that arrives over a transport
+/// is never deeper (serde_json refuses more than 128 levels); one built in
+/// process and nested deeper is checked down to this depth.
+const MAX_DEPTH: usize = 256;
 
 /// Up to this many arguments, a key is looked for by comparing keys before
 /// any hashing.
@@ -18,6 +30,164 @@ pub(crate) fn take(args: &mut Map<String, Value>, key: &str) -> Option<Value> {
         return None;
     }
     args.shift_remove(key)
+}
+
+/// Refuses arguments holding a string, or an object key, longer than `max`
+/// bytes, with a sentence naming where it is (`device.name`,
+/// `devices[3].serial`), how long it is and the limit.
+pub(crate) fn check_strings(
+    tool: &str,
+    args: &Map<String, Value>,
+    max: usize,
+) -> Result<(), String> {
+    let Some((path, len, is_key)) = find_long_in_object(args, max, 0) else {
+        return Ok(());
+    };
+    let path = render_path(&path);
+    // A key is not quoted back: it is the over-long string.
+    let at = match (is_key, path.is_empty()) {
+        (true, true) => ": a key".to_owned(),
+        (true, false) => format!(": a key in `{path}`"),
+        (false, _) => format!(" at `{path}`: the string"),
+    };
+    Err(format!(
+        "invalid arguments for `{tool}`{at} is {len} bytes long, and this server takes at most \
+         {max} bytes in one argument string; send a shorter value"
+    ))
+}
+
+/// One step into a JSON value: an object key or an array index.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The first over-long string under `object`: its path (innermost step
+/// first), its length and whether it is a key.
+fn find_long_in_object<'a>(
+    object: &'a Map<String, Value>,
+    max: usize,
+    depth: usize,
+) -> Option<(Vec<Step<'a>>, usize, bool)> {
+    for (key, value) in object {
+        if key.len() > max {
+            return Some((Vec::new(), key.len(), true));
+        }
+        if let Some((mut path, len, is_key)) = find_long(value, max, depth + 1) {
+            path.push(Step::Key(key));
+            return Some((path, len, is_key));
+        }
+    }
+    None
+}
+
+fn find_long(value: &Value, max: usize, depth: usize) -> Option<(Vec<Step<'_>>, usize, bool)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match value {
+        Value::String(s) if s.len() > max => Some((Vec::new(), s.len(), false)),
+        Value::Object(object) => find_long_in_object(object, max, depth),
+        Value::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
+            find_long(item, max, depth + 1).map(|(mut path, len, is_key)| {
+                path.push(Step::Index(index));
+                (path, len, is_key)
+            })
+        }),
+        _ => None,
+    }
+}
+
+/// `a.b[3].c` from steps innermost first.
+fn render_path(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path.iter().rev() {
+        match step {
+            Step::Key(key) if out.is_empty() => out.push_str(key),
+            Step::Key(key) => {
+                out.push('.');
+                out.push_str(key);
+            }
+            Step::Index(index) => {
+                let _ = write!(out, "[{index}]");
+            }
+        }
+    }
+    out
+}
+
+/// A serde message about JSON input, in the words of JSON instead of
+/// Rust's: `expected struct NewDevice` becomes `expected an object`,
+/// `invalid type: sequence` becomes `invalid type: array`, `expected u16`
+/// says which integers fit. The rest of the message, and the field names
+/// it quotes, are kept.
+pub(crate) fn json_terms(message: &str) -> String {
+    if message.starts_with("data did not match any variant of untagged enum") {
+        return "the value matches none of the shapes the schema allows".to_owned();
+    }
+    let Some((head, expected)) = message.split_once(", expected ") else {
+        return message.to_owned();
+    };
+    // Only the serde forms whose `expected` names a type are rewritten;
+    // `unknown field `x`, expected one of ...` keeps its list.
+    let Some(unexpected) = ["invalid type: ", "invalid value: "]
+        .into_iter()
+        .find_map(|prefix| head.strip_prefix(prefix).map(|rest| (prefix, rest)))
+    else {
+        return message.to_owned();
+    };
+    let (prefix, unexpected) = unexpected;
+    format!(
+        "{prefix}{}, expected {}",
+        unexpected_in_json(unexpected),
+        expected_in_json(expected)
+    )
+}
+
+/// serde's name for what it was given, as JSON calls it.
+fn unexpected_in_json(unexpected: &str) -> String {
+    match unexpected {
+        "map" => "object".to_owned(),
+        "sequence" => "array".to_owned(),
+        "unit value" => "null".to_owned(),
+        other => other
+            .strip_prefix("integer ")
+            .or_else(|| other.strip_prefix("floating point "))
+            .map_or_else(
+                || other.to_owned(),
+                |number| format!("number {}", number.trim_matches('`')),
+            ),
+    }
+}
+
+/// serde's `expecting` text, as JSON calls it.
+fn expected_in_json(expected: &str) -> String {
+    let integer = |low: i128, high: i128| format!("an integer from {low} to {high}");
+    match expected {
+        "string or map" => "a string or an object".to_owned(),
+        "a map" | "map" => "an object".to_owned(),
+        "a sequence" | "sequence" => "an array".to_owned(),
+        "unit" => "null".to_owned(),
+        "a borrowed string" => "a string".to_owned(),
+        "char" => "a string of one character".to_owned(),
+        "u8" => integer(0, u8::MAX.into()),
+        "u16" => integer(0, u16::MAX.into()),
+        "u32" => integer(0, u32::MAX.into()),
+        "u64" | "u128" | "usize" => "a non-negative integer".to_owned(),
+        "i8" => integer(i8::MIN.into(), i8::MAX.into()),
+        "i16" => integer(i16::MIN.into(), i16::MAX.into()),
+        "i32" => integer(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "i128" | "isize" => "an integer".to_owned(),
+        "f32" | "f64" => "a number".to_owned(),
+        other if other.starts_with("struct ") => "an object".to_owned(),
+        other if other.starts_with("tuple struct ") || other.starts_with("a tuple of size ") => {
+            "an array".to_owned()
+        }
+        other if other.starts_with("unit struct ") => "null".to_owned(),
+        other if other.starts_with("enum ") => "one of the values its schema lists".to_owned(),
+        other if other.starts_with("option") => "a value or null".to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -54,5 +224,156 @@ mod tests {
         assert_eq!(take(&mut args, "verify"), None);
         assert_eq!(args.len(), 99);
         assert_eq!(args.keys().nth(57).map(String::as_str), Some("k58"));
+    }
+}
+
+#[cfg(test)]
+mod bounds_and_wording {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct NewDevice {
+        name: String,
+        position: Option<u16>,
+        tags: Vec<String>,
+        extra: BTreeMap<String, Value>,
+        pair: (u8, u8),
+        level: i8,
+        ratio: f64,
+        status: Status,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Status {
+        Active,
+        Planned,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Call {
+        device: NewDevice,
+    }
+
+    fn device() -> Value {
+        json!({"name": "edge", "position": 1, "tags": [], "extra": {}, "pair": [1, 2],
+               "level": 0, "ratio": 0.5, "status": "active"})
+    }
+
+    /// The message serde gives for `call` bound to [`Call`], through the
+    /// rewrite.
+    fn message(call: Value) -> String {
+        let error = serde_path_to_error::deserialize::<_, Call>(&call).unwrap_err();
+        json_terms(&error.inner().to_string())
+    }
+
+    fn with(field: &str, value: Value) -> Value {
+        let mut device = device();
+        device[field] = value;
+        json!({ "device": device })
+    }
+
+    #[test]
+    fn a_struct_given_something_else_expects_an_object() {
+        let text = message(json!({"device": "edge"}));
+        assert_eq!(text, "invalid type: string \"edge\", expected an object");
+        let text = message(json!({"device": true}));
+        assert_eq!(text, "invalid type: boolean `true`, expected an object");
+    }
+
+    #[test]
+    fn no_rust_type_names_reach_the_caller() {
+        for (field, value) in [
+            ("name", json!({"a": 1})),
+            ("name", json!(null)),
+            ("position", json!(70000)),
+            ("position", json!(-1)),
+            ("position", json!(1.5)),
+            ("tags", json!({"a": 1})),
+            ("extra", json!([1])),
+            ("pair", json!("x")),
+            ("level", json!(300)),
+            ("ratio", json!("x")),
+            ("status", json!(5)),
+            ("status", json!("asleep")),
+        ] {
+            let text = message(with(field, value.clone()));
+            for rust in [
+                "struct",
+                "u16",
+                "u8",
+                "i8",
+                "f64",
+                "sequence",
+                "map",
+                "unit",
+                "tuple",
+                "enum",
+                "Status",
+                "NewDevice",
+            ] {
+                assert!(!text.contains(rust), "{field} = {value}: {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_integer_out_of_range_says_which_integers_fit() {
+        let text = message(with("position", json!(70000)));
+        assert_eq!(
+            text,
+            "invalid value: number 70000, expected an integer from 0 to 65535"
+        );
+        let text = message(with("name", json!(null)));
+        assert_eq!(text, "invalid type: null, expected a string");
+    }
+
+    #[test]
+    fn messages_without_a_type_are_kept() {
+        let text = message(with("status", json!("asleep")));
+        assert_eq!(
+            text,
+            "unknown variant `asleep`, expected `active` or `planned`"
+        );
+        assert_eq!(json_terms("missing field `name`"), "missing field `name`");
+    }
+
+    #[test]
+    fn a_long_string_is_named_by_its_path() {
+        let args = json!({"devices": [{"name": "ok"}, {"name": "x".repeat(11)}]});
+        let Value::Object(args) = args else {
+            unreachable!()
+        };
+        let error = check_strings("device_bulk_create", &args, 10).unwrap_err();
+        assert_eq!(
+            error,
+            "invalid arguments for `device_bulk_create` at `devices[1].name`: the string is 11 \
+             bytes long, and this server takes at most 10 bytes in one argument string; send a \
+             shorter value"
+        );
+        assert!(check_strings("t", &args, 11).is_ok());
+    }
+
+    #[test]
+    fn a_long_key_is_refused_too() {
+        let mut inner = Map::new();
+        inner.insert("k".repeat(20), json!(1));
+        let mut args = Map::new();
+        args.insert("custom_fields".into(), Value::Object(inner));
+        let error = check_strings("t", &args, 16).unwrap_err();
+        assert!(
+            error.starts_with(
+                "invalid arguments for `t`: a key in `custom_fields` is 20 bytes long"
+            ),
+            "{error}"
+        );
     }
 }

@@ -210,12 +210,7 @@ impl Continuations {
         };
         let found = match found {
             Ok(Some(found)) => found,
-            Ok(None) => {
-                return error_result(format!(
-                    "this continuation token is unknown or has expired; {start_again} \
-                     (after a write, read what was written with its retrieve tool instead of repeating the write)"
-                ));
-            }
+            Ok(None) => return refused(&start_again),
             Err(error) => {
                 return error_result(format!("{error}; try again shortly, or {start_again}"));
             }
@@ -225,10 +220,9 @@ impl Continuations {
             StoredItems::Whole(entry) => &entry.owner,
         };
         if *owner != called.owner() {
-            return error_result(format!(
-                "this continuation token was issued to another caller or through another tool, \
-                 so `{tool}` will not redeem it; {start_again}"
-            ));
+            // Word for word the answer to an unknown token: a caller cannot
+            // tell someone else's live token from a dead one.
+            return refused(&start_again);
         }
         let entry = match found {
             StoredItems::List(list) => return self.page(tool, list, &negotiation, &start_again),
@@ -290,6 +284,17 @@ impl Continuations {
             )),
         }
     }
+}
+
+/// The one answer to a token this caller cannot redeem through this tool,
+/// whatever the reason: unknown, expired, or another caller's or another
+/// tool's.
+fn refused(start_again: &str) -> CallToolResult {
+    error_result(format!(
+        "this continuation token is unknown, has expired, or was issued to another caller or \
+         through another tool; {start_again} (after a write, read what was written with its \
+         retrieve tool instead of repeating the write)"
+    ))
 }
 
 impl std::fmt::Debug for Continuations {

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result, lean_result};
 use crate::content::ContentAnswer;
+use crate::args;
 use crate::context::Context;
 use crate::continuation::{Called, Continuations};
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};
@@ -87,9 +88,12 @@ impl Invocation {
             Err(error) if error.path().to_string() != "." => format!(
                 "invalid arguments for `{tool}` at `{}`: {}",
                 error.path(),
-                error.inner()
+                args::json_terms(&error.inner().to_string())
             ),
-            Err(error) => format!("invalid arguments for `{tool}`: {}", error.inner()),
+            Err(error) => format!(
+                "invalid arguments for `{tool}`: {}",
+                args::json_terms(&error.inner().to_string())
+            ),
             // Not reached: the same value just failed to deserialize.
             Ok(_) => format!("invalid arguments for `{tool}`"),
         };

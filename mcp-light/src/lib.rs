@@ -44,6 +44,7 @@ mod extract;
 mod invoke;
 mod kind;
 mod light_key;
+mod limits;
 mod outcome;
 mod output;
 mod output_schema;
@@ -70,6 +71,7 @@ pub mod token;
 pub mod __private;
 
 pub use answer::WRAPPED_RESULT_KEY;
+pub use args::DEFAULT_MAX_ARGUMENT_STRING;
 pub use content::{Content, ContentAnswer};
 pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
 pub use dispatch::Dispatcher;
@@ -79,6 +81,7 @@ pub use extract::{FromCall, FromCallRef, StateNeed};
 pub use heavy::HeavyConfig;
 pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
+pub use limits::DEFAULT_TOOL_DEADLINE;
 pub use principal::Principal;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use roundtrip::{DEFAULT_ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL};
@@ -89,7 +92,12 @@ pub use store::{ContinuationStore, MemoryStore};
 pub use surface::{Surface, UnknownSurface};
 pub use tool::ToolDef;
 #[cfg(feature = "http")]
-pub use transport::{HttpOptions, HttpService, ValidatedSessions};
+pub use transport::{
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
+    HttpService, JsonRpcGuard, ValidatedSessions,
+};
+#[cfg(feature = "stdio")]
+pub use transport::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
 pub use transport::{McpHandler, ServeError};
 pub use usage::USAGE_META_KEY;
 

@@ -47,6 +47,19 @@ pub trait LightKey {
     fn light_id(&self) -> Option<Value>;
 }
 
+/// The longest string field an envelope echoes whole, in bytes.
+const ECHOED_STRING: usize = 256;
+
+/// `long` cut to fewer than [`ECHOED_STRING`] bytes at a character
+/// boundary, with `…` after it.
+fn shortened(long: &str) -> String {
+    let mut end = ECHOED_STRING - 1;
+    while !long.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &long[..end])
+}
+
 /// The identifying fields of one object, in envelope order.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct KeyFields {
@@ -62,23 +75,30 @@ impl KeyFields {
 
     /// Records the identifier under `name`. A `null` identifier is left out.
     pub fn id(&mut self, name: &str, value: &(impl Serialize + ?Sized)) {
-        if self.push(name, value) {
+        if self.push(name, value, false) {
             self.id = Some(name.to_owned());
         }
     }
 
     /// Records an identifying field under `name`. A `null` value, or a name
-    /// already recorded, is left out.
+    /// already recorded, is left out. A string longer than 256 bytes is
+    /// cut there and ends in `…`: an envelope confirms, it does not echo
+    /// (the identifier itself is always kept whole).
     pub fn field(&mut self, name: &str, value: &(impl Serialize + ?Sized)) {
-        self.push(name, value);
+        self.push(name, value, true);
     }
 
-    fn push(&mut self, name: &str, value: &(impl Serialize + ?Sized)) -> bool {
+    fn push(&mut self, name: &str, value: &(impl Serialize + ?Sized), shorten: bool) -> bool {
         if self.map.contains_key(name) {
             return false;
         }
         match serde_json::to_value(value) {
             Ok(Value::Null) | Err(_) => false,
+            Ok(Value::String(long)) if shorten && long.len() > ECHOED_STRING => {
+                self.map
+                    .insert(name.to_owned(), Value::String(shortened(&long)));
+                true
+            }
             Ok(value) => {
                 self.map.insert(name.to_owned(), value);
                 true

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
@@ -18,6 +19,7 @@ use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
 use crate::heavy::HeavyConfig;
 use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::limits::CallLimits;
 use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::roundtrip::Talkback;
@@ -74,6 +76,8 @@ pub struct Server {
     pub(crate) delegate: Arc<dyn Delegate>,
     /// The ask timeout and the request-state key of tools that talk back.
     pub(crate) talkback: Arc<Talkback>,
+    /// Bounds on one call: argument strings, the tool's run time.
+    pub(crate) limits: CallLimits,
 }
 
 impl std::fmt::Debug for Server {
@@ -93,6 +97,7 @@ impl std::fmt::Debug for Server {
             .field("state", &self.state)
             .field("continuations", &self.continuations)
             .field("usage_report", &self.usage.is_some())
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -123,6 +128,7 @@ impl Server {
             usage: None,
             delegate: no_handler(),
             talkback: Arc::new(Talkback::default()),
+            limits: CallLimits::default(),
         }
     }
 
@@ -457,6 +463,55 @@ impl Server {
         self
     }
 
+    /// Refuses a call whose arguments hold a string, or an object key,
+    /// longer than `bytes`, before any tool runs: the `isError` answer names
+    /// where the string is (`device.name`), its length and the limit.
+    /// The default is [`DEFAULT_MAX_ARGUMENT_STRING`](crate::DEFAULT_MAX_ARGUMENT_STRING),
+    /// 64 KiB. A transport bounds the whole request as well (4 MiB over
+    /// HTTP, one line of 4 MiB over stdio, by default).
+    ///
+    /// ```
+    /// use mcp_light::prelude::*;
+    ///
+    /// /// Echoes a note.
+    /// #[mcp_tool]
+    /// fn note(text: String) -> String {
+    ///     text
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry()?.with_max_argument_string(8);
+    /// let refused = server.call("note", serde_json::json!({"text": "far too long"}), Caller::Process).await;
+    /// assert_eq!(refused.is_error, Some(true));
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_max_argument_string(mut self, bytes: usize) -> Server {
+        self.limits.max_argument_string = bytes;
+        self
+    }
+
+    /// Stops a tool that has not finished within `deadline` (`None`: no
+    /// deadline): the call answers an `isError` result naming the tool and
+    /// the deadline, and the tool's future is dropped, so it runs no
+    /// further. The default is [`DEFAULT_TOOL_DEADLINE`](crate::DEFAULT_TOOL_DEADLINE), 5 min.
+    ///
+    /// Time a tool spends waiting for the client — an elicitation the user
+    /// answers, a sampling request — counts: keep the deadline above the ask
+    /// timeout ([`Server::with_ask_timeout`]; both default to 5 min) when
+    /// tools ask the user.
+    ///
+    /// Work the tool handed to another task (`tokio::task::spawn_blocking`,
+    /// a spawned task) is not stopped with it and may still complete: the
+    /// answer tells the caller to read before retrying a write. The
+    /// deadline is armed once the tool first waits, using tokio's timer, so
+    /// a runtime that runs such tools needs its time driver
+    /// (`#[tokio::main]` and `#[tokio::test]` enable it).
+    pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> Server {
+        self.limits.tool_deadline = deadline;
+        self
+    }
+
     /// Names this server in the MCP handshake: the `serverInfo` a client
     /// shows its user and writes in its logs. Without it, a server calls
     /// itself `mcp-light`, in mcp-light's version.
@@ -571,7 +626,7 @@ impl Server {
                 let usage = self.usage.as_deref();
                 Box::pin(self.continuations.redeem(&called, token, args, usage)).await
             }
-            Prepared::Run(guarded) => guarded.await,
+            Prepared::Run(guarded) => self.limits.within_deadline(tool, guarded).await,
         };
         if let Some(usage) = &self.usage {
             // Answers that stand for another result were reported where
@@ -598,7 +653,10 @@ impl Server {
                 let usage = self.usage.as_deref();
                 Box::pin(self.continuations.redeem(&called, token, args, usage)).await
             }
-            Prepared::Run(guarded) => match talk.run(guarded).await? {
+            Prepared::Run(guarded) => match talk
+                .run(self.limits.within_deadline(tool, guarded))
+                .await?
+            {
                 CallToolResponse::Complete(result) => result,
                 asking => return Ok(asking),
             },
@@ -628,6 +686,9 @@ impl Server {
                 )));
             }
         };
+        if let Err(message) = args::check_strings(tool, &args, self.limits.max_argument_string) {
+            return Prepared::Answer(error_result(message));
+        }
         let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
         let target = match dispatcher {
             Some(dispatcher) => Target::Dispatcher(dispatcher),

@@ -22,7 +22,8 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, param
 use uuid::Uuid;
 
 use crate::model::{
-    Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus, device_url,
+    DEVICE_NAME_MAX, Device, DevicePatch, DeviceStatus, NewDevice, NewSite, SITE_NAME_MAX, Site,
+    SiteStatus, device_url,
 };
 
 const SCHEMA: &str = "
@@ -116,18 +117,58 @@ pub enum InventoryError {
         reason: String,
     },
     /// One device of a bulk write failed; the whole batch was rolled back.
-    #[error("device {index} of the batch (`{name}`): {source}. Nothing was written")]
+    #[error("device {position} of {of} in the batch (`{name}`): {source}. Nothing was written")]
     InBatch {
-        /// Position in the batch, from 0.
-        index: usize,
+        /// Position in the batch, from 1.
+        position: usize,
+        /// How many devices the batch has.
+        of: usize,
         /// The device's name.
         name: String,
         /// Why it failed.
         source: Box<InventoryError>,
     },
-    /// SQLite itself failed.
-    #[error("the database failed: {0}")]
+    /// SQLite itself failed. The caller reads what to do about it, never
+    /// SQLite's own words; [`Db::run`] logs those.
+    #[error("{}", for_caller(.0))]
     Sqlite(#[from] rusqlite::Error),
+}
+
+/// What a caller can do about a database failure, in a sentence: retry a
+/// busy database; a record stored damaged, or any other failure, is the
+/// server's fault, and its detail stays in the server's log.
+fn for_caller(error: &rusqlite::Error) -> &'static str {
+    use rusqlite::Error as E;
+    match error {
+        E::SqliteFailure(failure, _)
+            if matches!(
+                failure.code,
+                ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked
+            ) =>
+        {
+            "the database is busy with another write; nothing was written, try again in a moment"
+        }
+        E::FromSqlConversionFailure(..)
+        | E::InvalidColumnType(..)
+        | E::IntegralValueOutOfRange(..)
+        | E::Utf8Error(..) => {
+            "a stored record could not be read: the fault is the server's, not the request's \
+             (logged); other records still can be"
+        }
+        _ => "the database failed on the server's side (logged); nothing was written",
+    }
+}
+
+impl InventoryError {
+    /// SQLite's own account of a database failure, for the log; `None` for
+    /// a refusal of the request.
+    pub fn database_detail(&self) -> Option<String> {
+        match self {
+            InventoryError::Sqlite(error) => Some(error.to_string()),
+            InventoryError::InBatch { source, .. } => source.database_detail(),
+            _ => None,
+        }
+    }
 }
 
 /// The inventory database: one SQLite connection behind a mutex, cheap to
@@ -166,8 +207,20 @@ impl Db {
             let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
             work(&mut conn)
         })
-        .await?;
-        Ok(result?)
+        .await
+        .map_err(|error| {
+            eprintln!("inventory: database work failed: {error}");
+            ToolError::new(
+                "the database work failed on the server's side (logged); nothing was written, \
+                 try again",
+            )
+        })?;
+        result.map_err(|error| {
+            if let Some(detail) = error.database_detail() {
+                eprintln!("inventory: database error: {detail}");
+            }
+            ToolError::from(error)
+        })
     }
 
     /// Runs `work` on the connection on this thread, for setup before
@@ -305,6 +358,8 @@ fn check_site(site: &NewSite) -> Result<(), InventoryError> {
     if site.name.trim().is_empty() {
         return Err(invalid("name", "must not be empty".into()));
     }
+    check_length("slug", &site.slug, SITE_NAME_MAX)?;
+    check_length("name", &site.name, SITE_NAME_MAX)?;
     Ok(())
 }
 
@@ -333,7 +388,7 @@ pub fn create_devices_reporting(
     mut inserted: impl FnMut(usize),
 ) -> Result<Vec<Device>, InventoryError> {
     let single = devices.len() == 1;
-    let total = devices.len();
+    let of = devices.len();
     let tx = conn.transaction()?;
     let sites = site_slugs(&tx)?;
     let now = now_rfc3339();
@@ -343,14 +398,15 @@ pub fn create_devices_reporting(
         match insert_device(&tx, &sites, device, &now) {
             Ok(device) => {
                 created.push(device);
-                if created.len() % PROGRESS_CHUNK == 0 || created.len() == total {
+                if created.len() % PROGRESS_CHUNK == 0 || created.len() == of {
                     inserted(created.len());
                 }
             }
             Err(error) if single => return Err(error),
             Err(error) => {
                 return Err(InventoryError::InBatch {
-                    index,
+                    position: index + 1,
+                    of,
                     name,
                     source: Box::new(error),
                 });
@@ -582,6 +638,7 @@ fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), Inven
     if device.name.trim().is_empty() {
         return Err(invalid("name", "must not be empty".into()));
     }
+    check_length("name", &device.name, DEVICE_NAME_MAX)?;
     if !sites.contains(&device.site_slug) {
         let mut known: Vec<&str> = sites.iter().map(String::as_str).collect();
         known.sort_unstable();
@@ -647,6 +704,19 @@ fn is_unique_violation(error: &rusqlite::Error, columns: &str) -> bool {
     }
 }
 
+/// Refuses `value` when it has more than `max` characters, the
+/// `maxLength` its schema publishes.
+fn check_length(field: &'static str, value: &str, max: usize) -> Result<(), InventoryError> {
+    let length = value.chars().count();
+    if length > max {
+        return Err(invalid(
+            field,
+            format!("is {length} characters long; at most {max} are allowed"),
+        ));
+    }
+    Ok(())
+}
+
 fn invalid(field: &'static str, reason: String) -> InventoryError {
     InventoryError::Invalid { field, reason }
 }
@@ -700,6 +770,21 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_busy_database_asks_the_caller_to_try_again_without_sqlite_words() {
+        let locked = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        );
+        let error = InventoryError::from(locked);
+        let text = error.to_string();
+        assert_eq!(
+            text,
+            "the database is busy with another write; nothing was written, try again in a moment"
+        );
+        assert_eq!(error.database_detail().unwrap(), "database is locked");
+    }
 
     #[test]
     fn formats_rfc3339() {

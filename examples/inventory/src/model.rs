@@ -112,6 +112,12 @@ pub struct Device {
     pub last_updated: String,
 }
 
+/// The most characters a device's name may have (NetBox's limit).
+pub const DEVICE_NAME_MAX: usize = 64;
+
+/// The most characters a site's name or slug may have (NetBox's limit).
+pub const SITE_NAME_MAX: usize = 100;
+
 /// What a caller sends to create (or fully replace) a device: the writable
 /// fields of [`Device`], which documents them. Only the fields whose rules
 /// are not obvious carry a description here, since each one is published.
@@ -120,6 +126,7 @@ pub struct Device {
 #[schemars(transform = drop_description)]
 #[allow(missing_docs)]
 pub struct NewDevice {
+    #[schemars(length(max = DEVICE_NAME_MAX))]
     pub name: String,
     /// An existing site's slug.
     pub site_slug: String,
@@ -192,6 +199,7 @@ pub fn device_url(id: Uuid) -> String {
 #[schemars(transform = drop_description)]
 #[allow(missing_docs)]
 pub struct DevicePatch {
+    #[schemars(length(max = DEVICE_NAME_MAX))]
     pub name: Option<String>,
     pub site_slug: Option<String>,
     pub role: Option<String>,
@@ -249,8 +257,10 @@ pub struct Site {
 #[schemars(transform = drop_description)]
 #[allow(missing_docs)]
 pub struct NewSite {
+    #[schemars(length(max = SITE_NAME_MAX))]
     pub name: String,
     /// Unique; lowercase letters, digits, - and _.
+    #[schemars(length(max = SITE_NAME_MAX))]
     pub slug: String,
     #[serde(default)]
     pub status: SiteStatus,

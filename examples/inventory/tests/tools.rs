@@ -165,3 +165,120 @@ fn the_binary_prints_help_on_stdout_and_refuses_unknown_flags() {
     let message = String::from_utf8(wrong.stderr).unwrap();
     assert!(message.contains("'--verbose'"), "{message}");
 }
+
+// ----- what callers see when something is wrong ------------------------------
+
+/// The error text of an `isError` answer.
+fn error_of(result: &mcp_light::CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    result.content[0].as_text().unwrap().text.clone()
+}
+
+/// A server over a fresh in-memory database with the `lab` site, and the
+/// database.
+async fn lab() -> (mcp_light::Server, Db) {
+    let db = Db::open(None).unwrap();
+    let server = inventory::server(db.clone()).unwrap();
+    let site = json!({"site": {"name": "Lab", "slug": "lab"}});
+    let created = server
+        .call("site_create", site, mcp_light::Caller::Process)
+        .await;
+    assert_eq!(created.is_error, Some(false), "{created:?}");
+    (server, db)
+}
+
+fn device(name: &str, site: &str) -> Value {
+    json!({"name": name, "site_slug": site, "role": "leaf", "device_type": "qfx"})
+}
+
+#[tokio::test]
+async fn a_failing_device_of_a_batch_is_counted_from_one() {
+    let (server, _db) = lab().await;
+    let batch =
+        json!({"devices": [device("a", "lab"), device("b", "atlantis"), device("c", "lab")]});
+    let result = server
+        .call("device_bulk_create", batch, mcp_light::Caller::Process)
+        .await;
+    let text = error_of(&result);
+    assert!(
+        text.contains("device 2 of 3 in the batch (`b`): unknown site `atlantis`"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_damaged_record_answers_a_server_fault_without_database_internals() {
+    let (server, db) = lab().await;
+    let created = server
+        .call(
+            "device_create",
+            json!({"device": device("edge-01", "lab")}),
+            mcp_light::Caller::Process,
+        )
+        .await;
+    let id = created.structured_content.unwrap()["id"].clone();
+    db.run_now(|conn| {
+        conn.execute("UPDATE devices SET position = 'upper'", [])?;
+        Ok(())
+    })
+    .unwrap();
+    let text = error_of(
+        &server
+            .call(
+                "device_retrieve",
+                json!({"id": id}),
+                mcp_light::Caller::Process,
+            )
+            .await,
+    );
+    for internal in ["Invalid column type", "index", "Text"] {
+        assert!(!text.contains(internal), "{text}");
+    }
+    assert!(text.contains("a stored record could not be read"), "{text}");
+}
+
+#[tokio::test]
+async fn a_name_longer_than_its_published_max_length_is_refused() {
+    let (server, _db) = lab().await;
+    let tools = server.list_tools();
+    let create = tools.iter().find(|t| t.name == "device_create").unwrap();
+    let name_schema = &create.input_schema["properties"]["device"]["properties"]["name"];
+    assert_eq!(name_schema["maxLength"], 64, "{name_schema}");
+    let long = "n".repeat(65);
+    let text = error_of(
+        &server
+            .call(
+                "device_create",
+                json!({"device": device(&long, "lab")}),
+                mcp_light::Caller::Process,
+            )
+            .await,
+    );
+    assert!(
+        text.contains("`name` is 65 characters long; at most 64 are allowed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_binary_answers_a_malformed_request_on_stdio_with_its_id() {
+    let mut server = StdioServer::start();
+    let params = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "inventory-tests", "version": "0"}});
+    server.request(1, "initialize", params);
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    writeln!(
+        server.stdin,
+        r#"{{"jsonrpc":"2.0","id":41,"method":"tools/call","params":[1]}}"#
+    )
+    .unwrap();
+    server.stdin.flush().unwrap();
+    let line = server
+        .lines
+        .recv_timeout(Duration::from_secs(30))
+        .expect("an answer to the malformed request");
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 41, "{line}");
+    assert_eq!(answer["error"]["code"], -32602, "{line}");
+    server.stop();
+}

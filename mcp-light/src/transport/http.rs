@@ -1,16 +1,35 @@
 //! MCP over Streamable HTTP, at `/mcp`.
 
-use axum::serve::{ListenerExt, TapIo};
+use std::time::Duration;
+
 use rmcp::model::Extensions;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 use crate::auth::Auth;
 use crate::{Caller, Server};
 
+use super::guard::JsonRpcGuard;
+use super::listen::{self, ConnectionLimits};
 use super::sessions::{ValidatedSession, ValidatedSessions};
 use super::{McpHandler, ServeError};
 use crate::principal::Principal;
+
+/// The largest request body [`Server::serve_http_with`] reads unless
+/// [`HttpOptions::with_max_body_bytes`] says otherwise: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long a client may take to send a request's headers unless
+/// [`HttpOptions::with_header_read_timeout`] says otherwise: 10 s.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many connections are served at once unless
+/// [`HttpOptions::with_max_connections`] says otherwise: 512.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// The hosts a request may name in `Host` unless
+/// [`HttpOptions::with_allowed_hosts`] says otherwise: the loopback ones.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// The caller an HTTP request names: its authenticated [`Principal`], else
 /// the MCP session rmcp routed it into; `None` for a request with neither
@@ -27,8 +46,21 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     Some(Caller::Session(session.to_string()))
 }
 
-/// How [`Server::serve_http_with`] serves: who may call, and how answers go
-/// out.
+/// How [`Server::serve_http_with`] serves: who may call, from which hosts
+/// and origins, and how much a client may ask of it.
+///
+/// | Bound | Default | Past it |
+/// |---|---|---|
+/// | request body ([`with_max_body_bytes`](Self::with_max_body_bytes)) | 4 MiB | `413` with a JSON-RPC error |
+/// | request headers ([`with_header_read_timeout`](Self::with_header_read_timeout)) | 10 s | the connection is closed |
+/// | open connections ([`with_max_connections`](Self::with_max_connections)) | 512 | new clients wait to be accepted |
+/// | `Host` ([`with_allowed_hosts`](Self::with_allowed_hosts)) | `localhost`, `127.0.0.1`, `::1` | `403` |
+/// | `Origin` ([`with_allowed_origins`](Self::with_allowed_origins)) | `http`/`https` origins of the allowed hosts, any port | `403` |
+///
+/// A request without an `Origin` header (any client that is not a browser)
+/// is accepted; one whose `Origin` is not allowed, `null` included, is
+/// refused `403` before anything runs, so a web page cannot drive a
+/// server on the user's machine (DNS rebinding).
 ///
 /// ```
 /// use mcp_light::HttpOptions;
@@ -39,16 +71,109 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
 /// assert!(options.auth().is_some());
 /// # Ok::<(), mcp_light::auth::AuthError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
     auth: Option<Auth>,
+    allowed_hosts: Vec<String>,
+    /// `None`: the origins of the allowed hosts.
+    allowed_origins: Option<Vec<String>>,
+    max_body_bytes: usize,
+    header_read_timeout: Duration,
+    max_connections: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            auth: None,
+            allowed_hosts: LOOPBACK_HOSTS.map(str::to_owned).to_vec(),
+            allowed_origins: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
 }
 
 impl HttpOptions {
-    /// Serve everyone, as [`Server::serve_http`] does.
+    /// Serve everyone, as [`Server::serve_http`] does, with the default
+    /// bounds.
     pub fn new() -> HttpOptions {
         HttpOptions::default()
+    }
+
+    /// Accepts requests whose `Host` is one of `hosts` (`example.com`, or
+    /// `example.com:8443` for one port) instead of the loopback names; a
+    /// server reached under a public name lists it here. An empty list
+    /// accepts any `Host`, and then any `Origin` too unless
+    /// [`HttpOptions::with_allowed_origins`] names some.
+    pub fn with_allowed_hosts(
+        mut self,
+        hosts: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpOptions {
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Accepts browser requests whose `Origin` is one of `origins` —
+    /// `https://app.example.com`, `http://localhost:*` (any port), `null`
+    /// for a sandboxed page — instead of the origins of the allowed hosts.
+    /// A request without `Origin` is always accepted.
+    pub fn with_allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> HttpOptions {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Reads request bodies of at most `bytes`; a larger one is answered
+    /// `413 Payload Too Large` with a JSON-RPC error.
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> HttpOptions {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Closes a connection whose client has not sent a request's headers
+    /// within `timeout` of the server waiting for them — a half-sent
+    /// request, or a kept-alive connection left idle that long.
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Serves at most `connections` connections at once (at least one);
+    /// further clients wait in the listen backlog until one closes.
+    pub fn with_max_connections(mut self, connections: usize) -> HttpOptions {
+        self.max_connections = connections;
+        self
+    }
+
+    /// rmcp's configuration for these options.
+    fn rmcp_config(&self) -> StreamableHttpServerConfig {
+        // Plain JSON answers where rmcp can give them (requests without a
+        // legacy session): a multi-megabyte `full` redemption then reaches
+        // clients whose SSE event limit (1 MiB in the Python SDK) it exceeds.
+        let config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_max_request_body_bytes(self.max_body_bytes)
+            .with_allowed_hosts(self.allowed_hosts.iter().cloned());
+        let origins = match &self.allowed_origins {
+            Some(origins) => origins.clone(),
+            None => self
+                .allowed_hosts
+                .iter()
+                .flat_map(|host| origins_of(host))
+                .collect(),
+        };
+        match (origins.is_empty(), self.allowed_origins.is_some()) {
+            (false, _) => config.with_allowed_origins(origins),
+            // Origins explicitly none: every browser request is refused.
+            (true, true) => config.enforce_origin_validation(),
+            // Any host, no origins named: no Origin check either.
+            (true, false) => config,
+        }
     }
 
     /// Authenticate every request with `auth`: a request without valid
@@ -65,9 +190,9 @@ impl HttpOptions {
     }
 }
 
-/// rmcp's Streamable HTTP service over a [`Server`], as
-/// [`Server::http_service`] builds it.
-pub type HttpService = StreamableHttpService<McpHandler, ValidatedSessions>;
+/// rmcp's Streamable HTTP service over a [`Server`], behind mcp-light's
+/// JSON-RPC checks, as [`Server::http_service`] builds it.
+pub type HttpService = JsonRpcGuard<StreamableHttpService<McpHandler, ValidatedSessions>>;
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
@@ -106,9 +231,18 @@ impl Server {
     /// axum::serve(listener, router).await
     /// # }
     /// ```
+    ///
+    /// In front of rmcp, a JSON POST whose body is no well-formed JSON-RPC
+    /// message is answered `400 Bad Request` with a JSON-RPC error (`-32700`
+    /// for bytes that are not JSON, `-32600` for JSON that is no message,
+    /// `-32602` for a protocol method's params of the wrong shape) instead
+    /// of rmcp's `415` in plain text.
     pub fn http_service(self, config: StreamableHttpServerConfig) -> HttpService {
         let handler = self.into_handler(Caller::Anonymous);
-        StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config)
+        let max_body_bytes = config.max_request_body_bytes;
+        let rmcp =
+            StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
+        JsonRpcGuard::new(rmcp, max_body_bytes)
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until
@@ -134,13 +268,12 @@ impl Server {
             .await
     }
 
-    /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until
-    /// `shutdown` completes, as `options` say: with rmcp's default
-    /// configuration (see [`Server::http_service`]), JSON rather than SSE
-    /// answers wherever rmcp allows them, `TCP_NODELAY` on every accepted
-    /// socket, and — with [`HttpOptions::with_auth`] — every request
-    /// authenticated, the OAuth protected resource metadata served beside
-    /// `/mcp`.
+    /// Serves MCP over Streamable HTTP/1.1 at `/mcp` on `listener` until
+    /// `shutdown` completes, as `options` say: their hosts, origins and
+    /// bounds (see [`HttpOptions`]), JSON rather than SSE answers wherever
+    /// rmcp allows them, `TCP_NODELAY` on every accepted socket, and — with
+    /// [`HttpOptions::with_auth`] — every request authenticated, the OAuth
+    /// protected resource metadata served beside `/mcp`.
     ///
     /// A client on a legacy protocol version with sessions is always
     /// answered over SSE by rmcp; some clients cap an SSE event (the Python
@@ -166,49 +299,45 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         self.check_state()?;
-        // Plain JSON answers where rmcp can give them (requests without a
-        // legacy session): a multi-megabyte `full` redemption then reaches
-        // clients whose SSE event limit (1 MiB in the Python SDK) it exceeds.
-        let config = StreamableHttpServerConfig::default().with_json_response(true);
+        let config = options.rmcp_config();
         let cancel = config.cancellation_token.clone();
         let mcp = axum::Router::new().nest_service("/mcp", self.http_service(config));
         let router = match options.auth {
             Some(auth) => mcp.layer(auth.layer()).merge(auth.metadata_router()),
             None => mcp,
         };
-        axum::serve(no_delay(listener), router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // Ends open SSE streams and sessions, so the graceful
-                // shutdown does not wait on clients that never hang up.
-                cancel.cancel();
-            })
-            .await?;
+        let limits = ConnectionLimits {
+            header_read_timeout: options.header_read_timeout,
+            max_connections: options.max_connections,
+        };
+        listen::serve(listener, router, limits, async move {
+            shutdown.await;
+            // Ends open SSE streams and sessions, so the graceful shutdown
+            // does not wait on clients that never hang up.
+            cancel.cancel();
+        })
+        .await;
         Ok(())
     }
 }
 
-/// `listener` with Nagle's algorithm off on every socket it accepts: an
-/// answer written in several pieces (an SSE stream's headers, then its
-/// events) goes out at once instead of waiting for the client's delayed
-/// ACK.
-fn no_delay(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
-    listener.tap_io(set_nodelay)
-}
-
-fn set_nodelay(tcp: &mut TcpStream) {
-    if let Err(error) = tcp.set_nodelay(true) {
-        tracing::warn!(
-            %error,
-            "cannot set TCP_NODELAY on an accepted socket; its answers may wait for delayed ACKs"
-        );
-    }
+/// The browser origins of `host` (`example.com`, `example.com:8443`,
+/// `::1`): `http` and `https`, on its port or on any.
+fn origins_of(host: &str) -> [String; 2] {
+    let authority = match host.parse::<std::net::Ipv6Addr>() {
+        Ok(_) => format!("[{host}]:*"),
+        Err(_) if host.contains(':') => host.to_owned(),
+        Err(_) => format!("{host}:*"),
+    };
+    [
+        format!("http://{authority}"),
+        format!("https://{authority}"),
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use axum::http::Request;
-    use axum::serve::Listener;
     use rmcp::transport::streamable_http_server::SessionId;
 
     use super::*;
@@ -258,19 +387,23 @@ mod tests {
         assert_eq!(http_caller(&extensions(None, None, None)), None);
     }
 
-    #[tokio::test]
-    async fn every_accepted_socket_has_nodelay() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut listener = no_delay(listener);
-        for _ in 0..3 {
-            let client = TcpStream::connect(addr).await.unwrap();
-            let (accepted, _) = listener.accept().await;
-            assert!(
-                accepted.nodelay().unwrap(),
-                "an accepted socket kept Nagle's algorithm"
-            );
-            drop(client);
-        }
+    #[test]
+    fn the_default_origins_are_those_of_the_loopback_hosts() {
+        let origins: Vec<String> = LOOPBACK_HOSTS.iter().flat_map(|h| origins_of(h)).collect();
+        assert_eq!(
+            origins,
+            [
+                "http://localhost:*",
+                "https://localhost:*",
+                "http://127.0.0.1:*",
+                "https://127.0.0.1:*",
+                "http://[::1]:*",
+                "https://[::1]:*",
+            ]
+        );
+        assert_eq!(
+            origins_of("example.com:8443"),
+            ["http://example.com:8443", "https://example.com:8443"]
+        );
     }
 }

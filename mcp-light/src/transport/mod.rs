@@ -7,16 +7,29 @@
 //! [`Server::with_handler`], if any. Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
+mod guard;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod jsonrpc;
+#[cfg(feature = "http")]
+mod listen;
 #[cfg(feature = "http")]
 mod sessions;
 #[cfg(feature = "stdio")]
 mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::{HttpOptions, HttpService};
+pub use guard::JsonRpcGuard;
+#[cfg(feature = "http")]
+pub use http::{
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
+    HttpService,
+};
 #[cfg(feature = "http")]
 pub use sessions::ValidatedSessions;
+#[cfg(feature = "stdio")]
+pub use stdio::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
 
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{

@@ -1,23 +1,135 @@
-//! MCP over this process's stdin and stdout.
+//! MCP over this process's stdin and stdout, or any pair of byte streams
+//! framed the same way: one JSON-RPC message per line.
+//!
+//! The lines are read here rather than by rmcp's codec, which drops a line
+//! it cannot parse without a word, leaving a client waiting on that
+//! request's id for ever, and reads a line of any length into memory. Each
+//! line is bounded, and one that is too long or no well-formed message is
+//! answered with a JSON-RPC error carrying its id (see [`super::jsonrpc`]).
 
-use crate::{Caller, Server};
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+
+use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use rmcp::service::RoleServer;
+use rmcp::transport::Transport;
+use serde::de::IgnoredAny;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
 
 use super::ServeError;
+use super::jsonrpc::{self, Refusal};
+use crate::{Caller, Server};
+
+/// The longest line [`Server::serve_stdio`] reads unless
+/// [`StdioOptions::with_max_line_bytes`] says otherwise: 4 MiB, the HTTP
+/// body limit.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How [`Server::serve_stdio_with`] and [`Server::serve_lines`] read.
+///
+/// ```
+/// let options = mcp_light::StdioOptions::new().with_max_line_bytes(1 << 20);
+/// assert_eq!(options.max_line_bytes(), 1 << 20);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StdioOptions {
+    max_line_bytes: usize,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        StdioOptions {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+impl StdioOptions {
+    /// The defaults: lines of up to [`DEFAULT_MAX_LINE_BYTES`].
+    pub fn new() -> StdioOptions {
+        StdioOptions::default()
+    }
+
+    /// Reads lines (messages) of at most `bytes`. A longer one is skipped
+    /// to its end without being kept, and answered with a `-32600` error
+    /// carrying its id when its first `bytes` show one.
+    pub fn with_max_line_bytes(mut self, bytes: usize) -> StdioOptions {
+        self.max_line_bytes = bytes;
+        self
+    }
+
+    /// The longest line read.
+    pub fn max_line_bytes(&self) -> usize {
+        self.max_line_bytes
+    }
+}
 
 impl Server {
     /// Serves MCP over this process's stdin and stdout until the client
-    /// closes them. The caller is the client process ([`Caller::Process`]).
+    /// closes them, with the default [`StdioOptions`]. The caller is the
+    /// client process ([`Caller::Process`]).
     ///
     /// Logs must go to stderr: stdout is the protocol channel. Fails before
     /// serving when a tool takes host state that was never registered. The
     /// [quick start](crate#quick-start) is a whole program serving stdio.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve_stdio_with(StdioOptions::new()).await
+    }
+
+    /// [`Server::serve_stdio`], reading as `options` say.
+    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServeError> {
+        self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
+            .await
+    }
+
+    /// Serves MCP over `reader` and `writer`, one JSON-RPC message per line
+    /// as on stdio, until `reader` ends: a child process's pipes, a Unix
+    /// socket, an in-memory pipe in a test. The caller is
+    /// [`Caller::Process`].
+    ///
+    /// ```
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let (client, server_side) = tokio::io::duplex(4096);
+    /// let (reader, writer) = tokio::io::split(server_side);
+    /// let server = mcp_light::Server::from_registry()?;
+    /// tokio::spawn(server.serve_lines(reader, writer, mcp_light::StdioOptions::new()));
+    ///
+    /// let (from_server, mut to_server) = tokio::io::split(client);
+    /// // Not JSON: answered with a parse error rather than dropped.
+    /// to_server.write_all(b"{oops\n").await.unwrap();
+    /// let mut line = String::new();
+    /// BufReader::new(from_server).read_line(&mut line).await.unwrap();
+    /// assert!(line.contains("-32700"), "{line}");
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn serve_lines<R, W>(
+        self,
+        reader: R,
+        writer: W,
+        options: StdioOptions,
+    ) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         use rmcp::ServiceExt;
 
         self.check_state()?;
+        let transport = LineTransport {
+            reader: BufReader::new(reader),
+            writer: Arc::new(Mutex::new(writer)),
+            max_line_bytes: options.max_line_bytes.max(1),
+            line: Vec::new(),
+        };
         let running = self
             .into_handler(Caller::Process)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
         running
@@ -25,5 +137,189 @@ impl Server {
             .await
             .map_err(|e| ServeError::Transport(e.to_string()))?;
         Ok(())
+    }
+}
+
+/// One JSON-RPC message per line over a reader and a writer.
+struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    /// Shared with every send in flight: rmcp sends concurrently.
+    writer: Arc<Mutex<W>>,
+    max_line_bytes: usize,
+    /// The line being read, at most `max_line_bytes` of it.
+    line: Vec<u8>,
+}
+
+/// What reading one line came to.
+enum Line {
+    /// The input ended.
+    End,
+    /// A whole line is in the buffer, without its newline.
+    Whole,
+    /// The line was longer than the limit: its first bytes are in the
+    /// buffer; it was this long.
+    TooLong(usize),
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// Reads the next line into `self.line`, keeping at most the limit and
+    /// skipping the rest.
+    async fn read_line(&mut self) -> io::Result<Line> {
+        self.line.clear();
+        let mut length = 0;
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(match length {
+                    0 => Line::End,
+                    _ if length > self.max_line_bytes => Line::TooLong(length),
+                    _ => Line::Whole,
+                });
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let chunk = &available[..newline.unwrap_or(available.len())];
+            let room = self.max_line_bytes.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            length += chunk.len();
+            let used = chunk.len() + usize::from(newline.is_some());
+            self.reader.consume(used);
+            if newline.is_some() {
+                if length > self.max_line_bytes {
+                    return Ok(Line::TooLong(length));
+                }
+                if self.line.last() == Some(&b'\r') {
+                    self.line.pop();
+                }
+                return Ok(Line::Whole);
+            }
+        }
+    }
+}
+
+/// Writes `message` as one line.
+async fn send<W: AsyncWrite + Unpin>(
+    writer: Arc<Mutex<W>>,
+    message: ServerJsonRpcMessage,
+) -> io::Result<()> {
+    let mut line = serde_json::to_vec(&message)?;
+    line.push(b'\n');
+    let mut writer = writer.lock().await;
+    writer.write_all(&line).await?;
+    writer.flush().await
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        send(Arc::clone(&self.writer), item)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let refusal = match self.read_line().await {
+                Ok(Line::End) => return None,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read from the client; ending the session");
+                    return None;
+                }
+                Ok(Line::TooLong(length)) => Refusal::invalid_request(
+                    id_in_prefix(&self.line),
+                    format!(
+                        "the message is {length} bytes long, and this server reads messages of \
+                         at most {} bytes",
+                        self.max_line_bytes
+                    ),
+                ),
+                Ok(Line::Whole) if self.line.iter().all(u8::is_ascii_whitespace) => continue,
+                Ok(Line::Whole) => match jsonrpc::parse(&self.line) {
+                    Ok(message) => return Some(message),
+                    Err(refusal) => *refusal,
+                },
+            };
+            // A failure to write ends nothing here: the next read or send
+            // meets it.
+            if let Err(error) = send(Arc::clone(&self.writer), refusal.into_message()).await {
+                tracing::warn!(%error, "cannot write a JSON-RPC error to the client");
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        self.writer.lock().await.shutdown().await
+    }
+}
+
+/// The `id` of a JSON-RPC object of which only `prefix` was read, if it
+/// comes before the cut (clients write it before `params`).
+fn id_in_prefix(prefix: &[u8]) -> Option<RequestId> {
+    let mut rest = skip_space(prefix).strip_prefix(b"{")?;
+    loop {
+        rest = skip_space(rest);
+        let (key, after) = next_value::<String>(rest)?;
+        rest = skip_space(after).strip_prefix(b":")?;
+        rest = skip_space(rest);
+        if key == "id" {
+            return match rest.first()? {
+                b'"' => next_value::<RequestId>(rest).map(|(id, _)| id),
+                _ => {
+                    let end = rest
+                        .iter()
+                        .position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
+                    std::str::from_utf8(&rest[..end])
+                        .ok()?
+                        .parse()
+                        .ok()
+                        .map(RequestId::Number)
+                }
+            };
+        }
+        rest = match rest.first()? {
+            b'"' | b'{' | b'[' => next_value::<IgnoredAny>(rest)?.1,
+            _ => &rest[rest.iter().position(|b| matches!(b, b',' | b'}'))?..],
+        };
+        rest = skip_space(rest).strip_prefix(b",")?;
+    }
+}
+
+/// The JSON value (a string, an object or an array) at the start of
+/// `bytes`, and what follows it.
+fn next_value<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<(T, &[u8])> {
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, &bytes[values.byte_offset()..]))
+}
+
+fn skip_space(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_of_a_cut_message_is_found_before_the_cut() {
+        let cut = br#"{"jsonrpc": "2.0", "meta": {"a": [1, "}"]}, "n": 5, "id": 42, "method": "tools/call", "params": {"name": "x", "argu"#;
+        assert_eq!(id_in_prefix(cut), Some(RequestId::Number(42)));
+        let cut = br#"{"id":"abc","params":{"#;
+        assert_eq!(id_in_prefix(cut), Some(RequestId::String("abc".into())));
+        assert_eq!(id_in_prefix(br#"{"jsonrpc":"2.0","params":{"x":"#), None);
+        assert_eq!(id_in_prefix(b"not json at all"), None);
     }
 }

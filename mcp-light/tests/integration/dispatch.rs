@@ -155,7 +155,7 @@ async fn an_unknown_token_is_refused_with_how_to_start_again() {
     let (_h, server) = with_inventory(Harness::new());
     let redeem = json!({"continuation_token": "481207ment930114ound552019ship118345est"});
     let text = error_text(&server.call("inventory", redeem, Caller::Process).await);
-    assert!(text.contains("unknown or has expired"), "{text}");
+    assert!(text.contains("unknown, has expired"), "{text}");
     assert!(
         text.contains("start again by calling `inventory` without `continuation_token`"),
         "{text}"

@@ -230,7 +230,7 @@ async fn a_token_expires_with_the_store_ttl() {
     clock.advance(Duration::from_secs(1));
     let text = error_text(&server.call("device_list", redeem, Caller::Process).await);
     assert!(
-        text.contains("unknown or has expired") && text.contains("start again"),
+        text.contains("unknown, has expired") && text.contains("start again"),
         "{text}"
     );
 }

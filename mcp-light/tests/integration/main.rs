@@ -8,6 +8,7 @@ mod dispatch;
 mod fixtures;
 mod headers;
 mod heavy;
+mod hostile;
 mod layering;
 mod output_schema;
 #[cfg(feature = "redis")]

@@ -183,7 +183,7 @@ async def test_an_entry_expires_in_redis(redis):
             refused = await inventory.error(
                 "inventory", {"continuation_token": write["continuation_token"]}
             )
-            assert "unknown or has expired" in refused
+            assert "unknown, has expired" in refused
     finally:
         server.stop()
 

@@ -213,7 +213,7 @@ async def test_failed_bulk_write_leaves_the_database_as_it_was(inventory: Invent
     batch = new_devices(40, prefix="new")
     batch[30]["site_slug"] = "atlantis"
     message = await inventory.error("device_bulk_create", {"devices": batch})
-    assert "device 30 of the batch (`new-leaf-0031`)" in message
+    assert "device 31 of 40 in the batch (`new-leaf-0031`)" in message
     assert "unknown site `atlantis`" in message and "Nothing was written" in message
     assert await inventory.device_count() == 10
 
@@ -228,7 +228,7 @@ async def test_wrong_argument_type_is_a_clear_error_and_the_server_answers_the_n
     inventory: Inventory,
 ):
     message = await inventory.error("device_bulk_create", {"devices": "sixty"})
-    assert "`device_bulk_create` at `devices`" in message and "expected a sequence" in message
+    assert "`device_bulk_create` at `devices`" in message and "expected an array" in message
     message = await inventory.error("device_retrieve", {"id": 42})
     assert "at `id`" in message and "UUID" in message
     assert (await inventory.ok("site_list"))[0]["slug"] == "py-lab"

@@ -1,0 +1,262 @@
+//! Messages rmcp would mishandle, answered with JSON-RPC errors before they
+//! reach it.
+//!
+//! rmcp parses an incoming message into its model types. What it cannot
+//! parse it answers badly or not at all: over HTTP with `415 Unsupported
+//! Media Type` and plain text, over stdio not at all (a client waiting on
+//! that request's id waits forever). And a request for a method it knows
+//! but with params of the wrong shape (`tools/call` with an array) falls
+//! through to its catch-all custom request, answered `-32601 method not
+//! found`. Both transports check each message here first:
+//!
+//! - not JSON (bad syntax, invalid UTF-8, a number out of range, nesting
+//!   deeper than 128 levels): `-32700` parse error;
+//! - JSON, but no JSON-RPC message (an array, no `method`, an `id` that is
+//!   neither a string nor a number): `-32600` invalid request, with the id
+//!   when one can be read;
+//! - a request for a method the protocol defines whose params do not fit
+//!   it: `-32602` invalid params, with the request's id.
+//!
+//! The error objects are rmcp's own ([`ErrorData`], sent as a
+//! [`ServerJsonRpcMessage`] error).
+
+use rmcp::model::{
+    CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
+    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
+    GetPromptRequestMethod, GetTaskMethod, ListPromptsRequestMethod,
+    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
+    ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
+};
+use serde_json::Value;
+
+use crate::args;
+
+/// The request methods the protocol defines and rmcp serves only when it
+/// can read their params. A request naming one of them that rmcp parsed
+/// as a custom request had params it could not read. Left out are the
+/// methods protocol 2026-07-28 removed (`initialize`, `ping`,
+/// `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`):
+/// rmcp answers those itself as the request's protocol version says
+/// (`404` and `-32601` on a stateless request).
+const PROTOCOL_METHODS: &[&str] = &[
+    DiscoverRequestMethod::VALUE,
+    CompleteRequestMethod::VALUE,
+    GetPromptRequestMethod::VALUE,
+    ListPromptsRequestMethod::VALUE,
+    ListResourcesRequestMethod::VALUE,
+    ListResourceTemplatesRequestMethod::VALUE,
+    ReadResourceRequestMethod::VALUE,
+    CallToolRequestMethod::VALUE,
+    ListToolsRequestMethod::VALUE,
+    GetTaskMethod::VALUE,
+    UpdateTaskMethod::VALUE,
+    CancelTaskMethod::VALUE,
+];
+
+/// A message refused before rmcp saw it: the JSON-RPC error, and the id of
+/// the request it answers when one could be read.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) error: ErrorData,
+}
+
+impl Refusal {
+    /// A parse error (`-32700`): the bytes are not JSON.
+    pub(crate) fn parse_error(detail: impl std::fmt::Display) -> Refusal {
+        Refusal {
+            id: None,
+            error: ErrorData::parse_error(format!("the message is not valid JSON: {detail}"), None),
+        }
+    }
+
+    /// An invalid request (`-32600`) answering `id`.
+    pub(crate) fn invalid_request(id: Option<RequestId>, message: String) -> Refusal {
+        Refusal {
+            id,
+            error: ErrorData::invalid_request(message, None),
+        }
+    }
+
+    /// The refusal as the JSON-RPC error message sent back.
+    pub(crate) fn into_message(self) -> ServerJsonRpcMessage {
+        ServerJsonRpcMessage::error(self.error, self.id)
+    }
+}
+
+/// Parses one message, or the refusal that answers it (boxed: a parsed
+/// message is the common case, and a small `Result` moves cheaply).
+pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
+    match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => check_params(message),
+        Err(error) => Err(Box::new(classify(bytes, error))),
+    }
+}
+
+/// Refuses a request for a protocol method whose params rmcp could not
+/// read (it fell through to the custom request).
+fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
+    let ClientJsonRpcMessage::Request(request) = &message else {
+        return Ok(message);
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return Ok(message);
+    };
+    let method = custom.method.as_str();
+    if !PROTOCOL_METHODS.contains(&method) {
+        return Ok(message);
+    }
+    Err(Box::new(Refusal {
+        id: Some(request.id.clone()),
+        error: ErrorData::invalid_params(params_problem(method, custom.params.as_ref()), None),
+    }))
+}
+
+/// What is wrong with `params` for `method`, which could not read them.
+fn params_problem(method: &str, params: Option<&Value>) -> String {
+    match params {
+        None => format!("`{method}` takes params, and the request has none"),
+        Some(params) if method == CallToolRequestMethod::VALUE => {
+            match serde_json::from_value::<CallToolRequestParams>(params.clone()) {
+                Err(error) => format!(
+                    "the params of `{method}` must be an object with the tool's `name` and its \
+                     `arguments` as an object: {}",
+                    args::json_terms(&error.to_string())
+                ),
+                Ok(_) => format!("the params of `{method}` do not have the shape it takes"),
+            }
+        }
+        Some(params) if !params.is_object() => {
+            format!("the params of `{method}` must be a JSON object")
+        }
+        Some(_) => format!("the params of `{method}` do not have the shape it takes"),
+    }
+}
+
+/// Why `bytes` are no message: not JSON at all, or JSON that is no JSON-RPC
+/// message.
+fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
+    let value = match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => value,
+        Err(syntax) => return Refusal::parse_error(syntax),
+    };
+    let Value::Object(object) = &value else {
+        let message = if value.is_array() {
+            "a batch (a JSON array) is not accepted; send one JSON-RPC message at a time".to_owned()
+        } else {
+            "a JSON-RPC message is a JSON object".to_owned()
+        };
+        return Refusal::invalid_request(None, message);
+    };
+    let id = object
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let message = if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        "a JSON-RPC message needs `\"jsonrpc\": \"2.0\"`".to_owned()
+    } else if object
+        .get("id")
+        .is_some_and(|raw| id.is_none() && !raw.is_null())
+    {
+        "a request's `id` is a string or an integer".to_owned()
+    } else if let Some(method) = object.get("method")
+        && !method.is_string()
+    {
+        "a request's `method` is a string".to_owned()
+    } else if !object.contains_key("method")
+        && !object.contains_key("result")
+        && !object.contains_key("error")
+    {
+        "the message has no `method`: it is neither a request nor a notification".to_owned()
+    } else if let Some(Value::String(method)) = object.get("method")
+        && object
+            .get("params")
+            .is_some_and(|params| !params.is_object() && !params.is_null())
+    {
+        // MCP's params are always an object; rmcp reads no other kind.
+        return Refusal {
+            id,
+            error: ErrorData::invalid_params(params_problem(method, object.get("params")), None),
+        };
+    } else {
+        format!(
+            "the message is not a JSON-RPC request, notification or response this server reads: {}",
+            args::json_terms(&error.to_string())
+        )
+    };
+    Refusal::invalid_request(id, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ErrorCode;
+
+    use super::*;
+
+    fn refused(bytes: &[u8]) -> Refusal {
+        *parse(bytes).expect_err("refused")
+    }
+
+    #[test]
+    fn bytes_that_are_not_json_are_a_parse_error_without_an_id() {
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        for bytes in [
+            &b"{not json"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":1e400}}",
+            deep.as_bytes(),
+        ] {
+            let refusal = refused(bytes);
+            assert_eq!(refusal.error.code, ErrorCode::PARSE_ERROR, "{refusal:?}");
+            assert_eq!(refusal.id, None);
+        }
+    }
+
+    #[test]
+    fn json_that_is_no_message_is_an_invalid_request_with_the_id_it_has() {
+        let refusal = refused(br#"{"jsonrpc":"2.0","id":7,"method":5}"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_REQUEST);
+        assert_eq!(refusal.id, Some(RequestId::Number(7)));
+        assert!(refusal.error.message.contains("`method`"), "{refusal:?}");
+
+        let refusal = refused(br#"{"id":"a","method":"ping"}"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_REQUEST);
+        assert_eq!(refusal.id, Some(RequestId::String("a".into())));
+
+        let refusal = refused(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_REQUEST);
+        assert!(refusal.error.message.contains("batch"), "{refusal:?}");
+    }
+
+    #[test]
+    fn a_protocol_method_with_params_of_the_wrong_shape_is_invalid_params() {
+        let refusal = refused(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(refusal.id, Some(RequestId::Number(3)));
+        assert!(
+            refusal.error.message.contains("expected an object"),
+            "{refusal:?}"
+        );
+        let refusal = refused(
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+        );
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
+        // MCP's params are objects, whatever the method.
+        let refusal = refused(br#"{"jsonrpc":"2.0","id":5,"method":"vendor/thing","params":[1]}"#);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(refusal.id, Some(RequestId::Number(5)));
+    }
+
+    #[test]
+    fn well_formed_messages_pass() {
+        for bytes in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":{"a":[1]}}"#,
+            // Removed in 2026-07-28: rmcp answers it as the version says.
+            br#"{"jsonrpc":"2.0","id":10,"method":"ping","params":{"_meta":{}}}"#,
+        ] {
+            assert!(parse(bytes).is_ok(), "{}", String::from_utf8_lossy(bytes));
+        }
+    }
+}
