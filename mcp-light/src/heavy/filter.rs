@@ -148,6 +148,19 @@ mod tests {
     }
 
     #[test]
+    fn many_unknown_keys_are_named_a_few_at_a_time_and_counted() {
+        let keys: Vec<String> = (0..60).map(|i| format!("unknown-{i}")).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let err = serve(rows(3), Origin::Read, &filtered(&keys, 1), &config())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            r#"filter_keys ["unknown-0","unknown-1","unknown-2","unknown-3","unknown-4"] and 55 more matched no field of the result; its fields include id, name, site"#
+        );
+    }
+
+    #[test]
     fn filtered_on_a_scalar_or_a_list_of_scalars_is_refused() {
         let err = serve(
             json!("text"),

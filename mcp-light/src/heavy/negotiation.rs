@@ -569,6 +569,25 @@ mod tests {
     }
 
     #[test]
+    fn filter_keys_are_deduplicated_before_they_are_counted() {
+        let keys: Vec<&str> = std::iter::repeat_n("id", 5_000).chain(["name"]).collect();
+        let negotiation = take(json!({"mode": "filtered", "filter_keys": keys})).unwrap();
+        assert_eq!(negotiation.filter_keys, ["id", "name"]);
+    }
+
+    #[test]
+    fn too_many_filter_keys_are_refused_with_the_count_not_the_keys() {
+        let keys: Vec<String> = (0..100_000).map(|i| format!("unknown-{i}")).collect();
+        let Err(err) = take(json!({"mode": "filtered", "filter_keys": keys})) else {
+            panic!("100,000 filter keys were accepted");
+        };
+        let err = err.to_string();
+        assert!(err.contains("100000"), "{err}");
+        assert!(err.contains("filter_keys"), "{err}");
+        assert!(err.len() < 300, "the error stays short: {err}");
+    }
+
+    #[test]
     fn a_huge_wrong_value_is_shortened_in_the_error() {
         let err = take(json!({"page": "x".repeat(5000)})).unwrap_err();
         assert!(err.to_string().len() < 200, "{err}");

@@ -541,6 +541,33 @@ mod tests {
         }
     }
 
+    fn entry_of(caller: &str, body_len: usize) -> Entry {
+        let mut entry = entry(body_len);
+        entry.owner.caller = caller.to_owned();
+        entry
+    }
+
+    #[tokio::test]
+    async fn a_caller_flooding_the_store_evicts_its_own_entries_not_anothers() {
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(200_000));
+        let small = token();
+        store.put(&small, entry_of("bob", 100)).await.unwrap();
+        let mut flood = Vec::new();
+        for _ in 0..40 {
+            let token = token();
+            store.put(&token, entry_of("mallory", 20_000)).await.unwrap();
+            assert!(store.bytes() <= 200_000);
+            flood.push(token);
+        }
+        assert!(
+            store.get(&small).await.unwrap().is_some(),
+            "bob's token survives mallory's flood"
+        );
+        // Mallory keeps her newest entries.
+        assert!(store.get(flood.last().unwrap()).await.unwrap().is_some());
+        assert!(store.get(&flood[0]).await.unwrap().is_none());
+    }
+
     #[tokio::test]
     async fn the_entry_cap_evicts_the_oldest() {
         let (store, _) = store_with(MemoryStoreConfig::new().with_max_entries(3));

@@ -2,6 +2,7 @@
 //! through [`mcp_light::Server::call`] with no transport.
 
 mod bad_input;
+mod bounds;
 mod dispatch;
 mod fixtures;
 mod heavy;
