@@ -7,7 +7,7 @@
 mod clock;
 mod config;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -37,8 +37,12 @@ const ENTRY_OVERHEAD: usize = 512;
 ///
 /// Bounded: after every `put`, the accounted bytes are at most
 /// [`max_bytes`](MemoryStoreConfig::max_bytes) and the entries at most
-/// [`max_entries`](MemoryStoreConfig::max_entries); to make room it evicts
-/// the oldest entries first. An entry older than the
+/// [`max_entries`](MemoryStoreConfig::max_entries); an entry over
+/// [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes) is refused. To
+/// make room it evicts the oldest entries first, except that a caller over
+/// its share ([`caller_share_percent`](MemoryStoreConfig::caller_share_percent))
+/// evicts its own oldest entries first, so one caller's flood does not
+/// push out another caller's tokens. An entry older than the
 /// [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped when met;
 /// `get` does not refresh the TTL, so a token lives at most `ttl` after its
 /// result was stored however often it is redeemed. A store is local to one
@@ -81,6 +85,16 @@ struct State {
     /// The sum of the entries' accounted costs.
     bytes: usize,
     next_seq: u64,
+    /// What each caller holds; a caller holding nothing has no record.
+    callers: HashMap<String, Held>,
+}
+
+/// What one caller holds: its entries' costs and their sequence numbers,
+/// oldest first.
+#[derive(Default)]
+struct Held {
+    bytes: usize,
+    seqs: BTreeSet<u64>,
 }
 
 /// One stored entry and what the store needs to expire and evict it.
@@ -98,6 +112,11 @@ struct Slot {
 impl MemoryStore {
     /// A store with `config`'s limits and the real clock.
     ///
+    /// # Panics
+    ///
+    /// When a limit makes no sense ([`MemoryStoreConfig::check`]): a field
+    /// set to 0 directly, say.
+    ///
     /// ```
     /// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
     ///
@@ -110,6 +129,10 @@ impl MemoryStore {
 
     /// A store with `config`'s limits that reads the time from `clock`.
     ///
+    /// # Panics
+    ///
+    /// As [`MemoryStore::new`].
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use mcp_light::store::{ManualClock, MemoryStore, MemoryStoreConfig};
@@ -118,6 +141,9 @@ impl MemoryStore {
     /// assert_eq!(store.bytes(), 0);
     /// ```
     pub fn with_clock(config: MemoryStoreConfig, clock: Arc<dyn Clock>) -> MemoryStore {
+        if let Err(problem) = config.check() {
+            panic!("{problem}");
+        }
         MemoryStore {
             config,
             clock,
@@ -184,11 +210,9 @@ impl MemoryStore {
     fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
         let cost = cost_of(token, &entry);
         // Refuse before touching anything: a refused put evicts nothing.
-        if cost > self.config.max_bytes {
-            return Err(StoreError::TooLarge {
-                size: cost,
-                limit: self.config.max_bytes,
-            });
+        let limit = self.config.max_bytes.min(self.config.max_entry_bytes);
+        if cost > limit {
+            return Err(StoreError::TooLarge { size: cost, limit });
         }
         if self.config.max_entries == 0 {
             return Err(StoreError::Unavailable(
@@ -203,11 +227,24 @@ impl MemoryStore {
         // A token put again is a new entry: it replaces the old one.
         state.remove(token);
         state.sweep_expired(now, self.config.ttl);
+        let (share_bytes, share_entries) = self.config.caller_share();
         while state.entries.len() >= self.config.max_entries
             || state.bytes + cost > self.config.max_bytes
         {
-            // Cannot run dry: an empty store has room for this entry.
-            state.evict_oldest();
+            // A caller over its share makes room from its own entries;
+            // otherwise the oldest goes, whoever holds it. Cannot run dry:
+            // an empty store has room for this entry.
+            let own = state
+                .callers
+                .get(&entry.owner.caller)
+                .filter(|held| {
+                    held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
+                })
+                .and_then(|held| held.seqs.first().copied());
+            match own {
+                Some(seq) => state.evict(seq),
+                None => state.evict_oldest(),
+            }
         }
         state.insert(token.clone(), entry, now, cost);
         Ok(())
@@ -258,7 +295,11 @@ impl MemoryStore {
             return;
         };
         slot.cost += bytes;
+        let caller = slot.entry.owner.caller.clone();
         state.bytes += bytes;
+        if let Some(held) = state.callers.get_mut(&caller) {
+            held.bytes += bytes;
+        }
         while state.bytes > self.config.max_bytes {
             state.evict_oldest();
         }
@@ -314,6 +355,15 @@ impl State {
         self.next_seq += 1;
         self.order.insert(seq, token.clone());
         self.bytes += cost;
+        let held = match self.callers.get_mut(&entry.owner.caller) {
+            Some(held) => held,
+            None => self
+                .callers
+                .entry(entry.owner.caller.clone())
+                .or_default(),
+        };
+        held.bytes += cost;
+        held.seqs.insert(seq);
         let slot = Slot {
             seq,
             stored_at: now,
@@ -327,17 +377,37 @@ impl State {
     fn remove(&mut self, token: &Token) {
         if let Some(slot) = self.entries.remove(token) {
             self.order.remove(&slot.seq);
-            self.bytes -= slot.cost;
+            self.forget(slot);
         }
     }
 
     fn evict_oldest(&mut self) {
-        if let Some((_, token)) = self.order.pop_first() {
+        if let Some(&seq) = self.order.keys().next() {
+            self.evict(seq);
+        }
+    }
+
+    /// Drops the entry stored with sequence number `seq`.
+    fn evict(&mut self, seq: u64) {
+        if let Some(token) = self.order.remove(&seq) {
             let slot = self
                 .entries
                 .remove(&token)
                 .expect("every ordered token has an entry");
-            self.bytes -= slot.cost;
+            self.forget(slot);
+        }
+    }
+
+    /// Takes a removed slot off the byte count and its caller's record.
+    fn forget(&mut self, slot: Slot) {
+        self.bytes -= slot.cost;
+        let caller = &slot.entry.owner.caller;
+        if let Some(held) = self.callers.get_mut(caller) {
+            held.bytes -= slot.cost;
+            held.seqs.remove(&slot.seq);
+            if held.seqs.is_empty() {
+                self.callers.remove(caller);
+            }
         }
     }
 
@@ -569,6 +639,56 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_entry_over_max_entry_bytes_is_refused_and_evicts_nothing() {
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_entry_bytes(5_000));
+        store.put(&token(), entry(100)).await.unwrap();
+        let err = store.put(&token(), entry(5_000)).await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::TooLarge { limit: 5_000, .. }),
+            "{err:?}"
+        );
+        assert_eq!(store.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_caller_under_its_share_evicts_the_oldest_whoever_holds_it() {
+        let (store, _) = store_with(
+            MemoryStoreConfig::new()
+                .with_max_entries(4)
+                .with_caller_share_percent(50),
+        );
+        let bobs: Vec<Token> = (0..2).map(|_| token()).collect();
+        for token in &bobs {
+            store.put(token, entry_of("bob", 10)).await.unwrap();
+        }
+        let carol = token();
+        store.put(&carol, entry_of("carol", 10)).await.unwrap();
+        store.put(&token(), entry_of("carol", 10)).await.unwrap();
+        // Carol holds 2 of 4, her share: her third evicts her own oldest.
+        store.put(&token(), entry_of("carol", 10)).await.unwrap();
+        assert!(store.get(&carol).await.unwrap().is_none());
+        assert!(store.get(&bobs[0]).await.unwrap().is_some());
+        // Dave holds nothing: he makes room from the oldest, bob's first.
+        store.put(&token(), entry_of("dave", 10)).await.unwrap();
+        assert!(store.get(&bobs[0]).await.unwrap().is_none());
+        assert!(store.get(&bobs[1]).await.unwrap().is_some());
+    }
+
+    #[test]
+    #[should_panic(expected = "caller_share_percent must be from 1 to 100")]
+    fn a_share_of_zero_is_refused_with_a_sentence() {
+        let _ = MemoryStoreConfig::new().with_caller_share_percent(0);
+    }
+
+    #[test]
+    #[should_panic(expected = "max_bytes is 0")]
+    fn a_zero_limit_set_directly_is_refused_when_the_store_is_made() {
+        let mut config = MemoryStoreConfig::new();
+        config.max_bytes = 0;
+        let _ = MemoryStore::new(config);
+    }
+
+    #[tokio::test]
     async fn the_entry_cap_evicts_the_oldest() {
         let (store, _) = store_with(MemoryStoreConfig::new().with_max_entries(3));
         let tokens: Vec<Token> = (0..5).map(|_| token()).collect();
@@ -652,6 +772,7 @@ mod tests {
         assert!(store.is_empty());
         let state = lock(&store.state);
         assert!(state.order.is_empty() && state.entries.is_empty());
+        assert!(state.callers.is_empty(), "no caller record outlives its entries");
     }
 
     #[tokio::test]
