@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use inventory::db::{self, Db};
 use inventory::fixture;
-use mcp_light::{Caller, CallToolResult, Server};
+use mcp_light::{CallToolResult, Caller, Server};
 use serde_json::{Value, json};
 
 /// The answer's size as a client reads it: its text and
@@ -60,7 +60,9 @@ async fn filter() {
     let asked = json!({"continuation_token": token, "mode": "filtered", "filter_keys": keys});
 
     let started = Instant::now();
-    let alone = server.call("device_list", asked.clone(), session("a")).await;
+    let alone = server
+        .call("device_list", asked.clone(), session("a"))
+        .await;
     let one = started.elapsed();
 
     let (first, second) = (server.clone(), server.clone());

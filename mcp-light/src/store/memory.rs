@@ -357,10 +357,7 @@ impl State {
         self.bytes += cost;
         let held = match self.callers.get_mut(&entry.owner.caller) {
             Some(held) => held,
-            None => self
-                .callers
-                .entry(entry.owner.caller.clone())
-                .or_default(),
+            None => self.callers.entry(entry.owner.caller.clone()).or_default(),
         };
         held.bytes += cost;
         held.seqs.insert(seq);
@@ -625,7 +622,10 @@ mod tests {
         let mut flood = Vec::new();
         for _ in 0..40 {
             let token = token();
-            store.put(&token, entry_of("mallory", 20_000)).await.unwrap();
+            store
+                .put(&token, entry_of("mallory", 20_000))
+                .await
+                .unwrap();
             assert!(store.bytes() <= 200_000);
             flood.push(token);
         }
@@ -772,7 +772,10 @@ mod tests {
         assert!(store.is_empty());
         let state = lock(&store.state);
         assert!(state.order.is_empty() && state.entries.is_empty());
-        assert!(state.callers.is_empty(), "no caller record outlives its entries");
+        assert!(
+            state.callers.is_empty(),
+            "no caller record outlives its entries"
+        );
     }
 
     #[tokio::test]

@@ -19,7 +19,11 @@ async fn with_devices(n: usize) -> Harness {
 }
 
 fn text_len(result: &rmcp::model::CallToolResult) -> usize {
-    result.content[0].as_text().expect("text content").text.len()
+    result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .len()
 }
 
 #[tokio::test]
@@ -51,22 +55,20 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
     let why = probe["why_no_token"].as_str().unwrap();
     assert!(why.contains("30000") || why.contains("30,000"), "{why}");
     let usage = probe["usage"].as_str().unwrap();
-    assert!(usage.contains("device_list") && usage.contains("narrow"), "{usage}");
+    assert!(
+        usage.contains("device_list") && usage.contains("narrow"),
+        "{usage}"
+    );
     assert!(small.is_empty());
 }
 
 #[tokio::test]
 async fn a_small_result_the_store_refuses_still_comes_back_whole() {
     let h = with_devices(5).await;
-    let server = h
-        .server
-        .clone()
-        .with_store(MemoryStore::new(MemoryStoreConfig::new().with_max_bytes(600)));
-    let answer = ok_json(
-        &server
-            .call("device_list", json!({}), Caller::Process)
-            .await,
-    );
+    let server = h.server.clone().with_store(MemoryStore::new(
+        MemoryStoreConfig::new().with_max_bytes(600),
+    ));
+    let answer = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
     assert_eq!(answer.as_array().map(Vec::len), Some(5), "{answer}");
 }
 
@@ -107,7 +109,11 @@ async fn a_flood_of_filter_keys_is_refused_quickly_and_briefly() {
         )
         .await,
     );
-    assert!(refused.len() < 400, "{} bytes: {refused:.400}", refused.len());
+    assert!(
+        refused.len() < 400,
+        "{} bytes: {refused:.400}",
+        refused.len()
+    );
     assert!(refused.contains("100000"), "{refused}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
