@@ -8,6 +8,7 @@ mod fixtures;
 mod heavy;
 mod layering;
 mod output_schema;
+mod properties;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod registry;
