@@ -1,8 +1,9 @@
 //! The in-memory continuation store: the embedded default.
 //!
 //! Entries live in a hash map by token and in an index by insertion order.
-//! Every entry has the same TTL, so insertion order is also expiry order:
-//! the oldest entry is both the first to expire and the first to evict.
+//! Every entry has the same TTL, so insertion order is also expiry order.
+//! Beside them, what each caller holds, so that room is made from the
+//! callers holding the most.
 
 mod clock;
 mod config;
@@ -39,10 +40,12 @@ const ENTRY_OVERHEAD: usize = 512;
 /// [`max_bytes`](MemoryStoreConfig::max_bytes) and the entries at most
 /// [`max_entries`](MemoryStoreConfig::max_entries); an entry over
 /// [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes) is refused. To
-/// make room it evicts the oldest entries first, except that a caller over
-/// its share ([`caller_share_percent`](MemoryStoreConfig::caller_share_percent))
-/// evicts its own oldest entries first, so one caller's flood does not
-/// push out another caller's tokens. An entry older than the
+/// make room, a caller over its share
+/// ([`caller_share_percent`](MemoryStoreConfig::caller_share_percent))
+/// evicts its own oldest entries, and any other the oldest entries of the
+/// caller holding the most bytes: one caller's flood, or many callers',
+/// does not push out a quiet caller's tokens. With one caller this is
+/// oldest first. An entry older than the
 /// [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped when met;
 /// `get` does not refresh the TTL, so a token lives at most `ttl` after its
 /// result was stored however often it is redeemed. A store is local to one
@@ -86,7 +89,9 @@ struct State {
     bytes: usize,
     next_seq: u64,
     /// What each caller holds; a caller holding nothing has no record.
-    callers: HashMap<String, Held>,
+    callers: HashMap<Arc<str>, Held>,
+    /// The callers by the bytes they hold: the last holds the most.
+    by_bytes: BTreeSet<(usize, Arc<str>)>,
 }
 
 /// What one caller holds: its entries' costs and their sequence numbers,
@@ -232,16 +237,22 @@ impl MemoryStore {
             || state.bytes + cost > self.config.max_bytes
         {
             // A caller over its share makes room from its own entries;
-            // otherwise the oldest goes, whoever holds it. Cannot run dry:
-            // an empty store has room for this entry.
+            // otherwise from the caller holding the most, so a quiet
+            // caller's entries are the last to go. Cannot run dry: an empty
+            // store has room for this entry.
             let own = state
                 .callers
-                .get(&entry.owner.caller)
+                .get(entry.owner.caller.as_str())
                 .filter(|held| {
                     held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
+                });
+            let victim = own
+                .or_else(|| {
+                    let (_, largest) = state.by_bytes.last()?;
+                    state.callers.get(largest)
                 })
                 .and_then(|held| held.seqs.first().copied());
-            match own {
+            match victim {
                 Some(seq) => state.evict(seq),
                 None => state.evict_oldest(),
             }
@@ -297,9 +308,7 @@ impl MemoryStore {
         slot.cost += bytes;
         let caller = slot.entry.owner.caller.clone();
         state.bytes += bytes;
-        if let Some(held) = state.callers.get_mut(&caller) {
-            held.bytes += bytes;
-        }
+        state.hold(&caller, bytes, None);
         while state.bytes > self.config.max_bytes {
             state.evict_oldest();
         }
@@ -355,12 +364,7 @@ impl State {
         self.next_seq += 1;
         self.order.insert(seq, token.clone());
         self.bytes += cost;
-        let held = match self.callers.get_mut(&entry.owner.caller) {
-            Some(held) => held,
-            None => self.callers.entry(entry.owner.caller.clone()).or_default(),
-        };
-        held.bytes += cost;
-        held.seqs.insert(seq);
+        self.hold(&entry.owner.caller, cost, Some(seq));
         let slot = Slot {
             seq,
             stored_at: now,
@@ -398,14 +402,37 @@ impl State {
     /// Takes a removed slot off the byte count and its caller's record.
     fn forget(&mut self, slot: Slot) {
         self.bytes -= slot.cost;
-        let caller = &slot.entry.owner.caller;
-        if let Some(held) = self.callers.get_mut(caller) {
-            held.bytes -= slot.cost;
-            held.seqs.remove(&slot.seq);
-            if held.seqs.is_empty() {
-                self.callers.remove(caller);
-            }
+        let caller = slot.entry.owner.caller.as_str();
+        let Some(name) = self
+            .callers
+            .get_key_value(caller)
+            .map(|(name, _)| name.clone())
+        else {
+            return;
+        };
+        let held = self.callers.get_mut(caller).expect("just found");
+        self.by_bytes.remove(&(held.bytes, name.clone()));
+        held.bytes -= slot.cost;
+        held.seqs.remove(&slot.seq);
+        if held.seqs.is_empty() {
+            self.callers.remove(caller);
+        } else {
+            self.by_bytes.insert((held.bytes, name));
         }
+    }
+
+    /// Adds `bytes` (and the entry `seq`, if a new one) to what `caller`
+    /// holds.
+    fn hold(&mut self, caller: &str, bytes: usize, seq: Option<u64>) {
+        let name = match self.callers.get_key_value(caller) {
+            Some((name, _)) => name.clone(),
+            None => Arc::from(caller),
+        };
+        let held = self.callers.entry(name.clone()).or_default();
+        self.by_bytes.remove(&(held.bytes, name.clone()));
+        held.bytes += bytes;
+        held.seqs.extend(seq);
+        self.by_bytes.insert((held.bytes, name));
     }
 
     /// Drops expired entries from the oldest on, stopping at the first live
@@ -651,27 +678,39 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_caller_under_its_share_evicts_the_oldest_whoever_holds_it() {
+    async fn a_caller_under_its_share_makes_room_from_the_largest_holder() {
         let (store, _) = store_with(
             MemoryStoreConfig::new()
                 .with_max_entries(4)
                 .with_caller_share_percent(50),
         );
-        let bobs: Vec<Token> = (0..2).map(|_| token()).collect();
-        for token in &bobs {
-            store.put(token, entry_of("bob", 10)).await.unwrap();
+        let bob = token();
+        store.put(&bob, entry_of("bob", 10)).await.unwrap();
+        let carols: Vec<Token> = (0..4).map(|_| token()).collect();
+        for carol in &carols {
+            store.put(carol, entry_of("carol", 10)).await.unwrap();
         }
-        let carol = token();
-        store.put(&carol, entry_of("carol", 10)).await.unwrap();
-        store.put(&token(), entry_of("carol", 10)).await.unwrap();
-        // Carol holds 2 of 4, her share: her third evicts her own oldest.
-        store.put(&token(), entry_of("carol", 10)).await.unwrap();
-        assert!(store.get(&carol).await.unwrap().is_none());
-        assert!(store.get(&bobs[0]).await.unwrap().is_some());
-        // Dave holds nothing: he makes room from the oldest, bob's first.
+        // The store was full and carol over her share of 2: her fourth
+        // evicted her own oldest.
+        assert!(store.get(&carols[0]).await.unwrap().is_none());
+        assert!(store.get(&bob).await.unwrap().is_some());
+        // Erin and dave hold nothing; carol holds the most, so her oldest
+        // go, although bob's entry is older.
+        store.put(&token(), entry_of("erin", 10)).await.unwrap();
         store.put(&token(), entry_of("dave", 10)).await.unwrap();
-        assert!(store.get(&bobs[0]).await.unwrap().is_none());
-        assert!(store.get(&bobs[1]).await.unwrap().is_some());
+        assert!(store.get(&carols[2]).await.unwrap().is_none());
+        assert!(store.get(&carols[3]).await.unwrap().is_some());
+        assert!(store.get(&bob).await.unwrap().is_some());
+        let state = lock(&store.state);
+        let mut held: Vec<(&str, usize, usize)> = state
+            .by_bytes
+            .iter()
+            .map(|(bytes, name)| (&**name, *bytes, state.callers[name].seqs.len()))
+            .collect();
+        assert!(held.is_sorted_by_key(|(_, bytes, _)| *bytes), "{held:?}");
+        held.sort();
+        let counts: Vec<(&str, usize)> = held.iter().map(|(name, _, n)| (*name, *n)).collect();
+        assert_eq!(counts, [("bob", 1), ("carol", 1), ("dave", 1), ("erin", 1)]);
     }
 
     #[test]
@@ -773,7 +812,7 @@ mod tests {
         let state = lock(&store.state);
         assert!(state.order.is_empty() && state.entries.is_empty());
         assert!(
-            state.callers.is_empty(),
+            state.callers.is_empty() && state.by_bytes.is_empty(),
             "no caller record outlives its entries"
         );
     }

@@ -5,6 +5,7 @@ mod bad_input;
 mod bounds;
 mod dispatch;
 mod fixtures;
+mod flood;
 mod heavy;
 mod layering;
 mod output_schema;

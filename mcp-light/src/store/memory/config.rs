@@ -62,10 +62,12 @@ pub struct MemoryStoreConfig {
     pub max_entry_bytes: usize,
     /// The share of [`max_bytes`](MemoryStoreConfig::max_bytes) and of
     /// [`max_entries`](MemoryStoreConfig::max_entries) one caller may hold,
-    /// in percent (default 25). Room is made from the oldest entries, but a
-    /// caller over its share makes room from its own oldest entries first:
-    /// one caller's flood of results evicts its own earlier results, not
-    /// another caller's. A caller alone may still fill the whole store.
+    /// in percent (default 25). When the store is full, a caller over its
+    /// share makes room from its own oldest entries; any other caller makes
+    /// room from the oldest entries of the caller holding the most. So one
+    /// caller's flood evicts its own earlier results, and a quiet caller's
+    /// tokens are the last to go however many callers flood. A caller alone
+    /// may still fill the whole store.
     pub caller_share_percent: u8,
 }
 
