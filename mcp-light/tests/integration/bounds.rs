@@ -7,16 +7,7 @@ use mcp_light::store::{ContinuationStore, MemoryStoreConfig};
 use mcp_light::{Caller, MemoryStore};
 use serde_json::{Value, json};
 
-use crate::fixtures::{Harness, error_text, keys, new_devices, ok_json};
-
-async fn with_devices(n: usize) -> Harness {
-    let h = Harness::new();
-    ok_json(
-        &h.call("device_bulk_create", json!({"devices": new_devices(n)}))
-            .await,
-    );
-    h
-}
+use crate::fixtures::{Harness, PROBE_KEYS, error_text, keys, ok_json};
 
 fn text_len(result: &rmcp::model::CallToolResult) -> usize {
     result.content[0]
@@ -28,7 +19,7 @@ fn text_len(result: &rmcp::model::CallToolResult) -> usize {
 
 #[tokio::test]
 async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_in_full() {
-    let h = with_devices(300).await;
+    let h = Harness::with_devices(300).await;
     let small = Arc::new(MemoryStore::new(
         MemoryStoreConfig::new().with_max_bytes(30_000),
     ));
@@ -64,7 +55,7 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
 
 #[tokio::test]
 async fn a_small_result_the_store_refuses_still_comes_back_whole() {
-    let h = with_devices(5).await;
+    let h = Harness::with_devices(5).await;
     let server = h.server.clone().with_store(MemoryStore::new(
         MemoryStoreConfig::new().with_max_bytes(600),
     ));
@@ -74,7 +65,7 @@ async fn a_small_result_the_store_refuses_still_comes_back_whole() {
 
 #[tokio::test]
 async fn a_null_continuation_token_is_a_first_call_not_a_redemption() {
-    let h = with_devices(30).await;
+    let h = Harness::with_devices(30).await;
     let runs = h.runs();
     let probe = ok_json(
         &h.call("device_list", json!({"continuation_token": null}))
@@ -82,21 +73,12 @@ async fn a_null_continuation_token_is_a_first_call_not_a_redemption() {
     );
     assert_eq!(h.runs(), runs + 1, "the tool ran");
     assert!(probe["continuation_token"].is_string(), "{probe}");
-    assert_eq!(
-        keys(&probe),
-        [
-            "preview",
-            "total_size",
-            "available_modes",
-            "continuation_token",
-            "usage"
-        ]
-    );
+    assert_eq!(keys(&probe), PROBE_KEYS);
 }
 
 #[tokio::test]
 async fn a_flood_of_filter_keys_is_refused_quickly_and_briefly() {
-    let h = with_devices(50).await;
+    let h = Harness::with_devices(50).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
     let keys: Vec<Value> = (0..100_000)
         .map(|i| Value::from(format!("nope-{i}")))

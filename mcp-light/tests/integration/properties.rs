@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestCaseError, TestRu
 use serde_json::{Map, Value, json};
 use tokio::runtime::Runtime;
 
-use crate::fixtures::{Harness, new_devices, ok_json};
+use crate::fixtures::{Harness, ok_json};
 
 const CASES: u32 = 10_000;
 
@@ -27,7 +27,7 @@ where
     let config = Config {
         cases: CASES,
         failure_persistence: None,
-        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_algorithm: RngAlgorithm::XorShift,
         rng_seed: RngSeed::Fixed(0x6d63_702d_6c69_6768),
         ..Config::default()
     };
@@ -122,7 +122,7 @@ fn text(result: &CallToolResult) -> String {
 fn arbitrary_arguments_never_panic_binding_or_the_dispatcher() {
     let rt = runtime();
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.dispatched();
     let mut tools: Vec<String> = server
         .list_tools()
         .into_iter()
@@ -185,7 +185,7 @@ fn records() -> impl Strategy<Value = Vec<Value>> {
 fn a_bulk_envelope_measures_the_result_and_names_every_id_in_order_or_answers_it_whole() {
     let rt = runtime();
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.dispatched();
     check(records(), |records| {
         let size = serde_json::to_vec(&records).unwrap().len();
         let ids: Option<Vec<Value>> = records
@@ -256,9 +256,8 @@ fn negotiation() -> impl Strategy<Value = Map<String, Value>> {
 #[test]
 fn redemption_in_every_mode_never_runs_the_tool() {
     let rt = runtime();
-    let h = Harness::new();
-    rt.block_on(h.call("device_bulk_create", json!({"devices": new_devices(30)})));
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let h = rt.block_on(Harness::with_devices(30));
+    let server = h.dispatched();
     let alice = || Caller::Session("alice".into());
     let flat = ok_json(&rt.block_on(h.call("device_list", json!({}))));
     let routed = ok_json(&rt.block_on(server.call(
@@ -290,10 +289,7 @@ fn pages_concatenate_to_the_full_list() {
     let h = Harness::new();
     // Every result is probed, however small.
     let server = h
-        .server
-        .clone()
-        .with_dispatcher("inventory")
-        .unwrap()
+        .dispatched()
         .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(0)));
     check(
         (0usize..60, 1usize..5, 1usize..25),
@@ -344,7 +340,7 @@ fn strings(value: &Value, out: &mut Vec<String>) {
 fn filtered_and_summary_answers_stay_within_their_bounds() {
     let rt = runtime();
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.dispatched();
     let long_records = (
         records(),
         vec(long_word(), 0..3),
