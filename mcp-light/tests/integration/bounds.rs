@@ -7,7 +7,7 @@ use mcp_light::store::{ContinuationStore, MemoryStoreConfig};
 use mcp_light::{Caller, MemoryStore};
 use serde_json::{Value, json};
 
-use crate::fixtures::{Harness, PROBE_KEYS, error_text, keys, ok_json};
+use crate::fixtures::{DownStore, Harness, PROBE_KEYS, error_text, keys, ok_json};
 
 fn text_len(result: &rmcp::model::CallToolResult) -> usize {
     result.content[0]
@@ -98,4 +98,18 @@ async fn a_flood_of_filter_keys_is_refused_quickly_and_briefly() {
     );
     assert!(refused.contains("100000"), "{refused}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_large_plain_read_while_the_store_is_down_is_summarized_not_answered_whole() {
+    let server = Harness::new()
+        .dispatched()
+        .with_shared_store(Some(Arc::new(DownStore) as Arc<dyn ContinuationStore>));
+    let large = json!({"resource": "row", "action": "list", "params": {"n": 300, "width": 100}});
+    let answer = server.call("inventory", large, Caller::Process).await;
+    assert!(text_len(&answer) < 4_000, "{} bytes", text_len(&answer));
+    let probe = ok_json(&answer);
+    assert_eq!(probe["summary"]["count"], 300, "{probe}");
+    let why = probe["why_no_token"].as_str().unwrap();
+    assert!(why.contains("unavailable"), "{why}");
 }
