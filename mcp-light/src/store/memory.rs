@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use super::index::{self, OFFSET_BYTES};
 use super::{BoxFuture, ContinuationStore, Entry, StoreError, StoredItems};
+use crate::heavy::off_workers;
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -278,21 +279,32 @@ impl MemoryStore {
         None
     }
 
-    fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
+    /// The items `range` of the list under `token`. The first read of a
+    /// list builds where its items start, off the async workers when the
+    /// list is large ([`off_workers`]), and keeps it beside the entry.
+    async fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
         let (entry, seq, cell) = self.live_slot(token)?;
         if !entry.origin.is_pageable() {
             return Some(StoredItems::Whole(entry));
         }
-        let mut built = false;
-        let starts = cell.get_or_init(|| {
-            built = true;
-            index::index_list(&entry.body).map(Arc::from)
-        });
-        if built && let Some(starts) = starts {
-            self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
-        }
+        let starts = match cell.get() {
+            Some(starts) => starts.clone(),
+            None => {
+                let body = Arc::clone(&entry.body);
+                let built: Option<Arc<[u32]>> =
+                    off_workers(body.len(), move || index::index_list(&body).map(Arc::from)).await;
+                // Two first reads at once both build it; one is kept and
+                // charged.
+                if cell.set(built.clone()).is_ok()
+                    && let Some(starts) = &built
+                {
+                    self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
+                }
+                built
+            }
+        };
         Some(match starts {
-            Some(starts) => index::items_of_indexed(entry, starts, range),
+            Some(starts) => index::items_of_indexed(entry, &starts, range),
             None => StoredItems::Whole(entry),
         })
     }
@@ -350,7 +362,7 @@ impl ContinuationStore for MemoryStore {
         token: &'a Token,
         items: Range<usize>,
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
-        Box::pin(async move { Ok(self.get_items_now(token, items)) })
+        Box::pin(async move { Ok(self.get_items_now(token, items).await) })
     }
 
     fn ttl(&self) -> Duration {
@@ -839,6 +851,30 @@ mod tests {
         // The index is built once: a second read charges nothing more.
         store.get_items(&token, 90..200).await.unwrap();
         assert_eq!(store.bytes(), before + 100 * OFFSET_BYTES);
+    }
+
+    #[tokio::test]
+    async fn a_large_list_is_indexed_off_the_workers_once() {
+        let (store, _) = store();
+        let token = token();
+        let list: Vec<String> = (0..20_000).map(|i| format!("item-{i:010}")).collect();
+        let body = serde_json::to_vec(&list).unwrap();
+        assert!(body.len() >= crate::heavy::OFF_WORKERS_BYTES);
+        let stored = Entry {
+            owner: entry(0).owner,
+            origin: Origin::Read,
+            body: body.into(),
+        };
+        store.put(&token, stored).await.unwrap();
+        let before = store.bytes();
+        let Some(StoredItems::List(page)) = store.get_items(&token, 19_990..20_010).await.unwrap()
+        else {
+            panic!("a stored list reads as a list");
+        };
+        assert_eq!((page.total, page.items.len()), (20_000, 10));
+        assert_eq!(page.items[9], br#""item-0000019999""#);
+        store.get_items(&token, 0..20).await.unwrap();
+        assert_eq!(store.bytes(), before + 20_000 * OFFSET_BYTES);
     }
 
     #[tokio::test]
