@@ -94,7 +94,10 @@ pub struct HeavyConfig {
     pub max_page_size: usize,
     /// Results larger than this many bytes are answered with a probe where
     /// the schema discloses continuation; `None` switches the backstop
-    /// off. Default 25,000.
+    /// off. Default 25,000. It is also the most a result the store would
+    /// not keep is answered inline: a larger one gets a probe without
+    /// token, its summary and the store's reason, never the result itself
+    /// (with `None`, such a result comes back whole).
     pub size_backstop: Option<usize>,
     /// The longest a probe's `preview` may be, in characters of compact JSON
     /// (200).
