@@ -23,6 +23,7 @@ use crate::answer::{error_result, full_result, full_result_with_text, lean_resul
 use crate::args;
 use crate::context::Caller;
 use crate::heavy::{self, HeavyConfig, Mode, Negotiation};
+use crate::offload::off_workers;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoredItems};
 use crate::token::Token;
@@ -183,7 +184,7 @@ impl Continuations {
             Err(why) => {
                 let (tool, heavy) = (called.tool.clone(), self.heavy.clone());
                 lean_result(
-                    heavy::off_workers(total_size, move || {
+                    off_workers(total_size, move || {
                         heavy::unkept_probe(&tool, &value, total_size, &why, &heavy)
                     })
                     .await,
@@ -265,7 +266,7 @@ impl Continuations {
     }
 
     /// The whole stored `entry` as `negotiation` asks; off the async
-    /// workers when it is large ([`heavy::off_workers`]).
+    /// workers when it is large ([`off_workers`]).
     async fn serve(
         &self,
         entry: &Entry,
@@ -275,7 +276,7 @@ impl Continuations {
     ) -> CallToolResult {
         let (body, origin, heavy) = (Arc::clone(&entry.body), entry.origin, self.heavy.clone());
         let tool = tool.to_owned();
-        heavy::off_workers(body.len(), move || {
+        off_workers(body.len(), move || {
             serve_stored(&body, origin, &negotiation, &heavy, &tool, &start_again)
         })
         .await

@@ -30,6 +30,7 @@ mod extract;
 mod invoke;
 mod kind;
 mod light_key;
+mod offload;
 mod outcome;
 mod output;
 mod output_schema;

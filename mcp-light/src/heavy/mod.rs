@@ -285,30 +285,6 @@ pub(crate) fn serve(
     }
 }
 
-/// Results of at least this many bytes are worked on (summarized,
-/// filtered, parsed from the store) off the runtime's async workers, so a
-/// large one does not stall the other calls those workers serve. Smaller
-/// ones stay inline: handing work to another thread costs more than they do.
-pub(crate) const OFF_WORKERS_BYTES: usize = 256 << 10;
-
-/// Runs `work` on a thread of the runtime's blocking pool when `size` is
-/// at least [`OFF_WORKERS_BYTES`] and a runtime is at hand, and inline
-/// otherwise. A panic in `work` resumes here, as if it had run inline.
-pub(crate) async fn off_workers<T: Send + 'static>(
-    size: usize,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let handle = match tokio::runtime::Handle::try_current() {
-        Ok(handle) if size >= OFF_WORKERS_BYTES => handle,
-        _ => return work(),
-    };
-    match handle.spawn_blocking(work).await {
-        Ok(done) => done,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        Err(error) => panic!("work moved off the async workers did not finish: {error}"),
-    }
-}
-
 /// What a value is, with its article, for messages.
 fn kind(value: &Value) -> &'static str {
     match value {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use super::index::{self, OFFSET_BYTES};
 use super::{BoxFuture, ContinuationStore, Entry, StoreError, StoredItems};
-use crate::heavy::off_workers;
+use crate::offload::off_workers;
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -859,7 +859,7 @@ mod tests {
         let token = token();
         let list: Vec<String> = (0..20_000).map(|i| format!("item-{i:010}")).collect();
         let body = serde_json::to_vec(&list).unwrap();
-        assert!(body.len() >= crate::heavy::OFF_WORKERS_BYTES);
+        assert!(body.len() >= crate::offload::OFF_WORKERS_BYTES);
         let stored = Entry {
             owner: entry(0).owner,
             origin: Origin::Read,
