@@ -14,7 +14,8 @@
 //! their types and bounds and almost no prose, because every caller pays
 //! for `tools/list`; the instructions travel in the probe's `usage`
 //! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
-//! page sizes, the preview length and the size backstop.
+//! page sizes, the preview length, the size backstop and how many
+//! `filter_keys` a call may name.
 //!
 //! Storing the result, minting the token and checking the owner happen
 //! elsewhere; this module decides what the agent reads.
