@@ -23,6 +23,7 @@ use crate::answer::{error_result, full_result, full_result_with_text, lean_resul
 use crate::args;
 use crate::context::Caller;
 use crate::heavy::{self, HeavyConfig, Mode, Negotiation};
+use crate::offload::off_workers;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoredItems};
 use crate::token::Token;
@@ -113,7 +114,19 @@ impl Continuations {
         origin: Origin,
         body: Vec<u8>,
     ) -> Option<Token> {
-        let store = self.store.as_ref()?;
+        self.keep_or_why(called, origin, body).await.ok()
+    }
+
+    /// [`keep`](Continuations::keep), saying why when it cannot.
+    async fn keep_or_why(
+        &self,
+        called: &Called,
+        origin: Origin,
+        body: Vec<u8>,
+    ) -> Result<Token, String> {
+        let Some(store) = self.store.as_ref() else {
+            return Err("this server keeps no continuation store".to_owned());
+        };
         let stored = match Token::mint() {
             Ok(token) => {
                 let entry = Entry {
@@ -134,7 +147,7 @@ impl Continuations {
                 if self.failing.swap(false, Ordering::Relaxed) {
                     tracing::info!("the continuation store is taking results again");
                 }
-                Some(token)
+                Ok(token)
             }
             Err(error) => {
                 if !self.failing.swap(true, Ordering::Relaxed) {
@@ -143,13 +156,15 @@ impl Continuations {
                         "cannot store a result for continuation; answering without tokens until the store recovers"
                     );
                 }
-                None
+                Err(error)
             }
         }
     }
 
-    /// A heavy read's first answer: the probe, `value` kept under a token;
-    /// `value` in full when it cannot be kept.
+    /// A heavy read's first answer: the probe, `value` kept under a token.
+    /// When it cannot be kept, `value` in full if it is within the size
+    /// backstop, and otherwise a probe without token that summarizes it and
+    /// says why: never a large result inline.
     pub(crate) async fn probe(
         &self,
         called: &Called,
@@ -157,15 +172,24 @@ impl Continuations {
         body: Vec<u8>,
     ) -> CallToolResult {
         let total_size = body.len();
-        match self.keep(called, Origin::Read, body).await {
-            Some(token) => lean_result(heavy::probe(
+        match self.keep_or_why(called, Origin::Read, body).await {
+            Ok(token) => lean_result(heavy::probe(
                 &called.tool,
                 &value,
                 total_size,
                 &token,
                 &self.heavy,
             )),
-            None => full_result(value),
+            Err(_) if !self.heavy.over_backstop(total_size) => full_result(value),
+            Err(why) => {
+                let (tool, heavy) = (called.tool.clone(), self.heavy.clone());
+                lean_result(
+                    off_workers(total_size, move || {
+                        heavy::unkept_probe(&tool, &value, total_size, &why, &heavy)
+                    })
+                    .await,
+                )
+            }
         }
     }
 
@@ -228,39 +252,28 @@ impl Continuations {
             StoredItems::List(list) => return self.page(tool, list, &negotiation, &start_again),
             StoredItems::Whole(entry) => entry,
         };
-        let mut served = self.serve(&entry, &negotiation, tool, &start_again);
+        let mut served = self.serve(&entry, negotiation, tool, start_again).await;
         if let Some(usage) = usage.filter(|_| served.is_error != Some(true)) {
             usage.attach(&mut served, usage.count_stored(&entry.body));
         }
         served
     }
 
-    /// The whole stored `entry` as `negotiation` asks.
-    fn serve(
+    /// The whole stored `entry` as `negotiation` asks; off the async
+    /// workers when it is large ([`off_workers`]).
+    async fn serve(
         &self,
         entry: &Entry,
-        negotiation: &Negotiation,
+        negotiation: Negotiation,
         tool: &str,
-        start_again: &str,
+        start_again: String,
     ) -> CallToolResult {
-        let value: Value = match serde_json::from_slice(&entry.body) {
-            Ok(value) => value,
-            Err(error) => {
-                return error_result(format!(
-                    "the stored result is damaged ({error}); {start_again}"
-                ));
-            }
-        };
-        if negotiation.mode == Mode::Full {
-            // The stored bytes are the result's compact JSON already; only
-            // `structuredContent` needs the parsed value.
-            let text = String::from_utf8_lossy(&entry.body).into_owned();
-            return full_result_with_text(value, text);
-        }
-        match heavy::serve(value, entry.origin, negotiation, &self.heavy) {
-            Ok(value) => full_result(value),
-            Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
-        }
+        let (body, origin, heavy) = (Arc::clone(&entry.body), entry.origin, self.heavy.clone());
+        let tool = tool.to_owned();
+        off_workers(body.len(), move || {
+            serve_stored(&body, origin, &negotiation, &heavy, &tool, &start_again)
+        })
+        .await
     }
 
     /// A page of a stored list from the items the store read for it: only
@@ -295,6 +308,35 @@ fn refused(start_again: &str) -> CallToolResult {
          through another tool; {start_again} (after a write, read what was written with its \
          retrieve tool instead of repeating the write)"
     ))
+}
+
+/// The stored result `body` as `negotiation` asks.
+fn serve_stored(
+    body: &[u8],
+    origin: Origin,
+    negotiation: &Negotiation,
+    config: &HeavyConfig,
+    tool: &str,
+    start_again: &str,
+) -> CallToolResult {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(error) => {
+            return error_result(format!(
+                "the stored result is damaged ({error}); {start_again}"
+            ));
+        }
+    };
+    if negotiation.mode == Mode::Full {
+        // The stored bytes are the result's compact JSON already; only
+        // `structuredContent` needs the parsed value.
+        let text = String::from_utf8_lossy(body).into_owned();
+        return full_result_with_text(value, text);
+    }
+    match heavy::serve(value, origin, negotiation, config) {
+        Ok(value) => full_result(value),
+        Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
+    }
 }
 
 impl std::fmt::Debug for Continuations {

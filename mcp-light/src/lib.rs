@@ -45,6 +45,7 @@ mod invoke;
 mod kind;
 mod light_key;
 mod limits;
+mod offload;
 mod outcome;
 mod output;
 mod output_schema;

@@ -1,6 +1,8 @@
 //! `filtered`: only the named fields of the records, paged like
 //! `paginated`.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::page::{Layout, layout, paginate};
@@ -48,17 +50,31 @@ pub(super) fn filter(
             kind: "a list without objects".into(),
         });
     }
+    // Each field of each record is looked up once in the keys, so the cost
+    // is the records' size, however many keys were sent.
+    let wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
     let matched = records
         .iter()
-        .any(|record| keys.iter().any(|key| record.contains_key(key)));
+        .any(|record| record.keys().any(|field| wanted.contains(field.as_str())));
     if let (false, Some(first)) = (matched, records.first()) {
         let fields: Vec<&str> = first.keys().take(10).map(String::as_str).collect();
         return Err(NegotiationError::NoFieldMatched {
-            keys: Value::from(keys).to_string(),
+            keys: named_keys(keys),
             fields: fields.join(", "),
         });
     }
     Ok(paginate(value, layout, negotiation, Some(keys)))
+}
+
+/// The first few of `keys` as a JSON list, and how many more there are:
+/// an error names enough to recognise the mistake, never all of them.
+fn named_keys(keys: &[String]) -> String {
+    const NAMED: usize = 5;
+    let named = Value::from(&keys[..keys.len().min(NAMED)]).to_string();
+    match keys.len().saturating_sub(NAMED) {
+        0 => named,
+        more => format!("{named} and {more} more"),
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +160,19 @@ mod tests {
         assert_eq!(
             err.to_string(),
             r#"filter_keys ["nmae"] matched no field of the result; its fields include id, name, site"#
+        );
+    }
+
+    #[test]
+    fn many_unknown_keys_are_named_a_few_at_a_time_and_counted() {
+        let keys: Vec<String> = (0..60).map(|i| format!("unknown-{i}")).collect();
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let err = serve(rows(3), Origin::Read, &filtered(&keys, 1), &config())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            r#"filter_keys ["unknown-0","unknown-1","unknown-2","unknown-3","unknown-4"] and 55 more matched no field of the result; its fields include id, name, site"#
         );
     }
 

@@ -14,7 +14,8 @@
 //! their types and bounds and almost no prose, because every caller pays
 //! for `tools/list`; the instructions travel in the probe's `usage`
 //! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
-//! page sizes, the preview length and the size backstop.
+//! page sizes, the preview length, the size backstop and how many
+//! `filter_keys` a call may name.
 //!
 //! Storing the result, minting the token and checking the owner happen
 //! elsewhere; this module decides what the agent reads.
@@ -59,13 +60,13 @@ pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
 };
 pub(crate) use page::{page_of_items, page_range};
-pub(crate) use probe::probe;
+pub(crate) use probe::{probe, unkept_probe};
 
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
 
-/// Limits of heavy reads: page sizes, the preview length and the size
-/// backstop.
+/// Limits of heavy reads: page sizes, the preview length, the size
+/// backstop and how many `filter_keys` a call may name.
 ///
 /// Start from [`HeavyConfig::new`] (the defaults) and change what you need
 /// with the `with_*` methods; the fields stay readable. The struct is
@@ -94,11 +95,18 @@ pub struct HeavyConfig {
     pub max_page_size: usize,
     /// Results larger than this many bytes are answered with a probe where
     /// the schema discloses continuation; `None` switches the backstop
-    /// off. Default 25,000.
+    /// off. Default 25,000. It is also the most a result the store would
+    /// not keep is answered inline: a larger one gets a probe without
+    /// token, its summary and the store's reason, never the result itself
+    /// (with `None`, such a result comes back whole).
     pub size_backstop: Option<usize>,
     /// The longest a probe's `preview` may be, in characters of compact JSON
     /// (200).
     pub preview_chars: usize,
+    /// The most distinct `filter_keys` one call may name (64); duplicates
+    /// count once. More is an error that gives the count, not the keys, so
+    /// neither the filtering nor the answer grows with what a caller sends.
+    pub max_filter_keys: usize,
     /// How long a continuation token lives, published in the description
     /// of every `continuation_token` property: the TTL of the server's
     /// store, set by [`Server`](crate::Server) whenever its store or this
@@ -109,7 +117,8 @@ pub struct HeavyConfig {
 
 impl HeavyConfig {
     /// The defaults: pages of 20 items, at most 200 per page, a size
-    /// backstop of 25,000 bytes and previews of at most 200 characters.
+    /// backstop of 25,000 bytes, previews of at most 200 characters and at
+    /// most 64 `filter_keys`.
     /// The same as [`HeavyConfig::default`], but usable in a `const`.
     ///
     /// ```
@@ -125,6 +134,7 @@ impl HeavyConfig {
             max_page_size: 200,
             size_backstop: Some(25_000),
             preview_chars: 200,
+            max_filter_keys: 64,
             // The store a server starts with is the default in-memory one.
             token_lifetime: Some(MemoryStoreConfig::new().ttl),
         }
@@ -190,6 +200,29 @@ impl HeavyConfig {
     /// ```
     pub const fn with_preview_chars(mut self, preview_chars: usize) -> HeavyConfig {
         self.preview_chars = preview_chars;
+        self
+    }
+
+    /// Sets [`max_filter_keys`](HeavyConfig::max_filter_keys), the most
+    /// distinct `filter_keys` one call may name (default 64).
+    ///
+    /// # Panics
+    ///
+    /// When `max_filter_keys` is 0: `filtered` needs at least one key, so
+    /// such a server could never filter.
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_max_filter_keys(16);
+    /// assert_eq!(config.max_filter_keys, 16);
+    /// ```
+    pub const fn with_max_filter_keys(mut self, max_filter_keys: usize) -> HeavyConfig {
+        assert!(
+            max_filter_keys >= 1,
+            "HeavyConfig::with_max_filter_keys(0): mode filtered needs at least one key; give 1 or more"
+        );
+        self.max_filter_keys = max_filter_keys;
         self
     }
 

@@ -2,6 +2,7 @@
 //! lifted out of its arguments and checked, and the schema properties that
 //! publish them.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -115,6 +116,12 @@ impl Negotiation {
                 max: config.max_page_size,
             });
         }
+        if self.filter_keys.len() > config.max_filter_keys {
+            return Err(NegotiationError::TooManyFilterKeys {
+                count: self.filter_keys.len(),
+                max: config.max_filter_keys,
+            });
+        }
         match (self.mode, self.filter_keys.is_empty()) {
             (Mode::Filtered, true) => Err(NegotiationError::FilterKeysRequired),
             (Mode::Filtered, false) | (_, true) => Ok(()),
@@ -155,6 +162,18 @@ pub enum NegotiationError {
         /// What was sent, as compact JSON (shortened when long).
         got: String,
     },
+    /// `filter_keys` names more distinct fields than
+    /// [`HeavyConfig::max_filter_keys`].
+    #[error(
+        "filter_keys names {count} distinct fields, more than the {max} a call may name; \
+         name only the fields you need"
+    )]
+    TooManyFilterKeys {
+        /// How many distinct keys were sent.
+        count: usize,
+        /// [`HeavyConfig::max_filter_keys`].
+        max: usize,
+    },
     /// `mode` is `filtered` but `filter_keys` is missing or empty.
     #[error(
         "filter_keys is required with mode filtered: give a non-empty list of field names, \
@@ -182,7 +201,8 @@ pub enum NegotiationError {
     /// None of `filter_keys` is a field of the stored value.
     #[error("filter_keys {keys} matched no field of the result; its fields include {fields}")]
     NoFieldMatched {
-        /// The keys that were asked for, as compact JSON.
+        /// The first few keys that were asked for, as compact JSON, and how
+        /// many more there were (`["a","b"] and 3 more`).
         keys: String,
         /// Some of the fields there are, comma-separated.
         fields: String,
@@ -198,6 +218,7 @@ impl NegotiationError {
             NegotiationError::Page { .. } => "page",
             NegotiationError::PageSize { .. } => "page_size",
             NegotiationError::FilterKeys { .. }
+            | NegotiationError::TooManyFilterKeys { .. }
             | NegotiationError::FilterKeysRequired
             | NegotiationError::FilterKeysWithoutFiltered { .. }
             | NegotiationError::NoFieldMatched { .. } => "filter_keys",
@@ -213,7 +234,9 @@ impl NegotiationError {
 /// empty. `page` and `page_size` must be JSON integers (`"2"` and `1.5` are
 /// refused, not coerced); `page_size` over [`HeavyConfig::max_page_size`]
 /// is an error rather than a silent clamp. `filter_keys` is required with
-/// `filtered` and refused with any other mode. The other arguments keep
+/// `filtered` and refused with any other mode; a key sent twice counts
+/// once, and more than [`HeavyConfig::max_filter_keys`] distinct keys are
+/// refused. The other arguments keep
 /// their order.
 pub(crate) fn take_negotiation(
     args: &mut Map<String, Value>,
@@ -249,8 +272,19 @@ pub(crate) fn take_negotiation(
     };
     let filter_keys = match filter_keys {
         None => Vec::new(),
-        Some(value) => string_list(&value)
-            .ok_or_else(|| NegotiationError::FilterKeys { got: quote(&value) })?,
+        Some(value) => {
+            let keys = distinct_strings(&value)
+                .ok_or_else(|| NegotiationError::FilterKeys { got: quote(&value) })?;
+            // Counted before anything is copied: the count is all an error
+            // about too many needs.
+            if keys.len() > config.max_filter_keys {
+                return Err(NegotiationError::TooManyFilterKeys {
+                    count: keys.len(),
+                    max: config.max_filter_keys,
+                });
+            }
+            keys.into_iter().map(str::to_owned).collect()
+        }
     };
 
     let negotiation = Negotiation {
@@ -270,13 +304,18 @@ fn positive_integer(value: &Value) -> Option<usize> {
     Some(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
-/// A JSON array of strings.
-fn string_list(value: &Value) -> Option<Vec<String>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|key| key.as_str().map(str::to_owned))
-        .collect()
+/// A JSON array of strings, each kept once, in the order first sent.
+fn distinct_strings(value: &Value) -> Option<Vec<&str>> {
+    let keys = value.as_array()?;
+    let mut seen = HashSet::with_capacity(keys.len().min(1_024));
+    let mut distinct = Vec::new();
+    for key in keys {
+        let key = key.as_str()?;
+        if seen.insert(key) {
+            distinct.push(key);
+        }
+    }
+    Some(distinct)
 }
 
 /// What the caller sent, for an error message: compact JSON, cut short so a
@@ -566,6 +605,25 @@ mod tests {
         );
         // An empty list asks for nothing and is harmless.
         assert!(take(json!({"filter_keys": []})).is_ok());
+    }
+
+    #[test]
+    fn filter_keys_are_deduplicated_before_they_are_counted() {
+        let keys: Vec<&str> = std::iter::repeat_n("id", 5_000).chain(["name"]).collect();
+        let negotiation = take(json!({"mode": "filtered", "filter_keys": keys})).unwrap();
+        assert_eq!(negotiation.filter_keys, ["id", "name"]);
+    }
+
+    #[test]
+    fn too_many_filter_keys_are_refused_with_the_count_not_the_keys() {
+        let keys: Vec<String> = (0..100_000).map(|i| format!("unknown-{i}")).collect();
+        let Err(err) = take(json!({"mode": "filtered", "filter_keys": keys})) else {
+            panic!("100,000 filter keys were accepted");
+        };
+        let err = err.to_string();
+        assert!(err.contains("100000"), "{err}");
+        assert!(err.contains("filter_keys"), "{err}");
+        assert!(err.len() < 300, "the error stays short: {err}");
     }
 
     #[test]

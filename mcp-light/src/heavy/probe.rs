@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use super::page::{Layout, layout};
 use super::preview::fit_or_empty;
+use super::summary::summarize;
 use super::{HeavyConfig, Mode, kind};
 use crate::store::Origin;
 use crate::token::Token;
@@ -43,6 +44,39 @@ pub(crate) fn probe(
     );
     probe.insert("continuation_token".into(), token.as_str().into());
     probe.insert("usage".into(), usage(tool, value, &modes, config).into());
+    probe
+}
+
+/// The probe of a result the store would not keep (too large for it, or
+/// the store failing), answered instead of the result when that is over
+/// the size backstop: `{preview, total_size, summary, why_no_token,
+/// usage}`, in that order.
+///
+/// There is no token, so no mode can be asked of this result later; the
+/// `summary` ([`Mode::Summary`], bounded in size) describes all of it now,
+/// `why_no_token` is the store's reason, and `usage` says to narrow the
+/// read with the tool's own arguments.
+pub(crate) fn unkept_probe(
+    tool: &str,
+    value: &Value,
+    total_size: usize,
+    why: &str,
+    config: &HeavyConfig,
+) -> Map<String, Value> {
+    let mut probe = Map::new();
+    probe.insert("preview".into(), fit_or_empty(value, config.preview_chars));
+    probe.insert("total_size".into(), total_size.into());
+    probe.insert("summary".into(), summarize(value, Origin::Read));
+    probe.insert("why_no_token".into(), why.into());
+    probe.insert(
+        "usage".into(),
+        format!(
+            "This result was not kept, so there is no token and no mode to ask for: \
+             narrow the read with {tool}'s own arguments so that it selects less, and call it again. \
+             summary describes the whole result."
+        )
+        .into(),
+    );
     probe
 }
 
@@ -115,6 +149,34 @@ mod tests {
             ]
         );
         assert_eq!(probe["total_size"], 4321);
+    }
+
+    #[test]
+    fn a_probe_without_token_summarizes_and_says_why_and_how_to_narrow() {
+        let probe = unkept_probe(
+            "device_list",
+            &rows(5_000),
+            123_456,
+            "the result is 123456 bytes, more than the store's limit of 1000 bytes",
+            &config(),
+        );
+        assert_eq!(
+            probe.keys().collect::<Vec<_>>(),
+            ["preview", "total_size", "summary", "why_no_token", "usage"]
+        );
+        assert_eq!(probe["summary"]["count"], 5_000);
+        assert!(
+            probe["why_no_token"]
+                .as_str()
+                .unwrap()
+                .contains("1000 bytes")
+        );
+        let usage = probe["usage"].as_str().unwrap();
+        assert!(
+            usage.contains("device_list") && usage.contains("narrow"),
+            "{usage}"
+        );
+        assert!(Value::Object(probe).to_string().len() < 2_000);
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The in-memory continuation store: the embedded default.
 //!
 //! Entries live in a hash map by token and in an index by insertion order.
-//! Every entry has the same TTL, so insertion order is also expiry order:
-//! the oldest entry is both the first to expire and the first to evict.
+//! Every entry has the same TTL, so insertion order is also expiry order.
+//! Beside them, what each caller holds, so that room is made from the
+//! callers holding the most.
 
 mod clock;
 mod config;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use super::index::{self, OFFSET_BYTES};
 use super::{BoxFuture, ContinuationStore, Entry, StoreError, StoredItems};
+use crate::offload::off_workers;
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -37,8 +39,14 @@ const ENTRY_OVERHEAD: usize = 512;
 ///
 /// Bounded: after every `put`, the accounted bytes are at most
 /// [`max_bytes`](MemoryStoreConfig::max_bytes) and the entries at most
-/// [`max_entries`](MemoryStoreConfig::max_entries); to make room it evicts
-/// the oldest entries first. An entry older than the
+/// [`max_entries`](MemoryStoreConfig::max_entries); an entry over
+/// [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes) is refused. To
+/// make room, a caller over its share
+/// ([`caller_share_percent`](MemoryStoreConfig::caller_share_percent))
+/// evicts its own oldest entries, and any other the oldest entries of the
+/// caller holding the most bytes: one caller's flood, or many callers',
+/// does not push out a quiet caller's tokens. With one caller this is
+/// oldest first. An entry older than the
 /// [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped when met;
 /// `get` does not refresh the TTL, so a token lives at most `ttl` after its
 /// result was stored however often it is redeemed. A store is local to one
@@ -81,6 +89,18 @@ struct State {
     /// The sum of the entries' accounted costs.
     bytes: usize,
     next_seq: u64,
+    /// What each caller holds; a caller holding nothing has no record.
+    callers: HashMap<Arc<str>, Held>,
+    /// The callers by the bytes they hold: the last holds the most.
+    by_bytes: BTreeSet<(usize, Arc<str>)>,
+}
+
+/// What one caller holds: its entries' costs and their sequence numbers,
+/// oldest first.
+#[derive(Default)]
+struct Held {
+    bytes: usize,
+    seqs: BTreeSet<u64>,
 }
 
 /// One stored entry and what the store needs to expire and evict it.
@@ -98,6 +118,11 @@ struct Slot {
 impl MemoryStore {
     /// A store with `config`'s limits and the real clock.
     ///
+    /// # Panics
+    ///
+    /// When a limit makes no sense ([`MemoryStoreConfig::check`]): a field
+    /// set to 0 directly, say.
+    ///
     /// ```
     /// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
     ///
@@ -110,6 +135,10 @@ impl MemoryStore {
 
     /// A store with `config`'s limits that reads the time from `clock`.
     ///
+    /// # Panics
+    ///
+    /// As [`MemoryStore::new`].
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use mcp_light::store::{ManualClock, MemoryStore, MemoryStoreConfig};
@@ -118,6 +147,9 @@ impl MemoryStore {
     /// assert_eq!(store.bytes(), 0);
     /// ```
     pub fn with_clock(config: MemoryStoreConfig, clock: Arc<dyn Clock>) -> MemoryStore {
+        if let Err(problem) = config.check() {
+            panic!("{problem}");
+        }
         MemoryStore {
             config,
             clock,
@@ -184,11 +216,9 @@ impl MemoryStore {
     fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
         let cost = cost_of(token, &entry);
         // Refuse before touching anything: a refused put evicts nothing.
-        if cost > self.config.max_bytes {
-            return Err(StoreError::TooLarge {
-                size: cost,
-                limit: self.config.max_bytes,
-            });
+        let limit = self.config.max_bytes.min(self.config.max_entry_bytes);
+        if cost > limit {
+            return Err(StoreError::TooLarge { size: cost, limit });
         }
         if self.config.max_entries == 0 {
             return Err(StoreError::Unavailable(
@@ -203,11 +233,30 @@ impl MemoryStore {
         // A token put again is a new entry: it replaces the old one.
         state.remove(token);
         state.sweep_expired(now, self.config.ttl);
+        let (share_bytes, share_entries) = self.config.caller_share();
         while state.entries.len() >= self.config.max_entries
             || state.bytes + cost > self.config.max_bytes
         {
-            // Cannot run dry: an empty store has room for this entry.
-            state.evict_oldest();
+            // A caller over its share makes room from its own entries;
+            // otherwise from the caller holding the most, so a quiet
+            // caller's entries are the last to go. Cannot run dry: an empty
+            // store has room for this entry.
+            let own = state
+                .callers
+                .get(entry.owner.caller.as_str())
+                .filter(|held| {
+                    held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
+                });
+            let victim = own
+                .or_else(|| {
+                    let (_, largest) = state.by_bytes.last()?;
+                    state.callers.get(largest)
+                })
+                .and_then(|held| held.seqs.first().copied());
+            match victim {
+                Some(seq) => state.evict(seq),
+                None => state.evict_oldest(),
+            }
         }
         state.insert(token.clone(), entry, now, cost);
         Ok(())
@@ -230,21 +279,32 @@ impl MemoryStore {
         None
     }
 
-    fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
+    /// The items `range` of the list under `token`. The first read of a
+    /// list builds where its items start, off the async workers when the
+    /// list is large ([`off_workers`]), and keeps it beside the entry.
+    async fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
         let (entry, seq, cell) = self.live_slot(token)?;
         if !entry.origin.is_pageable() {
             return Some(StoredItems::Whole(entry));
         }
-        let mut built = false;
-        let starts = cell.get_or_init(|| {
-            built = true;
-            index::index_list(&entry.body).map(Arc::from)
-        });
-        if built && let Some(starts) = starts {
-            self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
-        }
+        let starts = match cell.get() {
+            Some(starts) => starts.clone(),
+            None => {
+                let body = Arc::clone(&entry.body);
+                let built: Option<Arc<[u32]>> =
+                    off_workers(body.len(), move || index::index_list(&body).map(Arc::from)).await;
+                // Two first reads at once both build it; one is kept and
+                // charged.
+                if cell.set(built.clone()).is_ok()
+                    && let Some(starts) = &built
+                {
+                    self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
+                }
+                built
+            }
+        };
         Some(match starts {
-            Some(starts) => index::items_of_indexed(entry, starts, range),
+            Some(starts) => index::items_of_indexed(entry, &starts, range),
             None => StoredItems::Whole(entry),
         })
     }
@@ -258,7 +318,9 @@ impl MemoryStore {
             return;
         };
         slot.cost += bytes;
+        let caller = slot.entry.owner.caller.clone();
         state.bytes += bytes;
+        state.hold(&caller, bytes, None);
         while state.bytes > self.config.max_bytes {
             state.evict_oldest();
         }
@@ -300,7 +362,7 @@ impl ContinuationStore for MemoryStore {
         token: &'a Token,
         items: Range<usize>,
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
-        Box::pin(async move { Ok(self.get_items_now(token, items)) })
+        Box::pin(async move { Ok(self.get_items_now(token, items).await) })
     }
 
     fn ttl(&self) -> Duration {
@@ -314,6 +376,7 @@ impl State {
         self.next_seq += 1;
         self.order.insert(seq, token.clone());
         self.bytes += cost;
+        self.hold(&entry.owner.caller, cost, Some(seq));
         let slot = Slot {
             seq,
             stored_at: now,
@@ -327,18 +390,61 @@ impl State {
     fn remove(&mut self, token: &Token) {
         if let Some(slot) = self.entries.remove(token) {
             self.order.remove(&slot.seq);
-            self.bytes -= slot.cost;
+            self.forget(slot);
         }
     }
 
     fn evict_oldest(&mut self) {
-        if let Some((_, token)) = self.order.pop_first() {
+        if let Some(&seq) = self.order.keys().next() {
+            self.evict(seq);
+        }
+    }
+
+    /// Drops the entry stored with sequence number `seq`.
+    fn evict(&mut self, seq: u64) {
+        if let Some(token) = self.order.remove(&seq) {
             let slot = self
                 .entries
                 .remove(&token)
                 .expect("every ordered token has an entry");
-            self.bytes -= slot.cost;
+            self.forget(slot);
         }
+    }
+
+    /// Takes a removed slot off the byte count and its caller's record.
+    fn forget(&mut self, slot: Slot) {
+        self.bytes -= slot.cost;
+        let caller = slot.entry.owner.caller.as_str();
+        let Some(name) = self
+            .callers
+            .get_key_value(caller)
+            .map(|(name, _)| name.clone())
+        else {
+            return;
+        };
+        let held = self.callers.get_mut(caller).expect("just found");
+        self.by_bytes.remove(&(held.bytes, name.clone()));
+        held.bytes -= slot.cost;
+        held.seqs.remove(&slot.seq);
+        if held.seqs.is_empty() {
+            self.callers.remove(caller);
+        } else {
+            self.by_bytes.insert((held.bytes, name));
+        }
+    }
+
+    /// Adds `bytes` (and the entry `seq`, if a new one) to what `caller`
+    /// holds.
+    fn hold(&mut self, caller: &str, bytes: usize, seq: Option<u64>) {
+        let name = match self.callers.get_key_value(caller) {
+            Some((name, _)) => name.clone(),
+            None => Arc::from(caller),
+        };
+        let held = self.callers.entry(name.clone()).or_default();
+        self.by_bytes.remove(&(held.bytes, name.clone()));
+        held.bytes += bytes;
+        held.seqs.extend(seq);
+        self.by_bytes.insert((held.bytes, name));
     }
 
     /// Drops expired entries from the oldest on, stopping at the first live
@@ -541,6 +647,98 @@ mod tests {
         }
     }
 
+    fn entry_of(caller: &str, body_len: usize) -> Entry {
+        let mut entry = entry(body_len);
+        entry.owner.caller = caller.to_owned();
+        entry
+    }
+
+    #[tokio::test]
+    async fn a_caller_flooding_the_store_evicts_its_own_entries_not_anothers() {
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(200_000));
+        let small = token();
+        store.put(&small, entry_of("bob", 100)).await.unwrap();
+        let mut flood = Vec::new();
+        for _ in 0..40 {
+            let token = token();
+            store
+                .put(&token, entry_of("mallory", 20_000))
+                .await
+                .unwrap();
+            assert!(store.bytes() <= 200_000);
+            flood.push(token);
+        }
+        assert!(
+            store.get(&small).await.unwrap().is_some(),
+            "bob's token survives mallory's flood"
+        );
+        // Mallory keeps her newest entries.
+        assert!(store.get(flood.last().unwrap()).await.unwrap().is_some());
+        assert!(store.get(&flood[0]).await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn an_entry_over_max_entry_bytes_is_refused_and_evicts_nothing() {
+        let (store, _) = store_with(MemoryStoreConfig::new().with_max_entry_bytes(5_000));
+        store.put(&token(), entry(100)).await.unwrap();
+        let err = store.put(&token(), entry(5_000)).await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::TooLarge { limit: 5_000, .. }),
+            "{err:?}"
+        );
+        assert_eq!(store.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_caller_under_its_share_makes_room_from_the_largest_holder() {
+        let (store, _) = store_with(
+            MemoryStoreConfig::new()
+                .with_max_entries(4)
+                .with_caller_share_percent(50),
+        );
+        let bob = token();
+        store.put(&bob, entry_of("bob", 10)).await.unwrap();
+        let carols: Vec<Token> = (0..4).map(|_| token()).collect();
+        for carol in &carols {
+            store.put(carol, entry_of("carol", 10)).await.unwrap();
+        }
+        // The store was full and carol over her share of 2: her fourth
+        // evicted her own oldest.
+        assert!(store.get(&carols[0]).await.unwrap().is_none());
+        assert!(store.get(&bob).await.unwrap().is_some());
+        // Erin and dave hold nothing; carol holds the most, so her oldest
+        // go, although bob's entry is older.
+        store.put(&token(), entry_of("erin", 10)).await.unwrap();
+        store.put(&token(), entry_of("dave", 10)).await.unwrap();
+        assert!(store.get(&carols[2]).await.unwrap().is_none());
+        assert!(store.get(&carols[3]).await.unwrap().is_some());
+        assert!(store.get(&bob).await.unwrap().is_some());
+        let state = lock(&store.state);
+        let mut held: Vec<(&str, usize, usize)> = state
+            .by_bytes
+            .iter()
+            .map(|(bytes, name)| (&**name, *bytes, state.callers[name].seqs.len()))
+            .collect();
+        assert!(held.is_sorted_by_key(|(_, bytes, _)| *bytes), "{held:?}");
+        held.sort();
+        let counts: Vec<(&str, usize)> = held.iter().map(|(name, _, n)| (*name, *n)).collect();
+        assert_eq!(counts, [("bob", 1), ("carol", 1), ("dave", 1), ("erin", 1)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "caller_share_percent must be from 1 to 100")]
+    fn a_share_of_zero_is_refused_with_a_sentence() {
+        let _ = MemoryStoreConfig::new().with_caller_share_percent(0);
+    }
+
+    #[test]
+    #[should_panic(expected = "max_bytes is 0")]
+    fn a_zero_limit_set_directly_is_refused_when_the_store_is_made() {
+        let mut config = MemoryStoreConfig::new();
+        config.max_bytes = 0;
+        let _ = MemoryStore::new(config);
+    }
+
     #[tokio::test]
     async fn the_entry_cap_evicts_the_oldest() {
         let (store, _) = store_with(MemoryStoreConfig::new().with_max_entries(3));
@@ -625,6 +823,10 @@ mod tests {
         assert!(store.is_empty());
         let state = lock(&store.state);
         assert!(state.order.is_empty() && state.entries.is_empty());
+        assert!(
+            state.callers.is_empty() && state.by_bytes.is_empty(),
+            "no caller record outlives its entries"
+        );
     }
 
     #[tokio::test]
@@ -649,6 +851,30 @@ mod tests {
         // The index is built once: a second read charges nothing more.
         store.get_items(&token, 90..200).await.unwrap();
         assert_eq!(store.bytes(), before + 100 * OFFSET_BYTES);
+    }
+
+    #[tokio::test]
+    async fn a_large_list_is_indexed_off_the_workers_once() {
+        let (store, _) = store();
+        let token = token();
+        let list: Vec<String> = (0..20_000).map(|i| format!("item-{i:010}")).collect();
+        let body = serde_json::to_vec(&list).unwrap();
+        assert!(body.len() >= crate::offload::OFF_WORKERS_BYTES);
+        let stored = Entry {
+            owner: entry(0).owner,
+            origin: Origin::Read,
+            body: body.into(),
+        };
+        store.put(&token, stored).await.unwrap();
+        let before = store.bytes();
+        let Some(StoredItems::List(page)) = store.get_items(&token, 19_990..20_010).await.unwrap()
+        else {
+            panic!("a stored list reads as a list");
+        };
+        assert_eq!((page.total, page.items.len()), (20_000, 10));
+        assert_eq!(page.items[9], br#""item-0000019999""#);
+        store.get_items(&token, 0..20).await.unwrap();
+        assert_eq!(store.bytes(), before + 20_000 * OFFSET_BYTES);
     }
 
     #[tokio::test]

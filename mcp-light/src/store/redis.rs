@@ -43,8 +43,16 @@ pub use config::RedisStoreConfig;
 /// [`RedisStore::open`] connects through a [`ConnectionManager`], which
 /// reconnects by itself: while Redis is down, every operation fails within
 /// the configured timeout, so writes answer without a token and heavy reads
-/// answer whole, and once Redis is back tokens are minted again without a
-/// restart. [`RedisStore::with_connection`] takes any other async
+/// answer whole (or, over the size backstop, a probe without token), and
+/// once Redis is back tokens are minted again without a restart.
+///
+/// Bounds: one entry at most
+/// [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes), each for its
+/// TTL. There is no per-caller share as in
+/// [`MemoryStore`](super::MemoryStore): what Redis holds in all is bounded
+/// by its own `maxmemory` and eviction policy (`volatile-ttl` evicts the
+/// entries closest to expiry first), so size Redis for the callers it
+/// serves. [`RedisStore::with_connection`] takes any other async
 /// connection (a Redis Cluster client's, for one).
 ///
 /// ```no_run

@@ -253,6 +253,21 @@ impl Harness {
         }
     }
 
+    /// A harness whose inventory holds `n` new devices.
+    pub async fn with_devices(n: usize) -> Harness {
+        let h = Harness::new();
+        ok_json(
+            &h.call("device_bulk_create", json!({"devices": new_devices(n)}))
+                .await,
+        );
+        h
+    }
+
+    /// The server with every tool behind the `inventory` dispatcher too.
+    pub fn dispatched(&self) -> Server {
+        self.server.clone().with_dispatcher("inventory").unwrap()
+    }
+
     pub fn runs(&self) -> usize {
         self.inventory.runs.load(Ordering::SeqCst)
     }
@@ -368,6 +383,15 @@ pub fn row_list(ctx: &Context, n: usize, width: usize) -> Result<Vec<String>, To
         .fetch_add(1, Ordering::SeqCst);
     Ok((0..n).map(|i| format!("{i:0width$}")).collect())
 }
+
+/// The keys of a heavy read's probe, in order.
+pub const PROBE_KEYS: [&str; 5] = [
+    "preview",
+    "total_size",
+    "available_modes",
+    "continuation_token",
+    "usage",
+];
 
 /// The keys of a JSON object, in order.
 pub fn keys(value: &Value) -> Vec<&str> {

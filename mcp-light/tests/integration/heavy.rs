@@ -12,18 +12,9 @@ use serde_json::json;
 
 use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
-async fn with_devices(n: usize) -> Harness {
-    let h = Harness::new();
-    ok_json(
-        &h.call("device_bulk_create", json!({"devices": new_devices(n)}))
-            .await,
-    );
-    h
-}
-
 #[tokio::test]
 async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
-    let h = with_devices(50).await;
+    let h = Harness::with_devices(50).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
     assert_eq!(
         keys(&probe),
@@ -57,7 +48,7 @@ async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
 
 #[tokio::test]
 async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running_again() {
-    let h = with_devices(45).await;
+    let h = Harness::with_devices(45).await;
     let probe = ok_json(&h.call("device_list", json!({"role": "leaf"})).await);
     let token = probe["continuation_token"].clone();
     let runs = h.runs();
@@ -141,7 +132,7 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
 
 #[tokio::test]
 async fn negotiation_mistakes_name_what_is_allowed() {
-    let h = with_devices(3).await;
+    let h = Harness::with_devices(3).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
     let token = probe["continuation_token"].clone();
     let text = error_text(
@@ -175,7 +166,7 @@ async fn negotiation_mistakes_name_what_is_allowed() {
 
 #[tokio::test]
 async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
-    let h = with_devices(3).await;
+    let h = Harness::with_devices(3).await;
     let server = h.server.clone().with_dispatcher("inventory").unwrap();
     let probe = ok_json(
         &server
@@ -213,7 +204,7 @@ async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
 async fn a_token_expires_with_the_store_ttl() {
     let clock = Arc::new(ManualClock::new());
     let config = MemoryStoreConfig::new().with_ttl(Duration::from_secs(300));
-    let h = with_devices(3).await;
+    let h = Harness::with_devices(3).await;
     let server = h
         .server
         .clone()
@@ -273,7 +264,7 @@ async fn a_routed_bulk_write_token_redeems_a_page_by_default_and_a_single_write_
 
 #[tokio::test]
 async fn both_attributes_in_either_order_behave_as_heavy_alone() {
-    let h = with_devices(5).await;
+    let h = Harness::with_devices(5).await;
     for tool in ["export_heavy_first", "export_light_first"] {
         let def = h.server.registry().get(tool).unwrap();
         assert_eq!(def.def().kind(), ToolKind::Heavy, "{tool}");
@@ -424,7 +415,7 @@ impl tracing::Subscriber for CountWarnings {
 async fn with_the_store_down_no_token_is_handed_out_and_the_outage_is_logged_once() {
     let warnings = Arc::new(AtomicUsize::new(0));
     let _guard = tracing::subscriber::set_default(CountWarnings(warnings.clone()));
-    let h = with_devices(25).await;
+    let h = Harness::with_devices(25).await;
     let server = h
         .server
         .clone()

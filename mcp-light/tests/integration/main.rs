@@ -2,15 +2,18 @@
 //! through [`mcp_light::Server::call`] with no transport.
 
 mod bad_input;
+mod bounds;
 mod compose;
 mod content;
 mod dispatch;
 mod fixtures;
+mod flood;
 mod headers;
 mod heavy;
 mod hostile;
 mod layering;
 mod output_schema;
+mod properties;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod registry;

@@ -287,6 +287,28 @@ async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http
             await multi_megabyte_redemption(Inventory(session))
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_list_over_the_store_cap_answers_a_summary_without_token_not_the_list(transport):
+    # 1 MB of store, so one result may take 256 KB; 3,000 devices are 2 MB.
+    async with serve(transport, "--store-max-mb", "1") as inventory:
+        await inventory.create_site()
+        written = await inventory.ok("device_bulk_create", {"devices": new_devices(3000)})
+        assert written["accepted"] == 3000 and "ids" in written
+        result = await inventory.call("device_list")
+        text = result.content[0].text
+        assert not result.is_error, text
+        probe = json.loads(text)
+        assert result.structured_content == probe, "text and structuredContent differ"
+        assert list(probe) == ["preview", "total_size", "summary", "why_no_token", "usage"]
+        assert probe["total_size"] > 2_000_000
+        assert probe["summary"]["count"] == 3000
+        assert "limit" in probe["why_no_token"], probe["why_no_token"]
+        answered = compact(result.model_dump(by_alias=True, exclude_none=True))
+        assert answered < 20_000, f"{answered} bytes answered"
+        log(f"3,000 devices over a 1 MB store: {answered} bytes answered, "
+            f"{probe['total_size']} bytes not kept")  # fmt: skip
+
+
 async def test_http_binds_port_0_to_a_real_port_and_stops_on_ctrl_c(http_server):
     assert not http_server.url.endswith(":0/mcp")
     async with http_server.session() as inventory:

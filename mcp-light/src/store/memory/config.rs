@@ -3,6 +3,24 @@
 
 use std::time::Duration;
 
+// The sentences a bad limit is refused with, as macros so that the
+// `const` builders can panic with them too.
+macro_rules! zero_max_bytes {
+    () => {
+        "MemoryStoreConfig: max_bytes is 0, so the store could keep nothing; give at least 1 (the default is 64 MiB)"
+    };
+}
+macro_rules! zero_max_entry_bytes {
+    () => {
+        "MemoryStoreConfig: max_entry_bytes is 0, so the store could keep nothing; give at least 1 (the default is 16 MiB)"
+    };
+}
+macro_rules! bad_share {
+    () => {
+        "MemoryStoreConfig: caller_share_percent must be from 1 to 100 (the default is 25)"
+    };
+}
+
 /// The limits of a [`MemoryStore`](super::MemoryStore).
 ///
 /// Start from [`MemoryStoreConfig::new`] (the defaults) and change what you
@@ -36,10 +54,26 @@ pub struct MemoryStoreConfig {
     /// How long an entry stays redeemable after it was stored (default
     /// 300 s). Reading an entry does not extend it.
     pub ttl: Duration,
+    /// The most one entry may cost (default 16 MiB): a larger one is
+    /// refused with [`StoreError::TooLarge`](crate::store::StoreError::TooLarge)
+    /// before anything is evicted, so one huge result cannot empty the
+    /// store. [`max_bytes`](MemoryStoreConfig::max_bytes) bounds an entry
+    /// too: the smaller of the two applies.
+    pub max_entry_bytes: usize,
+    /// The share of [`max_bytes`](MemoryStoreConfig::max_bytes) and of
+    /// [`max_entries`](MemoryStoreConfig::max_entries) one caller may hold,
+    /// in percent (default 25). When the store is full, a caller over its
+    /// share makes room from its own oldest entries; any other caller makes
+    /// room from the oldest entries of the caller holding the most. So one
+    /// caller's flood evicts its own earlier results, and a quiet caller's
+    /// tokens are the last to go however many callers flood. A caller alone
+    /// may still fill the whole store.
+    pub caller_share_percent: u8,
 }
 
 impl MemoryStoreConfig {
-    /// The defaults: 64 MiB, 10,000 entries, a TTL of 300 s. The same as
+    /// The defaults: 64 MiB, 10,000 entries, a TTL of 300 s, at most
+    /// 16 MiB an entry, a caller's share 25%. The same as
     /// [`MemoryStoreConfig::default`], but usable in a `const`.
     ///
     /// ```
@@ -52,11 +86,17 @@ impl MemoryStoreConfig {
             max_bytes: 64 << 20,
             max_entries: 10_000,
             ttl: Duration::from_secs(300),
+            max_entry_bytes: 16 << 20,
+            caller_share_percent: 25,
         }
     }
 
     /// Sets [`max_bytes`](MemoryStoreConfig::max_bytes), the most bytes the
     /// store accounts for at once (default 64 MiB).
+    ///
+    /// # Panics
+    ///
+    /// When `max_bytes` is 0: such a store could keep nothing.
     ///
     /// ```
     /// use mcp_light::store::MemoryStoreConfig;
@@ -64,6 +104,7 @@ impl MemoryStoreConfig {
     /// assert_eq!(MemoryStoreConfig::new().with_max_bytes(1 << 20).max_bytes, 1 << 20);
     /// ```
     pub const fn with_max_bytes(mut self, max_bytes: usize) -> MemoryStoreConfig {
+        assert!(max_bytes >= 1, zero_max_bytes!());
         self.max_bytes = max_bytes;
         self
     }
@@ -95,7 +136,86 @@ impl MemoryStoreConfig {
         self.ttl = ttl;
         self
     }
+
+    /// Sets [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes), the
+    /// most one entry may cost (default 16 MiB).
+    ///
+    /// # Panics
+    ///
+    /// When `max_entry_bytes` is 0: such a store could keep nothing.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStoreConfig;
+    ///
+    /// let config = MemoryStoreConfig::new().with_max_entry_bytes(4 << 20);
+    /// assert_eq!(config.max_entry_bytes, 4 << 20);
+    /// ```
+    pub const fn with_max_entry_bytes(mut self, max_entry_bytes: usize) -> MemoryStoreConfig {
+        assert!(max_entry_bytes >= 1, zero_max_entry_bytes!());
+        self.max_entry_bytes = max_entry_bytes;
+        self
+    }
+
+    /// Sets [`caller_share_percent`](MemoryStoreConfig::caller_share_percent),
+    /// the share of the store one caller may hold before its own entries
+    /// are evicted first (default 25). 100 makes the store one queue for
+    /// every caller.
+    ///
+    /// # Panics
+    ///
+    /// When `percent` is 0 or over 100.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStoreConfig;
+    ///
+    /// let config = MemoryStoreConfig::new().with_caller_share_percent(50);
+    /// assert_eq!(config.caller_share_percent, 50);
+    /// ```
+    pub const fn with_caller_share_percent(mut self, percent: u8) -> MemoryStoreConfig {
+        assert!(percent >= 1 && percent <= 100, bad_share!());
+        self.caller_share_percent = percent;
+        self
+    }
+
+    /// Checks the limits, naming the first one that makes no sense. The
+    /// `with_*` methods refuse those values already; this catches a field
+    /// set directly. [`MemoryStore::new`](super::MemoryStore::new) calls it.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStoreConfig;
+    ///
+    /// assert!(MemoryStoreConfig::new().check().is_ok());
+    /// let mut config = MemoryStoreConfig::new();
+    /// config.caller_share_percent = 0;
+    /// assert!(config.check().unwrap_err().contains("caller_share_percent"));
+    /// ```
+    pub fn check(&self) -> Result<(), &'static str> {
+        if self.max_bytes == 0 {
+            return Err(ZERO_MAX_BYTES);
+        }
+        if self.max_entry_bytes == 0 {
+            return Err(ZERO_MAX_ENTRY_BYTES);
+        }
+        if !(1..=100).contains(&self.caller_share_percent) {
+            return Err(BAD_SHARE);
+        }
+        Ok(())
+    }
+
+    /// The bytes and entries one caller may hold before its own entries are
+    /// evicted first: its share of each limit, at least one entry.
+    pub(super) fn caller_share(&self) -> (usize, usize) {
+        let share = |limit: usize| {
+            let share = limit as u128 * u128::from(self.caller_share_percent) / 100;
+            usize::try_from(share).unwrap_or(usize::MAX)
+        };
+        (share(self.max_bytes), share(self.max_entries).max(1))
+    }
 }
+
+const ZERO_MAX_BYTES: &str = zero_max_bytes!();
+const ZERO_MAX_ENTRY_BYTES: &str = zero_max_entry_bytes!();
+const BAD_SHARE: &str = bad_share!();
 
 impl Default for MemoryStoreConfig {
     fn default() -> MemoryStoreConfig {

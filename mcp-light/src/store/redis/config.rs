@@ -85,12 +85,21 @@ impl RedisStoreConfig {
 
     /// Sets [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes).
     ///
+    /// # Panics
+    ///
+    /// When `max_entry_bytes` is 0 (nothing could be kept) or over 512 MiB
+    /// (Redis refuses such a string).
+    ///
     /// ```
     /// use mcp_light::store::RedisStoreConfig;
     ///
     /// assert_eq!(RedisStoreConfig::new().with_max_entry_bytes(1 << 20).max_entry_bytes, 1 << 20);
     /// ```
     pub fn with_max_entry_bytes(mut self, max_entry_bytes: usize) -> RedisStoreConfig {
+        assert!(
+            (1..=512 << 20).contains(&max_entry_bytes),
+            "RedisStoreConfig: max_entry_bytes must be from 1 to 512 MiB (Redis's largest string); got {max_entry_bytes}"
+        );
         self.max_entry_bytes = max_entry_bytes;
         self
     }

@@ -55,6 +55,19 @@ pub struct Cli {
     #[arg(long, value_name = "STORE", default_value = "memory", value_parser = store, verbatim_doc_comment)]
     pub store: Store,
 
+    /// The most MB the in-memory store keeps [default: 64]
+    ///
+    /// One result may take up to a quarter of it (16 at the default); a
+    /// larger one is answered with a summary and no token. Bounds only
+    /// --store memory: Redis keeps to its own maxmemory.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1 << 20),
+        verbatim_doc_comment
+    )]
+    pub store_max_mb: Option<u64>,
+
     /// How long a continuation token lives, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub token_ttl: Option<u64>,
@@ -330,6 +343,21 @@ mod tests {
             parse(&["--token-ttl", "0"]).unwrap_err().kind(),
             ErrorKind::ValueValidation
         );
+    }
+
+    #[test]
+    fn the_store_cap_is_a_positive_number_of_mb() {
+        assert_eq!(parse(&[]).unwrap().store_max_mb, None);
+        assert_eq!(
+            parse(&["--store-max-mb", "256"]).unwrap().store_max_mb,
+            Some(256)
+        );
+        assert_eq!(parse(&["--store-max-mb=1"]).unwrap().store_max_mb, Some(1));
+        for bad in ["0", "-1", "lots", "2000000"] {
+            let error = parse(&[&format!("--store-max-mb={bad}")]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            assert!(error.to_string().contains("--store-max-mb"), "{error}");
+        }
     }
 
     #[test]

@@ -107,14 +107,28 @@ async fn run(cli: Cli) -> Result<(), String> {
 }
 
 /// `server` keeping continuation results where `--store` says, for
-/// `--token-ttl`.
+/// `--token-ttl`, at most `--store-max-mb` of them in memory.
 async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
     let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
     match &cli.store {
         Store::Memory => {
-            let store = MemoryStore::new(MemoryStoreConfig::new().with_ttl(ttl));
-            Ok(server.with_store(store))
+            let mut config = MemoryStoreConfig::new().with_ttl(ttl);
+            if let Some(mb) = cli.store_max_mb {
+                // At most 1 << 20 MB (the parser's bound): no overflow.
+                let bytes = usize::try_from(mb << 20).map_err(|_| {
+                    format!("--store-max-mb {mb} is more memory than this machine can address")
+                })?;
+                config = config
+                    .with_max_bytes(bytes)
+                    .with_max_entry_bytes((bytes / 4).max(1));
+            }
+            Ok(server.with_store(MemoryStore::new(config)))
         }
+        Store::Redis(_) if cli.store_max_mb.is_some() => Err(
+            "--store-max-mb bounds the in-memory store; with --store redis://… bound Redis \
+             with its own maxmemory setting instead"
+                .to_owned(),
+        ),
         Store::Redis(url) => {
             let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
                 .map_err(|e| format!("--store: {e}"))?;
