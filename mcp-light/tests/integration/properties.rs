@@ -153,7 +153,8 @@ fn arbitrary_arguments_never_panic_binding_or_the_dispatcher() {
         let result = rt.block_on(server.call(&tool, arguments, Caller::Process));
         let said = text(&result);
         prop_assert!(!said.contains("panicked"), "{tool}: {said}");
-        prop_assert!(!said.is_empty(), "{tool} answered nothing");
+        // A tool answering MCP content (an image, say) carries no text.
+        prop_assert!(!result.content.is_empty(), "{tool} answered nothing");
         Ok(())
     });
 }
