@@ -7,9 +7,11 @@
 //!
 //! [`Server::call`]: crate::Server::call
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::task::Poll;
 use std::time::Duration;
 
 use rmcp::ErrorData;
@@ -126,18 +128,19 @@ impl SessionLogLevel {
 pub(crate) struct Talk {
     pub(crate) request: RequestContext<RoleServer>,
     pub(crate) talkback: Arc<Talkback>,
-    /// The least severe level sent to the client; `None` sends nothing.
-    log_floor: Option<LogLevel>,
+    /// The session's `logging/setLevel`, if any (protocol 2025-11-25).
+    session_level: Option<LogLevel>,
     /// Set on protocol 2026-07-28 and later, where the server cannot send
     /// the client requests: asks become input-required results.
-    pub(crate) rounds: Option<Rounds>,
+    /// Boxed: a 2025-11-25 call does not carry its size around.
+    pub(crate) rounds: Option<Box<Rounds>>,
 }
 
 impl std::fmt::Debug for Talk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Talk")
             .field("request", &self.request.id)
-            .field("log_floor", &self.log_floor)
+            .field("session_level", &self.session_level)
             .field("stateless", &self.rounds.is_some())
             .finish()
     }
@@ -150,18 +153,21 @@ pub(crate) fn is_stateless(version: &ProtocolVersion) -> bool {
     version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
-/// Whether `request` speaks 2026-07-28 or later: the version its `_meta`
-/// names, else the session's. rmcp's `protocol_version()` answers the same
-/// but clones the version, an allocation on every call of a session.
+/// Whether `request` speaks 2026-07-28 or later. Such a request names its
+/// version in its `_meta` — rmcp refuses one that does not — while a
+/// 2025-11-25 session negotiated it at `initialize` and names none; the
+/// string is compared where it lies, without decoding or cloning it, as
+/// this runs on every call.
 fn speaks_stateless(request: &RequestContext<RoleServer>) -> bool {
-    match request.meta.protocol_version() {
-        Some(version) => is_stateless(&version),
-        None => request
-            .peer
-            .peer_info()
-            .is_some_and(|info| is_stateless(&info.protocol_version)),
-    }
+    request
+        .meta
+        .get(PROTOCOL_VERSION_KEY)
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
 }
+
+/// The `_meta` key of a request's protocol version.
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 impl Talk {
     /// The line back to the client of the request `request`, a
@@ -174,23 +180,15 @@ impl Talk {
         session_level: Option<LogLevel>,
         responses: Option<InputResponses>,
         state: Option<String>,
-    ) -> Talk {
-        let requested = request.meta.log_level().map(LogLevel::from);
-        let stateless = speaks_stateless(&request);
-        let log_floor = if stateless {
-            // 2026-07-28: a request that did not ask for log messages gets none.
-            requested
-        } else {
-            // 2025-11-25: the session's level; before any `logging/setLevel`
-            // the server may send what it likes, and sends everything.
-            requested.or(session_level).or(Some(LogLevel::Debug))
-        };
-        Talk {
+    ) -> Arc<Talk> {
+        let rounds = speaks_stateless(&request).then(|| Box::new(Rounds::new(responses, state)));
+        // Built in its allocation, not moved there.
+        Arc::new(Talk {
             request,
             talkback,
-            log_floor,
-            rounds: stateless.then(|| Rounds::new(responses, state)),
-        }
+            session_level,
+            rounds,
+        })
     }
 
     /// Runs `tool` for this call until it answers, the client cancels the
@@ -201,27 +199,35 @@ impl Talk {
         &self,
         tool: impl Future<Output = CallToolResult>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let answer = async {
-            match &self.rounds {
-                None => Ok(CallToolResponse::Complete(tool.await)),
-                Some(rounds) => tokio::select! {
-                    biased;
-                    result = tool => Ok(CallToolResponse::Complete(result)),
-                    () = rounds.waiting() => rounds.input_required(self).map(Into::into),
-                },
+        let mut tool = pin!(tool);
+        // Built only once the tool is left pending: a tool that answers at
+        // its first poll, the common case, pays for neither.
+        let mut cancelled = None;
+        let mut waiting = None;
+        poll_fn(|cx| {
+            // The tool first: one that selects on `ctx.cancelled()` finishes
+            // cleanly; one still pending after the client cancelled is
+            // dropped.
+            if let Poll::Ready(result) = tool.as_mut().poll(cx) {
+                return Poll::Ready(Ok(CallToolResponse::Complete(result)));
             }
-        };
-        // The tool first: one that selects on `ctx.cancelled()` finishes
-        // cleanly; one still pending after it is dropped.
-        tokio::select! {
-            biased;
-            answer = answer => answer,
-            () = self.request.ct.cancelled() => Err(ErrorData::new(
-                ErrorCode::INVALID_REQUEST,
-                "the client cancelled this tools/call; the tool was stopped",
-                None,
-            )),
-        }
+            if let Some(rounds) = &self.rounds {
+                let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
+                if waiting.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(rounds.input_required(self).map(Into::into));
+                }
+            }
+            let cancelled = cancelled.get_or_insert_with(|| Box::pin(self.request.ct.cancelled()));
+            match cancelled.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    "the client cancelled this tools/call; the tool was stopped",
+                    None,
+                ))),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await
     }
 
     /// The request's `_meta`.
@@ -258,6 +264,19 @@ impl Talk {
         }
     }
 
+    /// The least severe level the client wants; `None` wants nothing.
+    fn log_floor(&self) -> Option<LogLevel> {
+        let requested = self.request.meta.log_level().map(LogLevel::from);
+        if self.rounds.is_some() {
+            // 2026-07-28: a request that did not ask for log messages gets none.
+            requested
+        } else {
+            // 2025-11-25: the session's level; before any `logging/setLevel`
+            // the server may send what it likes, and sends everything.
+            requested.or(self.session_level).or(Some(LogLevel::Debug))
+        }
+    }
+
     /// Sends a log message, if the client asked for messages this severe.
     pub(crate) async fn log<T: Serialize + ?Sized>(
         &self,
@@ -265,7 +284,7 @@ impl Talk {
         level: LogLevel,
         data: &T,
     ) {
-        if self.log_floor.is_none_or(|floor| level < floor) {
+        if self.log_floor().is_none_or(|floor| level < floor) {
             return;
         }
         let data = match serde_json::to_value(data) {

@@ -140,7 +140,7 @@ impl ServerHandler for McpHandler {
             request.request_state,
         );
         self.server
-            .call_talking(&request.name, arguments, caller, std::sync::Arc::new(talk))
+            .call_talking(&request.name, arguments, caller, talk)
             .await
     }
 
