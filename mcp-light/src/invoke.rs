@@ -21,8 +21,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::answer::{error_result, full_result, lean_result};
-use crate::content::ContentAnswer;
 use crate::args;
+use crate::content::ContentAnswer;
 use crate::context::Context;
 use crate::continuation::{Called, Continuations};
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};

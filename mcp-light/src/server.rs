@@ -653,13 +653,12 @@ impl Server {
                 let usage = self.usage.as_deref();
                 Box::pin(self.continuations.redeem(&called, token, args, usage)).await
             }
-            Prepared::Run(guarded) => match talk
-                .run(self.limits.within_deadline(tool, guarded))
-                .await?
-            {
-                CallToolResponse::Complete(result) => result,
-                asking => return Ok(asking),
-            },
+            Prepared::Run(guarded) => {
+                match talk.run(self.limits.within_deadline(tool, guarded)).await? {
+                    CallToolResponse::Complete(result) => result,
+                    asking => return Ok(asking),
+                }
+            }
         };
         if let Some(usage) = &self.usage {
             usage.attach_if_missing(&mut result);

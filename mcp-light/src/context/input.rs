@@ -86,40 +86,40 @@ impl Want {
     }
 
     /// Why the client cannot answer it, if it cannot: the capability it
-    /// did not declare.
-    fn unanswerable(&self, capabilities: Option<&ClientCapabilities>) -> Option<String> {
-        let declared = |what: &str| {
-            format!(
-                "the client did not declare the `{what}` capability, so it cannot answer {}; \
-                 check `ctx.client_capabilities()` first, or do without",
+    /// did not declare, or a request it would refuse.
+    fn unanswerable(&self, capabilities: Option<&ClientCapabilities>) -> Option<Unanswerable> {
+        let undeclared = |capability: &'static str| Unanswerable::Undeclared {
+            capability,
+            message: format!(
+                "the client did not declare the `{capability}` capability, so it cannot answer \
+                 {}; check `ctx.client_capabilities()` first, or do without",
                 self.what()
-            )
+            ),
         };
         let caps = capabilities.cloned().unwrap_or_default();
         match self {
             Want::Elicit(ElicitRequestParams::UrlElicitationParams { .. }) => caps
                 .elicitation
                 .is_none_or(|e| e.url.is_none())
-                .then(|| declared("elicitation.url")),
+                .then(|| undeclared("elicitation.url")),
             Want::Elicit(_) => caps
                 .elicitation
                 // A bare `elicitation: {}` declares form mode.
                 .is_none_or(|e| e.form.is_none() && e.url.is_some())
-                .then(|| declared("elicitation.form")),
+                .then(|| undeclared("elicitation.form")),
             Want::Sample(params) => match &caps.sampling {
-                None => Some(declared("sampling")),
+                None => Some(undeclared("sampling")),
                 Some(sampling)
                     if (params.tools.is_some() || params.tool_choice.is_some())
                         && sampling.tools.is_none() =>
                 {
-                    Some(declared("sampling.tools"))
+                    Some(undeclared("sampling.tools"))
                 }
-                Some(_) => params
-                    .validate()
-                    .err()
-                    .map(|problem| format!("the sampling request is invalid: {problem}")),
+                Some(_) => params.validate().err().map(|problem| {
+                    Unanswerable::Invalid(format!("the sampling request is invalid: {problem}"))
+                }),
             },
-            Want::Roots => caps.roots.is_none().then(|| declared("roots")),
+            Want::Roots => caps.roots.is_none().then(|| undeclared("roots")),
         }
     }
 
@@ -295,6 +295,15 @@ impl Rounds {
         Found::Wait
     }
 
+    /// Refuses the whole call with `error` (the first refusal stands); the
+    /// tool is stopped at the ask that caused it.
+    fn refuse_call(&self, error: ErrorData) {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.refusal.is_none() {
+            self.refuse(&mut inner, error);
+        }
+    }
+
     /// Completes when an ask is left waiting or refused the call.
     pub(crate) fn waiting(&self) -> impl Future<Output = ()> + '_ {
         self.waiting.notified()
@@ -320,6 +329,39 @@ impl Rounds {
         let pending = std::mem::take(&mut inner.pending);
         Ok(InputRequiredResult::new(Some(pending), Some(sealed)))
     }
+}
+
+/// Why a client cannot answer an ask.
+enum Unanswerable {
+    /// It did not declare `capability` (a dotted path such as
+    /// `sampling.tools`).
+    Undeclared {
+        capability: &'static str,
+        message: String,
+    },
+    /// It would refuse the request as sent.
+    Invalid(String),
+}
+
+/// The protocol's missing-capability error (-32021) for `capability`, a
+/// dotted path: `data.requiredCapabilities` is the client capabilities
+/// object that declares it, `{"sampling": {"tools": {}}}` for
+/// `sampling.tools`.
+fn missing_capability(capability: &str, message: String) -> ErrorData {
+    let required = capability
+        .rsplit('.')
+        .fold(Value::Object(Map::new()), |inner, part| {
+            let mut outer = Map::new();
+            outer.insert(part.to_owned(), inner);
+            Value::Object(outer)
+        });
+    let mut data = Map::new();
+    data.insert("requiredCapabilities".to_owned(), required);
+    ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message,
+        Some(Value::Object(data)),
+    )
 }
 
 /// The one error every refused `requestState` answers.
@@ -566,8 +608,22 @@ impl Ask<'_> {
                 want.what()
             )));
         };
-        if let Some(problem) = want.unanswerable(talk.client_capabilities().as_ref()) {
-            return Err(ToolError::new(problem));
+        match want.unanswerable(talk.client_capabilities().as_ref()) {
+            None => {}
+            // On 2026-07-28 the protocol has an error for this: the call is
+            // refused with it, naming the capability the tool needs.
+            Some(Unanswerable::Undeclared {
+                capability,
+                message,
+            }) if talk.rounds.is_some() => {
+                if let Some(rounds) = &talk.rounds {
+                    rounds.refuse_call(missing_capability(capability, message));
+                }
+                return std::future::pending().await;
+            }
+            Some(Unanswerable::Undeclared { message, .. } | Unanswerable::Invalid(message)) => {
+                return Err(ToolError::new(message));
+            }
         }
         match &talk.rounds {
             Some(rounds) => match rounds.find(talk, self.key.as_deref(), want) {

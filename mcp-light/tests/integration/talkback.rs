@@ -982,14 +982,25 @@ async fn on_2026_a_state_is_bound_to_its_caller() {
 }
 
 #[tokio::test]
-async fn on_2026_asking_for_what_the_request_did_not_declare_fails_at_once() {
+async fn on_2026_asking_for_what_the_request_did_not_declare_is_refused_with_the_capability() {
     let running = stateless(
         server(&Arc::default()),
         Client::new(ClientCapabilities::default()),
     )
     .await;
-    let result = complete(once(&running, params("talk_roots", json!({}))).await);
-    assert!(failed(&result).contains("`roots` capability"));
+    let error = once_refused(&running, params("talk_roots", json!({}))).await;
+    assert_eq!(error.code.0, -32021, "{error:?}");
+    assert!(error.message.contains("`roots` capability"), "{error:?}");
+    assert_eq!(
+        error.data,
+        Some(json!({"requiredCapabilities": {"roots": {}}}))
+    );
+    let error = once_refused(&running, params("talk_sample", json!({"prompt": "hi"}))).await;
+    assert_eq!(error.code.0, -32021, "{error:?}");
+    assert_eq!(
+        error.data,
+        Some(json!({"requiredCapabilities": {"sampling": {}}}))
+    );
 }
 
 #[tokio::test]
