@@ -126,6 +126,7 @@ impl Server {
             writer: Arc::new(Mutex::new(writer)),
             max_line_bytes: options.max_line_bytes.max(1),
             line: Vec::new(),
+            length: 0,
         };
         let running = self
             .into_handler(Caller::Process)
@@ -146,19 +147,23 @@ struct LineTransport<R, W> {
     /// Shared with every send in flight: rmcp sends concurrently.
     writer: Arc<Mutex<W>>,
     max_line_bytes: usize,
-    /// The line being read, at most `max_line_bytes` of it.
+    /// The line being read, at most `max_line_bytes` of it. It outlives a
+    /// read that was dropped half-way (rmcp selects between receiving and
+    /// sending), so the next read goes on where that one stopped.
     line: Vec<u8>,
+    /// How long the line being read is so far, skipped bytes included.
+    length: usize,
 }
 
 /// What reading one line came to.
 enum Line {
     /// The input ended.
     End,
-    /// A whole line is in the buffer, without its newline.
-    Whole,
-    /// The line was longer than the limit: its first bytes are in the
-    /// buffer; it was this long.
-    TooLong(usize),
+    /// A whole line, without its newline.
+    Whole(Vec<u8>),
+    /// The line was longer than the limit: its first bytes, and how long
+    /// it was.
+    TooLong(Vec<u8>, usize),
 }
 
 impl<R, W> LineTransport<R, W>
@@ -166,37 +171,42 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    /// Reads the next line into `self.line`, keeping at most the limit and
-    /// skipping the rest.
+    /// Reads the next line, keeping at most the limit and skipping the
+    /// rest. Cancel-safe: the part of a line read before the future was
+    /// dropped stays in `self.line`.
     async fn read_line(&mut self) -> io::Result<Line> {
-        self.line.clear();
-        let mut length = 0;
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
-                return Ok(match length {
+                return Ok(match self.length {
                     0 => Line::End,
-                    _ if length > self.max_line_bytes => Line::TooLong(length),
-                    _ => Line::Whole,
+                    _ => self.take_line(),
                 });
             }
             let newline = available.iter().position(|&b| b == b'\n');
             let chunk = &available[..newline.unwrap_or(available.len())];
             let room = self.max_line_bytes.saturating_sub(self.line.len());
             self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            length += chunk.len();
+            self.length += chunk.len();
             let used = chunk.len() + usize::from(newline.is_some());
             self.reader.consume(used);
             if newline.is_some() {
-                if length > self.max_line_bytes {
-                    return Ok(Line::TooLong(length));
-                }
-                if self.line.last() == Some(&b'\r') {
-                    self.line.pop();
-                }
-                return Ok(Line::Whole);
+                return Ok(self.take_line());
             }
         }
+    }
+
+    /// The line read so far, leaving room for the next one.
+    fn take_line(&mut self) -> Line {
+        let length = std::mem::take(&mut self.length);
+        let mut line = std::mem::take(&mut self.line);
+        if length > self.max_line_bytes {
+            return Line::TooLong(line, length);
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        Line::Whole(line)
     }
 }
 
@@ -234,16 +244,16 @@ where
                     tracing::warn!(%error, "cannot read from the client; ending the session");
                     return None;
                 }
-                Ok(Line::TooLong(length)) => Refusal::invalid_request(
-                    id_in_prefix(&self.line),
+                Ok(Line::TooLong(prefix, length)) => Refusal::invalid_request(
+                    id_in_prefix(&prefix),
                     format!(
                         "the message is {length} bytes long, and this server reads messages of \
                          at most {} bytes",
                         self.max_line_bytes
                     ),
                 ),
-                Ok(Line::Whole) if self.line.iter().all(u8::is_ascii_whitespace) => continue,
-                Ok(Line::Whole) => match jsonrpc::parse(&self.line) {
+                Ok(Line::Whole(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                Ok(Line::Whole(line)) => match jsonrpc::parse(&line) {
                     Ok(message) => return Some(message),
                     Err(refusal) => *refusal,
                 },
@@ -321,5 +331,31 @@ mod tests {
         assert_eq!(id_in_prefix(cut), Some(RequestId::String("abc".into())));
         assert_eq!(id_in_prefix(br#"{"jsonrpc":"2.0","params":{"x":"#), None);
         assert_eq!(id_in_prefix(b"not json at all"), None);
+    }
+
+    /// rmcp drops a pending `receive` when it has something to send (a
+    /// progress notification during a call, say): the part of the line read
+    /// before must not be lost, or the rest is read as a line of its own.
+    #[tokio::test]
+    async fn a_read_dropped_half_way_through_a_line_goes_on_where_it_stopped() {
+        use tokio::io::AsyncWriteExt;
+
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut transport = LineTransport {
+            reader: BufReader::new(server),
+            writer: Arc::new(Mutex::new(tokio::io::sink())),
+            max_line_bytes: 1024,
+            line: Vec::new(),
+            length: 0,
+        };
+        client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
+        let dropped =
+            tokio::time::timeout(std::time::Duration::from_millis(20), transport.read_line()).await;
+        assert!(dropped.is_err(), "half a line is not a line");
+        client.write_all(b"\"id\":1}\n").await.unwrap();
+        match transport.read_line().await.unwrap() {
+            Line::Whole(line) => assert_eq!(line, br#"{"jsonrpc":"2.0","id":1}"#),
+            _ => panic!("expected the whole line"),
+        }
     }
 }
