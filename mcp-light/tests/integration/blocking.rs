@@ -189,6 +189,40 @@ fn a_sync_tool_runs_inline_without_a_runtime() {
     assert_eq!(answered_thread(&answer), here());
 }
 
+/// The deadline answers a blocked sync tool's call on time; the function
+/// itself runs on until the gate opens.
+#[tokio::test]
+async fn a_blocked_sync_tool_is_answered_at_the_deadline() {
+    let (server, gate) = server();
+    let server = server.with_tool_deadline(Some(Duration::from_millis(100)));
+    let started = Instant::now();
+    let answer = server
+        .call("blocking_wait", json!({}), Caller::Process)
+        .await;
+    let took = started.elapsed();
+    gate.open();
+    let message = error_text(&answer);
+    assert!(
+        message.contains("did not finish within 100 ms"),
+        "{message}"
+    );
+    assert!(took < PATIENCE, "answered only after {took:?}");
+}
+
+/// A runtime built without its time driver runs sync tools too, without a
+/// deadline.
+#[test]
+fn a_sync_tool_answers_on_a_runtime_without_a_timer() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (server, _) = server();
+    for _ in 0..2 {
+        let answer = runtime.block_on(server.call("blocking_thread", json!({}), Caller::Process));
+        assert!(answered_thread(&answer).starts_with("ThreadId("));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_sync_tool_answers_an_error() {
     let message = error_text(
