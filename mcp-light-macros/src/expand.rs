@@ -705,6 +705,34 @@ mod tests {
         }
     }
 
+    /// A synchronous function goes to the blocking pool unless `inline`;
+    /// an `async fn` is awaited where it is.
+    #[test]
+    fn only_a_sync_function_not_inline_runs_on_the_blocking_pool() {
+        let sync = quote!(
+            fn ping(caller: &Caller) -> u32 {
+                1
+            }
+        );
+        let run_sync = ":: __private :: run_sync";
+        let expanded = |args, item| tool(Attr::Tool, args, item).to_string();
+        let default = expanded(quote!(), sync.clone());
+        assert!(default.contains(run_sync), "{default}");
+        let inline = expanded(quote!(inline), sync);
+        assert!(!inline.contains(run_sync), "{inline}");
+        assert!(!inline.contains("compile_error"), "{inline}");
+        let in_async = expanded(
+            quote!(),
+            quote!(
+                async fn ping() -> u32 {
+                    1
+                }
+            ),
+        );
+        assert!(!in_async.contains(run_sync), "{in_async}");
+        assert!(in_async.contains("ping () . await"), "{in_async}");
+    }
+
     #[test]
     fn without_a_crate_path_the_runtime_is_mcp_light() {
         let out = tool(
