@@ -28,9 +28,11 @@ pub(crate) async fn off_workers<T: Send + 'static>(
 /// tracing span goes with it. A panic in `work` resumes here, as if it had
 /// run inline, where the tool's panic guard answers it.
 ///
-/// Not `block_in_place`: that panics on a current-thread runtime, keeps
-/// the calling task (a deadline, a cancellation, a `join!` sibling) from
-/// running until `work` returns, and measured no cheaper.
+/// Not `block_in_place`, though it costs less on a multi-thread runtime:
+/// it panics on a current-thread one, and it keeps the calling task from
+/// running until `work` returns, so a tool's deadline, the client's
+/// cancellation and a `join!` sibling would all wait for a tool that
+/// hangs.
 pub async fn run_sync<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return work();
