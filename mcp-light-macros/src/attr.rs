@@ -42,8 +42,8 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE],
-            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE],
+            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE],
+            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE],
         }
     }
 
@@ -51,10 +51,12 @@ impl Attr {
     fn accepted(self) -> String {
         let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
         match self {
-            Attr::Tool | Attr::Heavy => format!("`#[{self}]` accepts {named}, `crate = path`"),
+            Attr::Tool | Attr::Heavy => {
+                format!("`#[{self}]` accepts {named}, `crate = path`, `inline`")
+            }
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
-                 `status = 201`, `crate = path`",
+                 `status = 201`, `crate = path`, `inline`",
                 WriteKind::list()
             ),
         }
@@ -152,6 +154,9 @@ pub struct ToolArgs {
     /// `crate = path`: where mcp-light is reachable, for crates that
     /// re-export it.
     pub krate: Option<Path>,
+    /// `inline`: a synchronous function runs on the async worker that
+    /// calls it, not on the blocking pool. The word's span.
+    pub inline: Option<Span>,
 }
 
 impl ToolArgs {
@@ -168,6 +173,7 @@ impl ToolArgs {
             retrieve: None,
             status: None,
             krate: None,
+            inline: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -236,6 +242,13 @@ impl ToolArgs {
         } else if path == CRATE {
             let value = crate_arg(cx, &meta)?;
             set_once(cx, &mut self.krate, value, path);
+        } else if path == INLINE {
+            if has_value {
+                cx.error_spanned_by(path, "`inline` takes no value: write `inline`");
+                skip_value(&meta)?;
+            } else {
+                set_once(cx, &mut self.inline, Some(path.span()), path);
+            }
         } else {
             cx.error_spanned_by(path, self.unknown_argument(path));
             skip_value(&meta)?;

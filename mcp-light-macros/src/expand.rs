@@ -323,20 +323,12 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
             }
             Some(Taken { span, from, method }) => {
                 let taken = quote_spanned!(span=> #from::#method(&__ctx));
-                extractions.push(quote! {
-                    let #binding = match #taken {
-                        ::core::result::Result::Ok(taken) => taken,
-                        ::core::result::Result::Err(error) => {
-                            return #krate::__private::rejected(&__responder, error);
-                        }
-                    };
-                });
+                extractions.push((binding.clone(), taken));
             }
         }
         call_args.push(binding);
     }
-
-    let await_ = tool.item.sig.asyncness.map(|_| quote!(.await));
+    let call = call(plan, &extractions, &call_args);
     // The compiler decides whether the return value is a `Result` (its error
     // converted) or the success itself; see `mcp_light::__private::kind`.
     // Spanned at the return type, which an unconvertible error names.
@@ -411,13 +403,60 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
                 };
                 #id_binding
                 let __Args { #(#fields: #arg_bindings,)* .. } = __args;
-                #(#extractions)*
-                let __ret = #fn_ident(#(#call_args),*) #await_;
+                #call
                 #out
                 #assertions
                 #respond
             })
         }
+    }
+}
+
+/// Takes the parameters from the call and calls the function, binding
+/// `__ret`; a failed extraction answers the call, and the function does not
+/// run. A synchronous function runs, with its extractions, where blocking
+/// is allowed (`mcp_light::__private::run_sync`), unless it is `inline`;
+/// an `async fn` is awaited where it is.
+fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> TokenStream {
+    let krate = &plan.krate;
+    let fn_ident = &plan.tool.item.sig.ident;
+    let rejected = quote! {
+        ::core::result::Result::Err(error) => {
+            return #krate::__private::rejected(&__responder, error);
+        }
+    };
+    if plan.tool.item.sig.asyncness.is_some() || plan.inline {
+        let await_ = plan.tool.item.sig.asyncness.map(|_| quote!(.await));
+        let extractions = extractions.iter().map(|(binding, taken)| {
+            quote! {
+                let #binding = match #taken {
+                    ::core::result::Result::Ok(taken) => taken,
+                    #rejected
+                };
+            }
+        });
+        return quote! {
+            #(#extractions)*
+            let __ret = #fn_ident(#(#args),*) #await_;
+        };
+    }
+    // The call's context and arguments move to the blocking thread; the
+    // borrows and extractions are taken there.
+    let extractions = extractions
+        .iter()
+        .map(|(binding, taken)| quote!(let #binding = #taken?;));
+    quote! {
+        let __ret = match #krate::__private::run_sync(
+            move || -> ::core::result::Result<_, #krate::ToolError> {
+                #(#extractions)*
+                ::core::result::Result::Ok(#fn_ident(#(#args),*))
+            },
+        )
+        .await
+        {
+            ::core::result::Result::Ok(ret) => ret,
+            #rejected
+        };
     }
 }
 
@@ -664,6 +703,34 @@ mod tests {
             assert!(out.contains("\"facade::mcp::__private::serde\""), "{out}");
             assert!(out.contains("facade :: mcp :: FromCall"), "{out}");
         }
+    }
+
+    /// A synchronous function goes to the blocking pool unless `inline`;
+    /// an `async fn` is awaited where it is.
+    #[test]
+    fn only_a_sync_function_not_inline_runs_on_the_blocking_pool() {
+        let sync = quote!(
+            fn ping(caller: &Caller) -> u32 {
+                1
+            }
+        );
+        let run_sync = ":: __private :: run_sync";
+        let expanded = |args, item| tool(Attr::Tool, args, item).to_string();
+        let default = expanded(quote!(), sync.clone());
+        assert!(default.contains(run_sync), "{default}");
+        let inline = expanded(quote!(inline), sync);
+        assert!(!inline.contains(run_sync), "{inline}");
+        assert!(!inline.contains("compile_error"), "{inline}");
+        let in_async = expanded(
+            quote!(),
+            quote!(
+                async fn ping() -> u32 {
+                    1
+                }
+            ),
+        );
+        assert!(!in_async.contains(run_sync), "{in_async}");
+        assert!(in_async.contains("ping () . await"), "{in_async}");
     }
 
     #[test]

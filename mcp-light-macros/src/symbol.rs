@@ -20,6 +20,7 @@ pub const ACTION: Symbol = Symbol("action");
 pub const RETRIEVE: Symbol = Symbol("retrieve");
 pub const STATUS: Symbol = Symbol("status");
 pub const CRATE: Symbol = Symbol("crate");
+pub const INLINE: Symbol = Symbol("inline");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

@@ -22,6 +22,9 @@ pub struct Plan<'a> {
     pub destroy_id: Option<(&'a Param, String)>,
     /// The path generated code reaches mcp-light by (`crate = path`).
     pub krate: Path,
+    /// A synchronous function runs on the calling worker (`inline`), not
+    /// on the blocking pool. Always `false` for an `async fn`.
+    pub inline: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -67,6 +70,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         .or_else(|| write_kind.map(|(kind, _)| kind.as_str().to_owned()));
     let retrieve = light.and_then(|light| light.retrieve.as_ref());
     let krate = attr::krate(merged_crate(cx, &tool.attrs));
+    let inline = check_inline(cx, tool);
 
     check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
@@ -102,7 +106,30 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         retrieve,
         destroy_id,
         krate,
+        inline,
     })
+}
+
+/// `inline` on any of the tool's attributes; on an `async fn`, which
+/// always runs on the async workers, it is a mistake.
+fn check_inline(cx: &Ctxt, tool: &Tool) -> bool {
+    let mut spans = tool.attrs.iter().filter_map(|args| args.inline);
+    let Some(first) = spans.next() else {
+        return false;
+    };
+    if tool.item.sig.asyncness.is_some() {
+        cx.push(syn::Error::new(
+            first,
+            format_args!(
+                "`inline` applies only to a synchronous function, which otherwise runs on the \
+                 runtime's blocking pool; `{}` is an `async fn`, which always runs on the \
+                 async workers: remove `inline`",
+                tool.item.sig.ident.unraw()
+            ),
+        ));
+        return false;
+    }
+    true
 }
 
 /// `#[mcp_heavy]` and `#[mcp_light]` combine; `#[mcp_tool]` combines

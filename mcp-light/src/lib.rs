@@ -105,7 +105,7 @@ pub use usage::USAGE_META_KEY;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path)]   // all optional
+/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
 /// ```
 ///
 /// The function's doc comment becomes the tool's description and its result
@@ -113,7 +113,33 @@ pub use usage::USAGE_META_KEY;
 /// `action` let a dispatcher route to it; a tool with `action = "retrieve"`
 /// can be named by a write's `retrieve = path`. `crate = path` names
 /// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
-/// every path the generated code uses goes through it.
+/// every path the generated code uses goes through it. `inline` keeps a
+/// synchronous function on the async worker that serves the call (see
+/// below).
+///
+/// # Where it runs
+///
+/// An `async fn` runs on the runtime's async workers, like any future: it
+/// must not block them. A synchronous `fn` may block (a database driver,
+/// file IO, heavy computation), so it runs, with what it takes from the
+/// call, on a thread of tokio's blocking pool (`spawn_blocking`), on a
+/// multi-thread and a current-thread runtime alike: the workers go on
+/// serving other calls meanwhile, and the server's tool deadline
+/// ([`Server::with_tool_deadline`]) answers the call on time even while
+/// the function runs on (it cannot be stopped, and finishes in the
+/// background). Outside any tokio runtime it runs inline. A panic answers
+/// an `isError` result either way. Its arguments move to that thread, so
+/// their types are `Send`.
+///
+/// The hand-off (a thread of the pool woken, the deadline's timer armed)
+/// costs each call about 5,000 instructions and some microseconds: more
+/// than the rest of a call to a trivial tool, nothing beside a query or a
+/// file read. `inline` (`#[mcp_tool(inline)]`, also
+/// `#[mcp_light(<kind>, inline)]` and `#[mcp_heavy(inline)]`) skips it for
+/// a function that never blocks, one that only computes on its arguments
+/// or reads memory: it then runs on the worker that polls the call, and a
+/// slow one stalls every call that worker serves. `inline` on an
+/// `async fn` does not compile.
 ///
 /// # Parameters
 ///
@@ -195,7 +221,7 @@ pub use mcp_light_macros::mcp_tool;
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path)]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline)]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -215,7 +241,9 @@ pub use mcp_light_macros::mcp_tool;
 /// `isError` result. The success type is checked where the function names
 /// it: a single write's implements [`LightKey`]; a bulk write's is a list
 /// ([`BulkResult`]); a destroy takes an `id` (or `pk`, or an argument marked
-/// `#[id]`) and answers `{id, deleted: true, status_code}`.
+/// `#[id]`) and answers `{id, deleted: true, status_code}`. A synchronous
+/// function runs on the blocking pool unless it is `inline`, as
+/// [`mcp_tool`](mcp_tool#where-it-runs) says.
 ///
 /// ```standalone_crate
 /// use std::sync::Mutex;
@@ -283,7 +311,7 @@ pub use mcp_light_macros::mcp_light;
 /// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
-/// #[mcp_heavy(name = "...", resource = "...", action = "...")]   // all optional
+/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
 /// ```
 ///
 /// The tool's schema gains `continuation_token`, `mode`
@@ -292,7 +320,8 @@ pub use mcp_light_macros::mcp_light;
 /// available_modes, continuation_token, usage}` and keeps the result; a call
 /// with the token is served from the store without running the tool again.
 /// On a function that also carries `#[mcp_light]`, in either order, the
-/// heavy behaviour wins.
+/// heavy behaviour wins. A synchronous function runs on the blocking pool
+/// unless it is `inline`, as [`mcp_tool`](mcp_tool#where-it-runs) says.
 ///
 /// ```
 /// use mcp_light::prelude::*;

@@ -2,7 +2,9 @@
 //! arguments may carry, and how long its tool may run.
 
 use std::future::Future;
+use std::panic::catch_unwind;
 use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -71,9 +73,16 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<F> {
         let Some(limit) = this.limit else {
             return Poll::Pending;
         };
-        let sleep = this
-            .sleep
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        let sleep = match &mut this.sleep {
+            Some(sleep) => sleep,
+            None => match timer(limit) {
+                Some(sleep) => this.sleep.insert(sleep),
+                None => {
+                    this.limit = None;
+                    return Poll::Pending;
+                }
+            },
+        };
         match sleep.as_mut().poll(cx) {
             Poll::Ready(()) => {
                 tracing::warn!(tool = %this.tool, ?limit, "a tool ran past its deadline and was stopped");
@@ -86,6 +95,32 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<F> {
                 )))
             }
             Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// The runtimes found built without their time driver.
+static WITHOUT_TIMER: Mutex<Vec<tokio::runtime::Id>> = Mutex::new(Vec::new());
+
+/// A sleep of `limit` on the runtime's timer; `None` on a runtime built
+/// without its time driver (`Builder::enable_time`), whose tool runs then
+/// have no deadline. Tokio offers no way to ask, so the first sleep on such
+/// a runtime panics, once, and the runtime is remembered.
+fn timer(limit: Duration) -> Option<Pin<Box<tokio::time::Sleep>>> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?.id();
+    let without = || WITHOUT_TIMER.lock().unwrap_or_else(PoisonError::into_inner);
+    if without().contains(&runtime) {
+        return None;
+    }
+    match catch_unwind(|| Box::pin(tokio::time::sleep(limit))) {
+        Ok(sleep) => Some(sleep),
+        Err(_) => {
+            tracing::warn!(
+                "this tokio runtime was built without its time driver, so tools run on it \
+                 without a deadline: build it with `enable_time()` or `enable_all()`"
+            );
+            without().push(runtime);
+            None
         }
     }
 }

@@ -15,11 +15,30 @@ pub(crate) async fn off_workers<T: Send + 'static>(
     size: usize,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> T {
-    let handle = match tokio::runtime::Handle::try_current() {
-        Ok(handle) if size >= OFF_WORKERS_BYTES => handle,
-        _ => return work(),
+    if size < OFF_WORKERS_BYTES {
+        return work();
+    }
+    run_sync(work).await
+}
+
+/// Runs a synchronous tool function (and whatever else may block) on a
+/// thread of the runtime's blocking pool, on a multi-thread and a
+/// current-thread runtime alike, so that the async workers go on serving
+/// other calls; inline when no tokio runtime is at hand. The caller's
+/// tracing span goes with it. A panic in `work` resumes here, as if it had
+/// run inline, where the tool's panic guard answers it.
+///
+/// Not `block_in_place`, though it costs less on a multi-thread runtime:
+/// it panics on a current-thread one, and it keeps the calling task from
+/// running until `work` returns, so a tool's deadline, the client's
+/// cancellation and a `join!` sibling would all wait for a tool that
+/// hangs.
+pub async fn run_sync<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return work();
     };
-    match handle.spawn_blocking(work).await {
+    let span = tracing::Span::current();
+    match handle.spawn_blocking(move || span.in_scope(work)).await {
         Ok(done) => done,
         Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
         Err(error) => panic!("work moved off the async workers did not finish: {error}"),

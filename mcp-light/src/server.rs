@@ -503,10 +503,12 @@ impl Server {
     ///
     /// Work the tool handed to another task (`tokio::task::spawn_blocking`,
     /// a spawned task) is not stopped with it and may still complete: the
-    /// answer tells the caller to read before retrying a write. The
-    /// deadline is armed once the tool first waits, using tokio's timer, so
-    /// a runtime that runs such tools needs its time driver
-    /// (`#[tokio::main]` and `#[tokio::test]` enable it).
+    /// answer tells the caller to read before retrying a write. So is a
+    /// synchronous tool function, which runs on the blocking pool: its call
+    /// is answered at the deadline, and the function runs on to its end. The
+    /// deadline is armed once the tool first waits, using tokio's timer; on
+    /// a runtime built without its time driver (`#[tokio::main]` and
+    /// `#[tokio::test]` enable it) tools run without a deadline.
     pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> Server {
         self.limits.tool_deadline = deadline;
         self

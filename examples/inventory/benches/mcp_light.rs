@@ -13,7 +13,9 @@
 //!   `mcp_light::data_size` against `serde_json::to_vec`.
 //! * `per_call/<tool>`: one `tools/call` through rmcp's `ServerHandler::call_tool`,
 //!   on mcp-light's handler and on the same tool written with rmcp's
-//!   `#[tool]` router; no transport.
+//!   `#[tool]` router; no transport. `add` is a synchronous function, run
+//!   on the blocking pool; `mcp_light_inline` is the same tool declared
+//!   `inline`.
 //! * `store_put` and `redeem_full`, `redeem_paginated`: outcome 1 (a
 //!   dispatcher-routed bulk create storing its result under a token) and
 //!   redeeming that token, by result size, as throughput.
@@ -25,7 +27,8 @@
 //!
 //! * `instructions` (run alone: `cargo bench -p inventory --bench mcp_light
 //!   -- instructions`): instructions per `tools/call` of `add` on both
-//!   handlers, under valgrind's callgrind.
+//!   handlers (mcp-light's also with `add` declared `inline`), under
+//!   valgrind's callgrind.
 //!
 //! After criterion, the binary measures the in-memory store's memory at
 //! 10,000 entries with a counting allocator (switched on only for that, so it
@@ -126,6 +129,12 @@ fn add(a: i64, b: i64) -> Sum {
     Sum { sum: a + b }
 }
 
+/// Add two numbers, on the worker that polls the call.
+#[mcp_tool(inline)]
+fn add_inline(a: i64, b: i64) -> Sum {
+    Sum { sum: a + b }
+}
+
 // ---- the same two read tools, written with rmcp's own macros ----
 
 mod by_hand {
@@ -217,8 +226,11 @@ mod by_hand {
 
 // ---- the harness ----
 
+/// With its timer, as `#[tokio::main]` builds it: the tool deadline arms
+/// it for a tool that waits (a synchronous one, on the blocking pool).
 fn runtime() -> Runtime {
     tokio::runtime::Builder::new_current_thread()
+        .enable_time()
         .build()
         .expect("a tokio runtime")
 }
@@ -363,6 +375,16 @@ fn per_call(c: &mut Criterion, rt: &Runtime) {
                 time_async(rt, iters, || light.call_tool(params.clone(), context()))
             })
         });
+        if tool == "add" {
+            // The same tool `inline`: without the move to the blocking pool.
+            let params = CallToolRequestParams::new("add_inline")
+                .with_arguments(params.arguments.clone().unwrap_or_default());
+            group.bench_function("mcp_light_inline", |b| {
+                b.iter_custom(|iters| {
+                    time_async(rt, iters, || light.call_tool(params.clone(), context()))
+                })
+            });
+        }
         group.bench_function("rmcp_tool", |b| {
             b.iter_custom(|iters| {
                 time_async(rt, iters, || rmcp.call_tool(params.clone(), context()))
@@ -875,19 +897,24 @@ mod instructions {
 
     pub const COUNTED_CALLS: u64 = 20_000;
 
-    /// Makes `calls` calls of `add` on one handler, `light` or `rmcp`.
+    /// Makes `calls` calls of `add` on one handler: `light`, `light_inline`
+    /// (`add` declared `inline`) or `rmcp`.
     pub fn count_calls(handler: &str, calls: u64) {
         let rt = runtime();
         let peer = server_peer(&rt);
         let light = server().into_handler(Caller::Process);
         let rmcp = by_hand::Devices::new();
+        let tool = match handler {
+            "light_inline" => "add_inline",
+            _ => "add",
+        };
         let params =
-            CallToolRequestParams::new("add").with_arguments(args(json!({"a": 2, "b": 40})));
+            CallToolRequestParams::new(tool).with_arguments(args(json!({"a": 2, "b": 40})));
         rt.block_on(async {
             for _ in 0..calls {
                 let context = RequestContext::new(NumberOrString::Number(1), peer.clone());
                 let answer = match handler {
-                    "light" => light.call_tool(params.clone(), context).await,
+                    "light" | "light_inline" => light.call_tool(params.clone(), context).await,
                     _ => rmcp.call_tool(params.clone(), context).await,
                 };
                 black_box(answer.expect("an answer"));
@@ -917,14 +944,22 @@ mod instructions {
         };
         let per_call =
             |handler: &str| (count(handler, COUNTED_CALLS) - count(handler, 0)) / COUNTED_CALLS;
-        let (light, rmcp) = (per_call("light"), per_call("rmcp"));
+        let (light, inline, rmcp) = (
+            per_call("light"),
+            per_call("light_inline"),
+            per_call("rmcp"),
+        );
         println!("\n## Instructions per tools/call (callgrind, {COUNTED_CALLS} calls of `add`)\n");
         println!("| handler | instructions | ratio |");
         println!("|---|---:|---:|");
         println!("| rmcp `#[tool]`, router in a field | {rmcp} | 1.00× |");
         println!(
-            "| mcp-light `#[mcp_tool]` | {light} | {:.2}× |",
+            "| mcp-light `#[mcp_tool]` (run on the blocking pool) | {light} | {:.2}× |",
             light as f64 / rmcp as f64
+        );
+        println!(
+            "| mcp-light `#[mcp_tool(inline)]` | {inline} | {:.2}× |",
+            inline as f64 / rmcp as f64
         );
     }
 }

@@ -2,6 +2,7 @@
 //! through [`mcp_light::Server::call`] with no transport.
 
 mod bad_input;
+mod blocking;
 mod bounds;
 mod compose;
 mod content;
