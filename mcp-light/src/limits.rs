@@ -39,7 +39,7 @@ impl Default for CallLimits {
 impl CallLimits {
     /// `run`, answered with an error naming `tool` and the deadline if it
     /// has not finished by then; its future is then dropped.
-    pub(crate) fn within_deadline<F>(&self, tool: &str, run: F) -> Deadline<F>
+    pub(crate) fn within_deadline<'t, F>(&self, tool: &'t str, run: F) -> Deadline<'t, F>
     where
         F: Future<Output = CallToolResult>,
     {
@@ -47,7 +47,7 @@ impl CallLimits {
             run,
             limit: self.tool_deadline,
             sleep: None,
-            tool: tool.to_owned(),
+            tool,
         }
     }
 }
@@ -55,14 +55,14 @@ impl CallLimits {
 /// A tool's run, stopped at its deadline. The timer is armed only once
 /// the run first waits, so a tool that finishes on its first poll never
 /// touches it.
-pub(crate) struct Deadline<F> {
+pub(crate) struct Deadline<'t, F> {
     run: F,
     limit: Option<Duration>,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-    tool: String,
+    tool: &'t str,
 }
 
-impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<F> {
+impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
     type Output = CallToolResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallToolResult> {
