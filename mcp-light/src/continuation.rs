@@ -25,7 +25,7 @@ use crate::context::Caller;
 use crate::heavy::{self, HeavyConfig, Mode, Negotiation};
 use crate::offload::off_workers;
 use crate::schema::CONTINUATION_TOKEN;
-use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoredItems};
+use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoreError, StoredItems};
 use crate::token::Token;
 use crate::usage::UsageReport;
 
@@ -134,11 +134,13 @@ impl Continuations {
                     origin,
                     body: body.into(),
                 };
-                store
-                    .put(&token, entry)
-                    .await
-                    .map(|()| token)
-                    .map_err(|e| e.to_string())
+                match store.put(&token, entry).await {
+                    Ok(()) => Ok(token),
+                    // A result over the store's limit is refused by a store
+                    // that works: no outage to report, none to recover from.
+                    Err(error @ StoreError::TooLarge { .. }) => return Err(error.to_string()),
+                    Err(error) => Err(error.to_string()),
+                }
             }
             Err(error) => Err(format!("no random token could be drawn: {error}")),
         };
