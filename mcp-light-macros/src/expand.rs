@@ -130,10 +130,18 @@ fn result_assertions(plan: &Plan) -> TokenStream {
         _ => None,
     };
     // A read answers JSON or content, as the compiler decides in `respond`;
-    // a heavy read and a write answer JSON only.
+    // a heavy read and a write answer JSON only. A heavy read's result is
+    // checked by the way `respond` takes it (a stream, an iterator, a
+    // value); anywhere else a stream or an iterator is refused.
     let json_check = match plan.kind {
         Kind::Read => None,
-        _ => Some(quote_spanned! {span=>
+        Kind::Heavy => Some(quote_spanned! {span=>
+            {
+                use #krate::__private::answer_kind::*;
+                (&__out).tool_answer_kind().json_only(&__out);
+            }
+        }),
+        Kind::Write { .. } => Some(quote_spanned! {span=>
             #krate::__private::assert_tool_result(&__out);
             {
                 use #krate::__private::answer_kind::*;
@@ -141,7 +149,16 @@ fn result_assertions(plan: &Plan) -> TokenStream {
             }
         }),
     };
+    let heavy_check = (plan.kind != Kind::Heavy).then(|| {
+        quote_spanned! {span=>
+            {
+                use #krate::__private::heavy_kind::*;
+                (&&&&__out).heavy_kind().only_heavy(&__out);
+            }
+        }
+    });
     quote_spanned! {span=>
+        #heavy_check
         #json_check
         #kind_check
     }
@@ -359,8 +376,7 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
     };
 
     let method = match plan.kind {
-        Kind::Read => "read",
-        Kind::Heavy => "heavy",
+        Kind::Read | Kind::Heavy => "read",
         Kind::Write { kind, .. } if kind.is_bulk() => "bulk",
         Kind::Write {
             kind: WriteKind::Destroy,
@@ -379,6 +395,17 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
                 {
                     use #krate::__private::answer_kind::*;
                     (&__out).tool_answer_kind().read(__responder, __out)
+                }
+                .await
+            }
+        }
+        // A stream, an iterator or a value, whichever the success type is.
+        Kind::Heavy => {
+            let krate = respan(krate, span);
+            quote_spanned! {span=>
+                {
+                    use #krate::__private::heavy_kind::*;
+                    (&&&&__out).heavy_kind().heavy(__responder, __out)
                 }
                 .await
             }

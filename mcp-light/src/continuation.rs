@@ -19,15 +19,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result, full_result_with_text, lean_result};
+use crate::answer::{error_result, full_result, full_result_with_text};
 use crate::args;
 use crate::context::Caller;
-use crate::heavy::{self, HeavyConfig, Mode, Negotiation};
+use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, Shape};
 use crate::offload::off_workers;
 use crate::schema::CONTINUATION_TOKEN;
-use crate::store::{ContinuationStore, Entry, ListItems, Origin, Owner, StoreError, StoredItems};
+use crate::store::{
+    ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner, StoreError,
+    StoredItems,
+};
 use crate::token::Token;
-use crate::usage::UsageReport;
+use crate::usage::{Counts, UsageReport};
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.
@@ -114,90 +117,77 @@ impl Continuations {
         origin: Origin,
         body: Vec<u8>,
     ) -> Option<Token> {
-        self.keep_or_why(called, origin, body).await.ok()
+        let store = self.store.as_ref()?;
+        let token = self.mint().ok()?;
+        match store
+            .put(&token, Entry::new(called.owner(), origin, body))
+            .await
+        {
+            Ok(()) => {
+                self.store_worked();
+                Some(token)
+            }
+            Err(error) => {
+                self.store_failed(&error);
+                None
+            }
+        }
     }
 
-    /// [`keep`](Continuations::keep), saying why when it cannot.
-    async fn keep_or_why(
+    /// A fresh token, or why none could be drawn.
+    fn mint(&self) -> Result<Token, String> {
+        Token::mint().map_err(|error| format!("no random token could be drawn: {error}"))
+    }
+
+    /// Starts an entry for `called` under a fresh token, to be written
+    /// chunk by chunk; or says why it cannot be.
+    pub(crate) async fn begin(
         &self,
         called: &Called,
         origin: Origin,
-        body: Vec<u8>,
-    ) -> Result<Token, String> {
+    ) -> Result<(Token, Box<dyn EntryWriter + '_>), String> {
         let Some(store) = self.store.as_ref() else {
             return Err("this server keeps no continuation store".to_owned());
         };
-        let stored = match Token::mint() {
-            Ok(token) => {
-                let entry = Entry {
-                    owner: called.owner(),
-                    origin,
-                    body: body.into(),
-                };
-                match store.put(&token, entry).await {
-                    Ok(()) => Ok(token),
-                    // A result over the store's limit is refused by a store
-                    // that works: no outage to report, none to recover from.
-                    Err(error @ StoreError::TooLarge { .. }) => return Err(error.to_string()),
-                    Err(error) => Err(error.to_string()),
-                }
-            }
-            Err(error) => Err(format!("no random token could be drawn: {error}")),
-        };
-        match stored {
-            Ok(token) => {
-                if self.failing.swap(false, Ordering::Relaxed) {
-                    tracing::info!("the continuation store is taking results again");
-                }
-                Ok(token)
-            }
-            Err(error) => {
-                if !self.failing.swap(true, Ordering::Relaxed) {
-                    tracing::warn!(
-                        %error,
-                        "cannot store a result for continuation; answering without tokens until the store recovers"
-                    );
-                }
-                Err(error)
-            }
+        let token = self.mint()?;
+        match store.begin(token.clone(), called.owner(), origin).await {
+            Ok(writer) => Ok((token, writer)),
+            Err(error) => Err(self.store_failed(&error)),
         }
     }
 
-    /// A heavy read's first answer: the probe, `value` kept under a token.
-    /// When it cannot be kept, `value` in full if it is within the size
-    /// backstop, and otherwise a probe without token that summarizes it and
-    /// says why: never a large result inline.
-    pub(crate) async fn probe(
-        &self,
-        called: &Called,
-        value: Value,
-        body: Vec<u8>,
-    ) -> CallToolResult {
-        let total_size = body.len();
-        match self.keep_or_why(called, Origin::Read, body).await {
-            Ok(token) => lean_result(heavy::probe(
-                &called.tool,
-                &value,
-                total_size,
-                &token,
-                &self.heavy,
-            )),
-            Err(_) if !self.heavy.over_backstop(total_size) => full_result(value),
-            Err(why) => {
-                let (tool, heavy) = (called.tool.clone(), self.heavy.clone());
-                lean_result(
-                    off_workers(total_size, move || {
-                        heavy::unkept_probe(&tool, &value, total_size, &why, &heavy)
-                    })
-                    .await,
-                )
-            }
+    /// Notes that the store took a result: an outage, if one was logged,
+    /// is over.
+    pub(crate) fn store_worked(&self) {
+        if self.failing.swap(false, Ordering::Relaxed) {
+            tracing::info!("the continuation store is taking results again");
         }
+    }
+
+    /// Notes that the store failed `error`, logging the first failure of an
+    /// outage; answers the reason, for the caller. A result the store
+    /// refuses as too large, or has no room for, is refused by a store
+    /// that works: no outage to report, none to recover from.
+    pub(crate) fn store_failed(&self, error: &StoreError) -> String {
+        if matches!(error, StoreError::Unavailable(_))
+            && !self.failing.swap(true, Ordering::Relaxed)
+        {
+            tracing::warn!(
+                %error,
+                "cannot store a result for continuation; answering without tokens until the store recovers"
+            );
+        }
+        error.to_string()
     }
 
     /// Serves the result stored under `token` to `called`, as the remaining
     /// `args` (the negotiation fields) ask; the tool is never run. With a
     /// `usage` report, what is served is reported against the stored result.
+    ///
+    /// A list is served by range at any size: a page (or a filtered page)
+    /// reads just its items, a summary the digest kept beside the list.
+    /// Only `full`, and any mode of a result that is not a list, read the
+    /// whole result, up to [`HeavyConfig::max_full_bytes`].
     pub(crate) async fn redeem(
         &self,
         called: &Called,
@@ -221,83 +211,235 @@ impl Continuations {
                 "this server keeps no continuation store, so no token redeems; {start_again}"
             ));
         };
-        // A page is read by range: a store moves that page's items, not the
-        // whole result (10 MB for a page of 20 items is what this avoids).
-        // A usage report counts the whole stored result, so it reads it all.
-        let found = if negotiation.mode == Mode::Paginated && usage.is_none() {
-            store
-                .get_items(&token, heavy::page_range(&negotiation))
-                .await
-        } else {
-            store
-                .get(&token)
-                .await
-                .map(|found| found.map(StoredItems::Whole))
+        let redemption = Redemption {
+            continuations: self,
+            store: store.as_ref(),
+            token: &token,
+            called,
+            start_again,
+            usage,
         };
-        let found = match found {
-            Ok(Some(found)) => found,
-            Ok(None) => return refused(&start_again),
-            Err(error) => {
-                return error_result(format!("{error}; try again shortly, or {start_again}"));
+        match redemption.serve(negotiation).await {
+            Ok(answer) | Err(answer) => answer,
+        }
+    }
+}
+
+/// One redemption: the token, whose it must be, and how to answer a
+/// refusal.
+struct Redemption<'r> {
+    continuations: &'r Continuations,
+    store: &'r dyn ContinuationStore,
+    token: &'r Token,
+    called: &'r Called,
+    start_again: String,
+    usage: Option<&'r UsageReport>,
+}
+
+/// A redemption's answer; `Err` for one that ends it early (refused,
+/// failed), which is an answer too.
+type Served = Result<CallToolResult, CallToolResult>;
+
+impl Redemption<'_> {
+    async fn serve(&self, negotiation: Negotiation) -> Served {
+        if negotiation.mode == Mode::Paginated {
+            return match self.items(&negotiation).await? {
+                StoredItems::List(list) => {
+                    let page = self.page(list, &negotiation, false)?;
+                    self.reported_from_info(page).await
+                }
+                StoredItems::Whole(entry) => self.whole(entry, negotiation).await,
+            };
+        }
+        let info = self.info().await?;
+        let digest = info.digest.as_deref().and_then(Digest::from_bytes);
+        let full_counts = digest
+            .as_ref()
+            .and_then(|digest| digest.usage)
+            .map(|(cl100k, o200k)| Counts { cl100k, o200k });
+        match (&negotiation.mode, &digest) {
+            (Mode::Summary, Some(digest)) => {
+                return Ok(self.reported(full_result(digest.summary.clone()), full_counts));
             }
+            (Mode::Filtered, Some(digest)) if matches!(digest.shape, Shape::List { .. }) => {
+                if let Err(error) = heavy::check_list_keys(digest, &negotiation) {
+                    return Err(self.invalid(error));
+                }
+                if let StoredItems::List(list) = self.items(&negotiation).await? {
+                    let page = self.page(list, &negotiation, true)?;
+                    return Ok(self.reported(page, full_counts));
+                }
+            }
+            _ => {}
+        }
+        let config = self.continuations.heavy();
+        if info.size > config.max_full_bytes as u64 {
+            return Err(error_result(format!(
+                "the stored result of `{tool}` is {size} bytes, more than the {limit} bytes \
+                 answered whole; {modes}",
+                tool = self.called.tool,
+                size = info.size,
+                limit = config.max_full_bytes,
+                modes = match digest.map(|digest| digest.shape) {
+                    Some(Shape::List { .. }) =>
+                        "ask for mode paginated (with page and page_size), filtered (with filter_keys) or summary instead",
+                    _ =>
+                        "ask for mode summary instead, or narrow the read with the tool's own arguments",
+                },
+            )));
+        }
+        let Some(entry) = self.get().await? else {
+            return Err(refused(&self.start_again));
         };
+        self.whole(entry, negotiation).await
+    }
+
+    /// The page's items, read by range; the whole entry when it is not a
+    /// list. Refused unless it is this caller's, through this tool.
+    async fn items(&self, negotiation: &Negotiation) -> Result<StoredItems, CallToolResult> {
+        let found = self
+            .store
+            .get_items(self.token, heavy::page_range(negotiation))
+            .await
+            .map_err(|error| self.unavailable(&error))?;
+        let found = found.ok_or_else(|| refused(&self.start_again))?;
         let owner = match &found {
             StoredItems::List(list) => &list.owner,
             StoredItems::Whole(entry) => &entry.owner,
         };
-        if *owner != called.owner() {
+        self.check_owner(owner)?;
+        Ok(found)
+    }
+
+    async fn info(&self) -> Result<EntryInfo, CallToolResult> {
+        let info = self
+            .store
+            .info(self.token)
+            .await
+            .map_err(|error| self.unavailable(&error))?
+            .ok_or_else(|| refused(&self.start_again))?;
+        self.check_owner(&info.owner)?;
+        Ok(info)
+    }
+
+    async fn get(&self) -> Result<Option<Entry>, CallToolResult> {
+        let entry = self
+            .store
+            .get(self.token)
+            .await
+            .map_err(|error| self.unavailable(&error))?;
+        if let Some(entry) = &entry {
+            self.check_owner(&entry.owner)?;
+        }
+        Ok(entry)
+    }
+
+    fn check_owner(&self, owner: &Owner) -> Result<(), CallToolResult> {
+        if *owner == self.called.owner() {
+            Ok(())
+        } else {
             // Word for word the answer to an unknown token: a caller cannot
             // tell someone else's live token from a dead one.
-            return refused(&start_again);
+            Err(refused(&self.start_again))
         }
-        let entry = match found {
-            StoredItems::List(list) => return self.page(tool, list, &negotiation, &start_again),
-            StoredItems::Whole(entry) => entry,
-        };
-        let mut served = self.serve(&entry, negotiation, tool, start_again).await;
-        if let Some(usage) = usage.filter(|_| served.is_error != Some(true)) {
-            usage.attach(&mut served, usage.count_stored(&entry.body));
+    }
+
+    fn unavailable(&self, error: &StoreError) -> CallToolResult {
+        error_result(format!(
+            "{error}; try again shortly, or {}",
+            self.start_again
+        ))
+    }
+
+    fn invalid(&self, error: NegotiationError) -> CallToolResult {
+        error_result(format!(
+            "invalid arguments for `{}`: {error}",
+            self.called.tool
+        ))
+    }
+
+    /// A page of a stored list from the items the store read for it: only
+    /// those are parsed (and, for `filtered`, narrowed to its keys).
+    fn page(&self, list: ListItems, negotiation: &Negotiation, narrow: bool) -> Served {
+        let items: Result<Vec<Value>, _> = list
+            .items
+            .iter()
+            .map(|item| serde_json::from_slice::<Value>(item))
+            .collect();
+        let mut items = items.map_err(|error| {
+            error_result(format!(
+                "the stored result of `{}` is damaged ({error}); {}",
+                self.called.tool, self.start_again
+            ))
+        })?;
+        if narrow {
+            items = items
+                .into_iter()
+                .map(|item| heavy::narrow_item(item, &negotiation.filter_keys))
+                .collect();
         }
-        served
+        Ok(full_result(heavy::page_of_items(
+            items,
+            list.total,
+            negotiation,
+        )))
     }
 
     /// The whole stored `entry` as `negotiation` asks; off the async
     /// workers when it is large ([`off_workers`]).
-    async fn serve(
-        &self,
-        entry: &Entry,
-        negotiation: Negotiation,
-        tool: &str,
-        start_again: String,
-    ) -> CallToolResult {
-        let (body, origin, heavy) = (Arc::clone(&entry.body), entry.origin, self.heavy.clone());
-        let tool = tool.to_owned();
-        off_workers(body.len(), move || {
-            serve_stored(&body, origin, &negotiation, &heavy, &tool, &start_again)
+    async fn whole(&self, entry: Entry, negotiation: Negotiation) -> Served {
+        let config = self.continuations.heavy().clone();
+        if entry.body.len() > config.max_full_bytes {
+            return Err(error_result(format!(
+                "the stored result of `{}` is {} bytes, more than the {} bytes answered whole; \
+                 ask for mode summary instead",
+                self.called.tool,
+                entry.body.len(),
+                config.max_full_bytes
+            )));
+        }
+        let (body, origin) = (Arc::clone(&entry.body), entry.origin);
+        let tool = self.called.tool.to_string();
+        let start_again = self.start_again.clone();
+        let mut served = off_workers(body.len(), move || {
+            serve_stored(&body, origin, &negotiation, &config, &tool, &start_again)
         })
-        .await
+        .await;
+        if let Some(usage) = self.usage.filter(|_| served.is_error != Some(true)) {
+            let full = entry
+                .digest
+                .as_deref()
+                .and_then(Digest::from_bytes)
+                .and_then(|digest| digest.usage)
+                .map(|(cl100k, o200k)| Counts { cl100k, o200k })
+                .unwrap_or_else(|| usage.count_stored(&entry.body));
+            usage.attach(&mut served, full);
+        }
+        Ok(served)
     }
 
-    /// A page of a stored list from the items the store read for it: only
-    /// those are parsed.
-    fn page(
-        &self,
-        tool: &str,
-        list: ListItems,
-        negotiation: &Negotiation,
-        start_again: &str,
-    ) -> CallToolResult {
-        let items: Result<Vec<Value>, _> = list
-            .items
-            .iter()
-            .map(|item| serde_json::from_slice(item))
-            .collect();
-        match items {
-            Ok(items) => full_result(heavy::page_of_items(items, list.total, negotiation)),
-            Err(error) => error_result(format!(
-                "the stored result of `{tool}` is damaged ({error}); {start_again}"
-            )),
+    /// `answer` with the usage report, `full` counting the stored result.
+    fn reported(&self, mut answer: CallToolResult, full: Option<Counts>) -> CallToolResult {
+        if let (Some(usage), Some(full)) = (self.usage, full) {
+            usage.attach(&mut answer, full);
         }
+        answer
+    }
+
+    /// `answer` with the usage report, the stored result's counts read from
+    /// its digest; only with a report is the digest read.
+    async fn reported_from_info(&self, answer: CallToolResult) -> Served {
+        if self.usage.is_none() {
+            return Ok(answer);
+        }
+        let info = self.info().await?;
+        let full = info
+            .digest
+            .as_deref()
+            .and_then(Digest::from_bytes)
+            .and_then(|digest| digest.usage)
+            .map(|(cl100k, o200k)| Counts { cl100k, o200k });
+        Ok(self.reported(answer, full))
     }
 }
 

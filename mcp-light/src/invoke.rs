@@ -27,6 +27,7 @@ use crate::context::Context;
 use crate::continuation::{Called, Continuations};
 use crate::envelope::{BulkReach, LeanEnvelope, data_size};
 use crate::error::ToolError;
+use crate::keep;
 use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
 use crate::outcome::Outcome;
@@ -140,14 +141,14 @@ impl Responder {
         else {
             return full_result(value);
         };
-        let body = match serde_json::to_vec(&value) {
-            Ok(body) => body,
-            Err(error) => return self.unserializable(error),
-        };
-        if body.len() <= limit {
-            return full_result(value);
+        match data_size(&value) {
+            Ok(size) if size <= limit => full_result(value),
+            Ok(_) => {
+                let job = keep::whole_job(value);
+                Box::pin(self.kept_as(false, job, std::future::ready(()))).await
+            }
+            Err(error) => self.unserializable(error),
         }
-        Box::pin(self.probe(value, body)).await
     }
 
     /// A content answer ([`ContentAnswer`]): the blocks as they are, with
@@ -159,27 +160,32 @@ impl Responder {
         }
     }
 
-    /// A heavy read's answer: a probe, the result kept for redemption.
-    /// With no store to keep it in, the result is returned whole.
-    pub async fn heavy<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
-        let value = match self.value_or_error(out) {
-            Ok(value) => value,
-            Err(reply) => return *reply,
-        };
-        if !self.can_mint() {
-            return full_result(value);
-        }
-        match serde_json::to_vec(&value) {
-            Ok(body) => self.probe(value, body).await,
-            Err(error) => self.unserializable(error),
-        }
+    /// A heavy read's answer: the result, as `job` gives it (and `feeder`
+    /// for a stream), kept item by item and answered with a probe; a result
+    /// that fits the probe's preview answers itself.
+    pub(crate) async fn kept(
+        self,
+        job: keep::Job,
+        feeder: impl Future<Output = ()>,
+    ) -> CallToolResult {
+        self.kept_as(true, job, feeder).await
     }
 
-    /// The probe of a read whose result is `value`, serialized as `body`.
-    async fn probe(&self, value: Value, body: Vec<u8>) -> CallToolResult {
-        let full = self.usage.as_ref().map(|usage| usage.count_stored(&body));
-        let probe = self.continuations.probe(&self.called, value, body).await;
-        self.reported(probe, full)
+    async fn kept_as(
+        &self,
+        heavy: bool,
+        job: keep::Job,
+        feeder: impl Future<Output = ()>,
+    ) -> CallToolResult {
+        keep::Keep {
+            continuations: &self.continuations,
+            called: &self.called,
+            can_mint: self.can_mint(),
+            heavy,
+            usage: self.usage.clone(),
+        }
+        .run(job, feeder)
+        .await
     }
 
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,

@@ -255,13 +255,11 @@ mod tests {
     #[test]
     fn a_probe_matches_the_probe_branch() {
         let list: Value = (1..=50).map(|id| json!({"id": id})).collect();
-        let probe = crate::heavy::probe(
-            "t",
-            &list,
-            999,
-            &Token::mint().unwrap(),
-            &HeavyConfig::new(),
-        );
+        let config = HeavyConfig::new();
+        let (preview, _) = crate::heavy::preview_of(&list, &config);
+        let shape = crate::heavy::Shape::of(&list, crate::store::Origin::Read);
+        let probe =
+            crate::heavy::probe("t", preview, &shape, 999, &Token::mint().unwrap(), &config);
         assert!(is_shape(Shape::Probe, &Value::Object(probe)));
     }
 

@@ -1,16 +1,40 @@
 //! Where full results wait for a continuation token to redeem them.
 //!
 //! mcp-light mints the token ([`Token`]) and checks the owner on redemption;
-//! a store only keeps entries, expires them and bounds its memory. Its
+//! a store only keeps entries, expires them and bounds what it holds. Its
 //! operations are async and fallible so that a networked store fits the
 //! same trait as the in-memory default: [`MemoryStore`] keeps entries in
-//! this process, `RedisStore` (cargo feature `redis`) in a Redis or Valkey
-//! server that several replicas share.
+//! this process (small ones in memory, large ones in files on local disk),
+//! `RedisStore` (cargo feature `redis`) in a Redis or Valkey server that
+//! several replicas share.
+//!
+//! # Entries are written as they are produced
+//!
+//! A heavy read of a million rows is never one buffer. mcp-light serializes
+//! the result item by item and hands it to the store chunk by chunk through
+//! an [`EntryWriter`] ([`ContinuationStore::begin`]), each [`Chunk`] saying
+//! where the list items that start in it begin. Nothing is redeemable until
+//! the writer is committed with what was learned on the way ([`Sealed`]:
+//! the size, the item count, and mcp-light's digest of the result, its
+//! summary among it); a writer dropped before that leaves nothing behind.
 //!
 //! A page of a stored list is read by range ([`ContinuationStore::get_items`]):
 //! the store keeps where each item of a list starts beside the body, so a
-//! page of 20 items out of 10 MB moves those 20 items and not the rest.
+//! page of 20 items out of 700 MB moves those 20 items and not the rest.
+//!
+//! # A store of your own
+//!
+//! [`put`](ContinuationStore::put), [`get`](ContinuationStore::get) and
+//! [`ttl`](ContinuationStore::ttl) are all a store must implement: the
+//! other methods have defaults built on them. The default
+//! [`begin`](ContinuationStore::begin) buffers the chunks (at most
+//! [`BUFFERED_ENTRY_LIMIT`] bytes; a larger result is refused with
+//! [`StoreError::TooLarge`] and answered without a token) and `put`s the
+//! whole entry at commit; [`info`](ContinuationStore::info) and
+//! [`get_items`](ContinuationStore::get_items) read the whole entry back.
+//! Override them to keep results of any size and to page them by range.
 
+mod buffered;
 mod index;
 mod memory;
 #[cfg(feature = "redis")]
@@ -22,6 +46,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use buffered::BUFFERED_ENTRY_LIMIT;
+pub(crate) use memory::DEFAULT_TTL;
 pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock};
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
@@ -60,8 +86,11 @@ impl Origin {
     }
 }
 
-/// One stored result.
+/// One stored result, whole.
+///
+/// `#[non_exhaustive]`: build one with [`Entry::new`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Entry {
     /// Who may redeem it.
     pub owner: Owner,
@@ -69,6 +98,64 @@ pub struct Entry {
     pub origin: Origin,
     /// The full result, as compact JSON.
     pub body: Arc<[u8]>,
+    /// mcp-light's digest of the result ([`Sealed::digest`]), kept beside
+    /// it so that a summary is read, not recomputed; `None` for an entry
+    /// put without one. A store keeps these bytes as they are.
+    pub digest: Option<Arc<[u8]>>,
+}
+
+impl Entry {
+    /// An entry of `body` for `owner`, without a digest.
+    ///
+    /// ```
+    /// use mcp_light::store::{Entry, Origin, Owner};
+    ///
+    /// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+    /// let entry = Entry::new(owner, Origin::Read, &b"[1,2,3]"[..]);
+    /// assert_eq!(&*entry.body, b"[1,2,3]");
+    /// assert!(entry.digest.is_none());
+    /// ```
+    pub fn new(owner: Owner, origin: Origin, body: impl Into<Arc<[u8]>>) -> Entry {
+        Entry {
+            owner,
+            origin,
+            body: body.into(),
+            digest: None,
+        }
+    }
+
+    /// This entry with `digest` kept beside it.
+    pub fn with_digest(mut self, digest: Option<Arc<[u8]>>) -> Entry {
+        self.digest = digest;
+        self
+    }
+}
+
+/// What is known of a stored entry without reading its body, as
+/// [`ContinuationStore::info`] answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EntryInfo {
+    /// Who may redeem it.
+    pub owner: Owner,
+    /// What produced it.
+    pub origin: Origin,
+    /// The body's length in bytes.
+    pub size: u64,
+    /// The digest kept beside the body ([`Entry::digest`]).
+    pub digest: Option<Arc<[u8]>>,
+}
+
+impl EntryInfo {
+    /// What `entry` tells without its body.
+    pub fn of(entry: &Entry) -> EntryInfo {
+        EntryInfo {
+            owner: entry.owner.clone(),
+            origin: entry.origin,
+            size: entry.body.len() as u64,
+            digest: entry.digest.clone(),
+        }
+    }
 }
 
 /// Some items of a stored list, as [`ContinuationStore::get_items`] reads
@@ -96,6 +183,73 @@ pub enum StoredItems {
     Whole(Entry),
 }
 
+/// A piece of an entry's body, as an [`EntryWriter`] receives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Chunk {
+    /// The next bytes of the body.
+    pub bytes: Vec<u8>,
+    /// Where each list item that starts in these bytes starts, as offsets
+    /// from the start of the body (not of the chunk), in order. Empty when
+    /// the entry is not a list, or no item starts here.
+    pub item_starts: Vec<u64>,
+}
+
+impl Chunk {
+    /// A chunk of `bytes` in which the items at `item_starts` (offsets from
+    /// the start of the body) begin.
+    pub fn new(bytes: Vec<u8>, item_starts: Vec<u64>) -> Chunk {
+        Chunk { bytes, item_starts }
+    }
+}
+
+/// What mcp-light learned of an entry while it was written, handed to
+/// [`EntryWriter::commit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Sealed {
+    /// The body's length in bytes: the sum of the chunks' lengths.
+    pub size: u64,
+    /// For a pageable list, how many items it has: as many as the chunks'
+    /// `item_starts`. `None` for anything else, which is served whole.
+    pub items: Option<u64>,
+    /// mcp-light's digest of the result (its summary among it), to keep
+    /// beside the body and give back with [`Entry::digest`] and
+    /// [`EntryInfo::digest`]. Opaque to the store.
+    pub digest: Arc<[u8]>,
+}
+
+impl Sealed {
+    /// The seal of a body of `size` bytes holding `items` list items (or
+    /// `None`), with `digest`.
+    pub fn new(size: u64, items: Option<u64>, digest: Arc<[u8]>) -> Sealed {
+        Sealed {
+            size,
+            items,
+            digest,
+        }
+    }
+}
+
+/// An entry being written, chunk by chunk: [`ContinuationStore::begin`]
+/// makes one, [`write`](EntryWriter::write) takes each chunk in order and
+/// [`commit`](EntryWriter::commit) makes the entry redeemable.
+///
+/// Until it is committed the entry is not there: a `get` of its token
+/// finds nothing. A writer dropped before its commit (the result failed
+/// half-way, the call was cancelled, a write failed) must leave nothing
+/// behind that outlives the store's TTL, and should free what it holds at
+/// once.
+pub trait EntryWriter: Send {
+    /// Appends `chunk` to the body.
+    fn write(&mut self, chunk: Chunk) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Makes the entry redeemable, with what [`Sealed`] says of it.
+    fn commit<'s>(self: Box<Self>, sealed: Sealed) -> BoxFuture<'s, Result<(), StoreError>>
+    where
+        Self: 's;
+}
+
 /// Why a store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -106,11 +260,15 @@ pub enum StoreError {
     /// The entry is larger than the store will ever hold.
     #[error("the result is {size} bytes, more than the store's limit of {limit} bytes")]
     TooLarge {
-        /// The entry's size in bytes.
-        size: usize,
+        /// The entry's size in bytes (so far, when it was refused while
+        /// being written).
+        size: u64,
         /// The store's limit in bytes.
-        limit: usize,
+        limit: u64,
     },
+    /// The store ran out of room of its own, on disk say.
+    #[error("the continuation store has no room for this result: {0}")]
+    Full(String),
 }
 
 /// Keeps full results behind continuation tokens.
@@ -121,9 +279,10 @@ pub enum StoreError {
 /// caller's identity is compared in one place for every store.
 ///
 /// A store implements [`put`](ContinuationStore::put),
-/// [`get`](ContinuationStore::get) and [`ttl`](ContinuationStore::ttl);
-/// [`get_items`](ContinuationStore::get_items) has a default that reads the
-/// whole entry, which a store that can read part of an entry overrides.
+/// [`get`](ContinuationStore::get) and [`ttl`](ContinuationStore::ttl); the
+/// other methods have defaults built on those (see the [module
+/// docs](self#a-store-of-your-own)), which a store that can write and read
+/// part of an entry overrides.
 ///
 /// ```
 /// use std::collections::HashMap;
@@ -156,11 +315,50 @@ pub enum StoreError {
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// ```
 pub trait ContinuationStore: Send + Sync + 'static {
-    /// Stores `entry` under `token`.
+    /// Stores `entry` under `token`, whole.
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>>;
 
     /// The entry under `token`, or `None` when it is missing or expired.
     fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>>;
+
+    /// How long an entry stays redeemable after it was stored. Published in
+    /// the description of every `continuation_token` property, so a caller
+    /// knows how long it has.
+    fn ttl(&self) -> Duration;
+
+    /// Starts the entry under `token`, to be written chunk by chunk and
+    /// committed ([`EntryWriter`]). This is how mcp-light stores every
+    /// result it keeps.
+    ///
+    /// The default buffers the chunks, at most [`BUFFERED_ENTRY_LIMIT`]
+    /// bytes (more is refused with [`StoreError::TooLarge`]), and
+    /// [`put`](ContinuationStore::put)s the whole entry, digest included,
+    /// at commit.
+    fn begin<'a>(
+        &'a self,
+        token: Token,
+        owner: Owner,
+        origin: Origin,
+    ) -> BoxFuture<'a, Result<Box<dyn EntryWriter + 'a>, StoreError>> {
+        Box::pin(async move {
+            Ok(
+                Box::new(buffered::Buffered::new(self, token, owner, origin))
+                    as Box<dyn EntryWriter + 'a>,
+            )
+        })
+    }
+
+    /// What is known of the entry under `token` without its body (owner,
+    /// size, digest), or `None` when it is missing or expired. mcp-light
+    /// reads it before a summary, a filter or a `full` answer.
+    ///
+    /// The default reads the whole entry with [`get`](ContinuationStore::get).
+    fn info<'a>(
+        &'a self,
+        token: &'a Token,
+    ) -> BoxFuture<'a, Result<Option<EntryInfo>, StoreError>> {
+        Box::pin(async move { Ok(self.get(token).await?.as_ref().map(EntryInfo::of)) })
+    }
 
     /// The items `items` (positions in the list, from 0) of the list stored
     /// under `token`, with the entry's owner and the list's length; the
@@ -168,10 +366,8 @@ pub trait ContinuationStore: Send + Sync + 'static {
     /// or expired. Positions past the end are simply not there.
     ///
     /// The default reads the whole entry with [`get`](ContinuationStore::get)
-    /// and cuts the items out of it. A store that can read part of an entry
-    /// overrides it, so that paging a large result moves only the page:
-    /// [`MemoryStore`] and `RedisStore` keep where each item starts beside
-    /// the body.
+    /// and cuts the items out of it. [`MemoryStore`] and `RedisStore` keep
+    /// where each item starts beside the body and read just the page.
     fn get_items<'a>(
         &'a self,
         token: &'a Token,
@@ -184,9 +380,4 @@ pub trait ContinuationStore: Send + Sync + 'static {
             Ok(Some(index::items_of_entry(entry, items)))
         })
     }
-
-    /// How long an entry stays redeemable after it was stored. Published in
-    /// the description of every `continuation_token` property, so a caller
-    /// knows how long it has.
-    fn ttl(&self) -> Duration;
 }

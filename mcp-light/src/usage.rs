@@ -115,6 +115,13 @@ impl UsageReport {
     /// A stored result's compact JSON in both encodings, counted once: a
     /// probe or an envelope counts it, and the redemptions after it find
     /// the counts here.
+    /// Some bytes of a result as it streams into the store, cut between
+    /// its items: the sum over the pieces is the result's count to within
+    /// the tokens a cut splits.
+    pub(crate) fn count_bytes(&self, bytes: &[u8]) -> Counts {
+        self.count(&String::from_utf8_lossy(bytes))
+    }
+
     pub(crate) fn count_stored(&self, body: &[u8]) -> Counts {
         if body.len() < Remembered::SMALLEST {
             return self.count(&String::from_utf8_lossy(body));
@@ -180,6 +187,10 @@ impl UsageReport {
 
 #[cfg(not(feature = "usage"))]
 impl UsageReport {
+    pub(crate) fn count_bytes(&self, _: &[u8]) -> Counts {
+        match *self {}
+    }
+
     pub(crate) fn count_value<T: Serialize + ?Sized>(&self, _: &T) -> Counts {
         match *self {}
     }

@@ -673,14 +673,11 @@ fn store_memory(rt: &Runtime) -> Vec<MemoryRow> {
             );
             rt.block_on(async {
                 for token in &tokens {
-                    let entry = Entry {
-                        owner: Owner {
-                            caller: "process".to_owned(),
-                            tool: DISPATCHER.to_owned(),
-                        },
-                        origin: Origin::BulkWrite,
-                        body: vec![b'x'; body].into(),
+                    let owner = Owner {
+                        caller: "process".to_owned(),
+                        tool: DISPATCHER.to_owned(),
                     };
+                    let entry = Entry::new(owner, Origin::BulkWrite, vec![b'x'; body]);
                     store.put(token, entry).await.unwrap();
                 }
             });

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::digest::{Digest, Shape};
 use super::page::{Layout, layout, paginate};
 use super::{Negotiation, NegotiationError, kind};
 use crate::store::Origin;
@@ -64,6 +65,43 @@ pub(super) fn filter(
         });
     }
     Ok(paginate(value, layout, negotiation, Some(keys)))
+}
+
+/// `filtered`'s checks on a stored list, made from its digest before its
+/// page is read: a list without objects has nothing to filter, and keys
+/// that match no field of any of its objects are an error naming the
+/// fields there are, as [`filter`] says of a whole list.
+pub(crate) fn check_list_keys(
+    digest: &Digest,
+    negotiation: &Negotiation,
+) -> Result<(), NegotiationError> {
+    let Shape::List { count, objects } = digest.shape else {
+        return Ok(());
+    };
+    if objects == 0 {
+        return match count {
+            0 => Ok(()),
+            _ => Err(NegotiationError::NotFilterable {
+                kind: "a list without objects".into(),
+            }),
+        };
+    }
+    let keys = negotiation.filter_keys.as_slice();
+    let wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
+    // With more field names than were remembered, a key may match one of
+    // the others: let the page show it.
+    let matched = digest.fields_capped
+        || digest
+            .fields
+            .iter()
+            .any(|field| wanted.contains(field.as_str()));
+    if matched {
+        return Ok(());
+    }
+    Err(NegotiationError::NoFieldMatched {
+        keys: named_keys(keys),
+        fields: digest.first_keys.join(", "),
+    })
 }
 
 /// The first few of `keys` as a JSON list, and how many more there are:

@@ -39,6 +39,7 @@
 // call, and `serve` here answers a redemption through `page`, `summary` and
 // `filter`.
 
+mod digest;
 mod filter;
 mod negotiation;
 mod page;
@@ -50,17 +51,20 @@ mod test_support;
 
 use serde_json::Value;
 
-use crate::store::{MemoryStoreConfig, Origin};
+use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};
 use summary::summarize;
 
+pub(crate) use digest::{Digest, ListDigest, Shape, preview_of};
+pub(crate) use filter::check_list_keys;
 pub use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
 };
-pub(crate) use page::{page_of_items, page_range};
+pub(crate) use page::{narrow_item, page_of_items, page_range};
 pub(crate) use probe::{probe, unkept_probe};
+pub use summary::{MAX_FIELD_NAMES, MAX_TRACKED_VALUES};
 
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
@@ -107,6 +111,12 @@ pub struct HeavyConfig {
     /// count once. More is an error that gives the count, not the keys, so
     /// neither the filtering nor the answer grows with what a caller sends.
     pub max_filter_keys: usize,
+    /// The largest stored result answered whole (16 MiB): by mode `full`,
+    /// and by any mode of a result that is not a list (an object holding a
+    /// list is paged after reading it whole). A larger one is answered with
+    /// an error giving its size and the modes that page, filter or
+    /// summarize it; a list is paged by range at any size.
+    pub max_full_bytes: usize,
     /// How long a continuation token lives, published in the description
     /// of every `continuation_token` property: the TTL of the server's
     /// store, set by [`Server`](crate::Server) whenever its store or this
@@ -117,8 +127,8 @@ pub struct HeavyConfig {
 
 impl HeavyConfig {
     /// The defaults: pages of 20 items, at most 200 per page, a size
-    /// backstop of 25,000 bytes, previews of at most 200 characters and at
-    /// most 64 `filter_keys`.
+    /// backstop of 25,000 bytes, previews of at most 200 characters, at
+    /// most 64 `filter_keys`, and whole answers of at most 16 MiB.
     /// The same as [`HeavyConfig::default`], but usable in a `const`.
     ///
     /// ```
@@ -135,8 +145,9 @@ impl HeavyConfig {
             size_backstop: Some(25_000),
             preview_chars: 200,
             max_filter_keys: 64,
+            max_full_bytes: 16 << 20,
             // The store a server starts with is the default in-memory one.
-            token_lifetime: Some(MemoryStoreConfig::new().ttl),
+            token_lifetime: Some(DEFAULT_TTL),
         }
     }
 
@@ -223,6 +234,20 @@ impl HeavyConfig {
             "HeavyConfig::with_max_filter_keys(0): mode filtered needs at least one key; give 1 or more"
         );
         self.max_filter_keys = max_filter_keys;
+        self
+    }
+
+    /// Sets [`max_full_bytes`](HeavyConfig::max_full_bytes), the largest
+    /// stored result answered whole (default 16 MiB).
+    ///
+    /// ```
+    /// use mcp_light::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_max_full_bytes(1 << 20);
+    /// assert_eq!(config.max_full_bytes, 1 << 20);
+    /// ```
+    pub const fn with_max_full_bytes(mut self, max_full_bytes: usize) -> HeavyConfig {
+        self.max_full_bytes = max_full_bytes;
         self
     }
 

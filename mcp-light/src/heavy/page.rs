@@ -134,6 +134,15 @@ fn page(
     page_fields(taken, total, negotiation)
 }
 
+/// An item of a stored list as `filtered` answers it: an object keeps only
+/// `keys`, in its own order; anything else is kept as it is.
+pub(crate) fn narrow_item(item: Value, keys: &[String]) -> Value {
+    match item {
+        Value::Object(map) => Value::Object(narrow(map, Some(keys))),
+        other => other,
+    }
+}
+
 /// `map` with only the fields in `keep` (all of them when `keep` is `None`),
 /// in the map's own order.
 fn narrow(map: Map<String, Value>, keep: Option<&[String]>) -> Map<String, Value> {
@@ -435,11 +444,7 @@ mod tests {
             tool: "device_list".into(),
         };
         let body = serde_json::to_vec(list).unwrap();
-        let entry = Entry {
-            owner,
-            origin,
-            body: body.into(),
-        };
+        let entry = Entry::new(owner, origin, body);
         store.put(&token, entry).await.unwrap();
         let found = store.get_items(&token, page_range(negotiation)).await;
         let Some(StoredItems::List(read)) = found.unwrap() else {

@@ -151,15 +151,75 @@ fn json_chars_within(value: &Value, cap: usize) -> Option<usize> {
     Some(counter.chars)
 }
 
+/// The preview of a list built one item at a time: the leading items that
+/// fit the budget are kept, and at the first that does not, the preview is
+/// cut as [`fit_or_empty`] would cut the whole list, and nothing more is
+/// kept. A list that ends before that fits whole.
+#[derive(Debug)]
+pub(crate) struct ListPreview {
+    budget: usize,
+    kept: Vec<Value>,
+    /// The characters the kept items and their commas take.
+    used: usize,
+    /// The preview, once an item did not fit.
+    cut: Option<Value>,
+}
+
+impl ListPreview {
+    pub(crate) fn new(budget: usize) -> ListPreview {
+        ListPreview {
+            budget,
+            kept: Vec::new(),
+            used: 0,
+            cut: None,
+        }
+    }
+
+    /// Offers the next item of the list.
+    pub(crate) fn offer(&mut self, item: &Value) {
+        if self.cut.is_some() {
+            return;
+        }
+        let comma = usize::from(!self.kept.is_empty());
+        let room = self
+            .budget
+            .checked_sub(2 + self.used + comma)
+            .and_then(|room| json_chars_within(item, room));
+        match room {
+            Some(len) => {
+                self.used += comma + len;
+                self.kept.push(item.clone());
+            }
+            None => {
+                let mut head = std::mem::take(&mut self.kept);
+                head.push(item.clone());
+                self.cut = Some(fit_or_empty(&Value::Array(head), self.budget));
+            }
+        }
+    }
+
+    /// The preview, and the whole list when it fits the budget.
+    pub(crate) fn finish(self) -> (Value, Option<Value>) {
+        match self.cut {
+            Some(cut) => (cut, None),
+            None => {
+                let whole = Value::Array(self.kept);
+                (whole.clone(), Some(whole))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heavy::HeavyConfig;
+    use crate::heavy::test_support::probe_of;
     use crate::heavy::test_support::{config, rows, token};
-    use crate::heavy::{HeavyConfig, probe};
 
     /// The preview as the agent reads it: compact JSON text.
     fn preview_text(value: &Value) -> String {
-        let probe = probe("device_list", value, 0, &token(), &config());
+        let probe = probe_of("device_list", value, 0, &token(), &config());
         probe["preview"].to_string()
     }
 
@@ -279,7 +339,7 @@ mod tests {
             preview_chars: 40,
             ..config()
         };
-        let probe = probe("t", &rows(100), 1, &token(), &short);
+        let probe = probe_of("t", &rows(100), 1, &token(), &short);
         assert!(probe["preview"].to_string().chars().count() <= 40);
     }
 }

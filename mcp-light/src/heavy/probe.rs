@@ -2,11 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::page::{Layout, layout};
-use super::preview::fit_or_empty;
-use super::summary::summarize;
-use super::{HeavyConfig, Mode, kind};
-use crate::store::Origin;
+use super::digest::Shape;
+use super::{HeavyConfig, Mode};
 use crate::token::Token;
 
 /// The probe a first call to a heavy tool answers instead of the result:
@@ -26,24 +23,26 @@ use crate::token::Token;
 /// * `usage` is two sentences naming `tool`, where `continuation_token` and
 ///   `mode` go, and what omitting `mode` returns.
 ///
-/// The probe stands for a read ([`Origin::Read`]); writes answer envelopes.
+/// The probe stands for a read ([`Origin::Read`](crate::store::Origin::Read));
+/// writes answer envelopes.
 pub(crate) fn probe(
     tool: &str,
-    value: &Value,
-    total_size: usize,
+    preview: Value,
+    shape: &Shape,
+    total_size: u64,
     token: &Token,
     config: &HeavyConfig,
 ) -> Map<String, Value> {
-    let modes = available_modes(value);
+    let modes = available_modes(shape);
     let mut probe = Map::new();
-    probe.insert("preview".into(), fit_or_empty(value, config.preview_chars));
+    probe.insert("preview".into(), preview);
     probe.insert("total_size".into(), total_size.into());
     probe.insert(
         "available_modes".into(),
         modes.iter().map(|mode| mode.as_str()).collect(),
     );
     probe.insert("continuation_token".into(), token.as_str().into());
-    probe.insert("usage".into(), usage(tool, value, &modes, config).into());
+    probe.insert("usage".into(), usage(tool, shape, &modes, config).into());
     probe
 }
 
@@ -58,15 +57,15 @@ pub(crate) fn probe(
 /// read with the tool's own arguments.
 pub(crate) fn unkept_probe(
     tool: &str,
-    value: &Value,
-    total_size: usize,
+    preview: Value,
+    summary: Value,
+    total_size: u64,
     why: &str,
-    config: &HeavyConfig,
 ) -> Map<String, Value> {
     let mut probe = Map::new();
-    probe.insert("preview".into(), fit_or_empty(value, config.preview_chars));
+    probe.insert("preview".into(), preview);
     probe.insert("total_size".into(), total_size.into());
-    probe.insert("summary".into(), summarize(value, Origin::Read));
+    probe.insert("summary".into(), summary);
     probe.insert("why_no_token".into(), why.into());
     probe.insert(
         "usage".into(),
@@ -80,34 +79,28 @@ pub(crate) fn unkept_probe(
     probe
 }
 
-/// The modes worth offering for `value`, in [`Mode::ALL`] order.
-fn available_modes(value: &Value) -> Vec<Mode> {
-    let pageable = !matches!(layout(value, Origin::Read), Layout::Whole);
-    let filterable = match value {
-        Value::Object(_) => true,
-        Value::Array(items) => items.iter().any(Value::is_object),
-        _ => false,
-    };
+/// The modes worth offering for a value of `shape`, in [`Mode::ALL`] order.
+fn available_modes(shape: &Shape) -> Vec<Mode> {
     Mode::ALL
         .into_iter()
         .filter(|mode| match mode {
             Mode::Summary | Mode::Full => true,
-            Mode::Paginated => pageable,
-            Mode::Filtered => filterable,
+            Mode::Paginated => shape.is_pageable(),
+            Mode::Filtered => shape.is_filterable(),
         })
         .collect()
 }
 
 /// The probe's instructions: what is stored, how to redeem it, and what the
 /// default returns for this value.
-fn usage(tool: &str, value: &Value, modes: &[Mode], config: &HeavyConfig) -> String {
-    let what = match (value, layout(value, Origin::Read)) {
-        (Value::Array(items), _) => format!("a list of {} items", items.len()),
-        (Value::Object(map), Layout::Wrapper(key)) => {
-            let count = map.get(&key).and_then(Value::as_array).map_or(0, Vec::len);
+fn usage(tool: &str, shape: &Shape, modes: &[Mode], config: &HeavyConfig) -> String {
+    let what = match shape {
+        Shape::List { count, .. } => format!("a list of {count} items"),
+        Shape::Wrapper { key, count, .. } => {
             format!("an object whose \"{key}\" lists {count} items")
         }
-        (other, _) => kind(other).to_owned(),
+        Shape::Object => "an object".to_owned(),
+        Shape::Scalar { kind } => kind.clone(),
     };
     let default = if modes.contains(&Mode::Paginated) {
         format!(
@@ -133,11 +126,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::heavy::test_support::{config, rows, token};
+    use crate::heavy::test_support::{config, probe_of, rows, token};
 
     #[test]
     fn probe_keys_are_in_order() {
-        let probe = probe("device_list", &rows(100), 4321, &token(), &config());
+        let probe = probe_of("device_list", &rows(100), 4321, &token(), &config());
         assert_eq!(
             probe.keys().collect::<Vec<_>>(),
             [
@@ -153,12 +146,13 @@ mod tests {
 
     #[test]
     fn a_probe_without_token_summarizes_and_says_why_and_how_to_narrow() {
+        let rows = rows(5_000);
         let probe = unkept_probe(
             "device_list",
-            &rows(5_000),
+            crate::heavy::digest::preview_of(&rows, &config()).0,
+            crate::heavy::digest::Digest::of(&rows, crate::store::Origin::Read).summary,
             123_456,
             "the result is 123456 bytes, more than the store's limit of 1000 bytes",
-            &config(),
         );
         assert_eq!(
             probe.keys().collect::<Vec<_>>(),
@@ -182,7 +176,7 @@ mod tests {
     #[test]
     fn probe_carries_the_token() {
         let token = token();
-        let probe = probe("device_list", &rows(100), 1, &token, &config());
+        let probe = probe_of("device_list", &rows(100), 1, &token, &config());
         assert_eq!(probe["continuation_token"], token.as_str());
     }
 
@@ -192,7 +186,7 @@ mod tests {
             default_page_size: 15,
             ..config()
         };
-        let probe = probe("device_list", &rows(100), 1, &token(), &small);
+        let probe = probe_of("device_list", &rows(100), 1, &token(), &small);
         let usage = probe["usage"].as_str().unwrap();
         for needle in [
             "device_list",
@@ -209,7 +203,7 @@ mod tests {
 
     #[test]
     fn usage_says_a_non_pageable_value_comes_back_whole() {
-        let probe = probe(
+        let probe = probe_of(
             "device_get",
             &json!({"id": 1, "blob": "z".repeat(30_000)}),
             1,
@@ -227,7 +221,7 @@ mod tests {
     #[test]
     fn available_modes_fit_the_value() {
         let modes =
-            |value: &Value| probe("t", value, 1, &token(), &config())["available_modes"].clone();
+            |value: &Value| probe_of("t", value, 1, &token(), &config())["available_modes"].clone();
         assert_eq!(
             modes(&rows(5)),
             json!(["summary", "paginated", "filtered", "full"])
@@ -249,7 +243,7 @@ mod tests {
 
     #[test]
     fn the_whole_probe_stays_small() {
-        let probe = probe("device_list", &rows(10_000), 987_654, &token(), &config());
+        let probe = probe_of("device_list", &rows(10_000), 987_654, &token(), &config());
         let text = Value::Object(probe).to_string();
         assert!(text.len() < 700, "{} bytes: {text}", text.len());
     }
@@ -261,7 +255,7 @@ mod tests {
             .collect();
         let value = Value::from(devices);
         let token = Token::mint().unwrap();
-        let probe = probe(
+        let probe = probe_of(
             "device_list",
             &value,
             12_345,

@@ -9,6 +9,12 @@
 //! without paging through the list. An object is summarized as its keys and
 //! the shape of each value (and, for a wrapper, its paged list as above). No
 //! item is copied whole, and strings are cut.
+//!
+//! A list's summary is built item by item ([`ListSummary`]), so a list
+//! streamed into the store is summarized as it passes, in memory bounded
+//! whatever its length: at most [`MAX_TRACKED_VALUES`] distinct values are
+//! counted per field (exactly, below that), at most [`MAX_FIELD_NAMES`]
+//! field names remembered.
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,6 +35,16 @@ pub(super) const MAX_VALUES: usize = 20;
 /// Strings a summary shows — values, keys, a string result — are cut to this
 /// many characters, `…` marking the cut.
 pub(super) const MAX_STRING_CHARS: usize = 40;
+
+/// The most distinct values counted for one field (1,000). Below it every
+/// count is exact; past it, values first seen after the limit are counted
+/// together (`untracked`), and `distinct` becomes `distinct_at_least`.
+/// Values are counted by their first [`MAX_STRING_CHARS`] characters.
+pub const MAX_TRACKED_VALUES: usize = 1_000;
+
+/// The most field names of a list's objects remembered (1,000), beyond the
+/// [`MAX_FIELDS`] described: `filtered` checks its keys against them.
+pub const MAX_FIELD_NAMES: usize = 1_000;
 
 /// `summary`: the type and size of `value`, and what its fields hold.
 pub(super) fn summarize(value: &Value, origin: Origin) -> Value {
@@ -64,60 +80,133 @@ pub(super) fn summarize(value: &Value, origin: Origin) -> Value {
     }
 }
 
-/// `{type: "list", count, fields?, other_fields?, items?}`: `fields` for the
-/// items that are objects, `items` for the items themselves when some are
-/// not objects.
+/// `{type: "list", count, fields?, other_fields?, items?}` of `items`.
 fn list_summary(items: &[Value]) -> Map<String, Value> {
-    let mut fields: Vec<(&str, Stats)> = Vec::new();
-    let mut slot: HashMap<&str, usize> = HashMap::new();
-    let mut other_fields: HashSet<&str> = HashSet::new();
-    let mut scalars = Stats::default();
-    let mut objects = 0;
+    let mut summary = ListSummary::default();
     for item in items {
+        summary.add(item);
+    }
+    summary.render()
+}
+
+/// A list's summary, built one item at a time in bounded memory:
+/// `{type: "list", count, fields?, other_fields?, items?}`, `fields` for
+/// the items that are objects, `items` for the items themselves when some
+/// are not objects.
+#[derive(Debug, Default)]
+pub(crate) struct ListSummary {
+    count: usize,
+    objects: usize,
+    fields: Vec<(String, Stats)>,
+    slot: HashMap<String, usize>,
+    /// The names of fields past [`MAX_FIELDS`], at most [`MAX_FIELD_NAMES`].
+    other_fields: Vec<String>,
+    other_slot: HashSet<String>,
+    /// More field names than [`MAX_FIELD_NAMES`] were seen.
+    names_capped: bool,
+    /// The first object's keys, at most ten, for messages.
+    first_keys: Vec<String>,
+    scalars: Stats,
+}
+
+impl ListSummary {
+    /// Counts one more item.
+    pub(crate) fn add(&mut self, item: &Value) {
+        self.count += 1;
         let Value::Object(map) = item else {
-            scalars.add(item);
-            continue;
+            self.scalars.add(item);
+            return;
         };
-        objects += 1;
+        self.objects += 1;
+        if self.first_keys.is_empty() {
+            self.first_keys = map.keys().take(10).cloned().collect();
+        }
         for (key, field) in map {
-            let index = match slot.get(key.as_str()) {
+            let index = match self.slot.get(key.as_str()) {
                 Some(&index) => index,
-                None if fields.len() < MAX_FIELDS => {
-                    slot.insert(key, fields.len());
-                    fields.push((key, Stats::default()));
-                    fields.len() - 1
+                None if self.fields.len() < MAX_FIELDS => {
+                    self.slot.insert(key.clone(), self.fields.len());
+                    self.fields.push((key.clone(), Stats::default()));
+                    self.fields.len() - 1
                 }
                 None => {
-                    other_fields.insert(key);
+                    if !self.other_slot.contains(key.as_str()) {
+                        if self.other_fields.len() < MAX_FIELD_NAMES {
+                            self.other_slot.insert(key.clone());
+                            self.other_fields.push(key.clone());
+                        } else {
+                            self.names_capped = true;
+                        }
+                    }
                     continue;
                 }
             };
-            fields[index].1.add(field);
+            self.fields[index].1.add(field);
         }
     }
-    let mut summary = Map::new();
-    summary.insert("type".into(), "list".into());
-    summary.insert("count".into(), items.len().into());
-    if objects > 0 {
-        let fields: Map<String, Value> = fields
+
+    /// How many items were counted.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// How many of them were objects.
+    pub(crate) fn objects(&self) -> usize {
+        self.objects
+    }
+
+    /// Every field name seen among the objects, described ones first, and
+    /// whether more were seen than are remembered.
+    pub(crate) fn field_names(&self) -> (Vec<String>, bool) {
+        let names = self
+            .fields
             .iter()
-            .map(|(key, stats)| (cut(key), stats.render(objects)))
+            .map(|(name, _)| name.clone())
+            .chain(self.other_fields.iter().cloned())
             .collect();
-        summary.insert("fields".into(), fields.into());
-        if !other_fields.is_empty() {
-            summary.insert("other_fields".into(), other_fields.len().into());
-        }
+        (names, self.names_capped)
     }
-    if objects < items.len() {
-        // The items that are not objects, described like one field; counted
-        // over every item, so `type` says when objects are mixed in.
-        for _ in 0..objects {
-            scalars.types |= OBJECT;
-            scalars.seen += 1;
-        }
-        summary.insert("items".into(), scalars.render(items.len()));
+
+    /// The first object's first ten keys.
+    pub(crate) fn first_keys(&self) -> &[String] {
+        &self.first_keys
     }
-    summary
+
+    /// The summary.
+    pub(crate) fn render(&self) -> Map<String, Value> {
+        let mut summary = Map::new();
+        summary.insert("type".into(), "list".into());
+        summary.insert("count".into(), self.count.into());
+        if self.objects > 0 {
+            let fields: Map<String, Value> = self
+                .fields
+                .iter()
+                .map(|(key, stats)| (cut(key), stats.render(self.objects)))
+                .collect();
+            summary.insert("fields".into(), fields.into());
+            let others = self.other_fields.len();
+            if others > 0 {
+                let value: Value = if self.names_capped {
+                    json!({"at_least": others})
+                } else {
+                    others.into()
+                };
+                summary.insert("other_fields".into(), value);
+            }
+        }
+        if self.objects < self.count {
+            // The items that are not objects, described like one field;
+            // counted over every item, so `type` says when objects are
+            // mixed in.
+            let mut scalars = self.scalars.clone();
+            if self.objects > 0 {
+                scalars.types |= OBJECT;
+                scalars.seen += self.objects;
+            }
+            summary.insert("items".into(), scalars.render(self.count));
+        }
+        summary
+    }
 }
 
 /// The JSON types a field was seen with, as bits.
@@ -134,52 +223,51 @@ const TYPE_NAMES: [(u8, &str); 5] = [
     (OBJECT, "object"),
 ];
 
-/// What one field holds across the items of a list. Strings are borrowed
-/// from the value, so counting copies none.
-#[derive(Default)]
-struct Stats<'a> {
+/// What one field holds across the items of a list, in bounded memory:
+/// strings are kept cut, at most [`MAX_TRACKED_VALUES`] of them.
+#[derive(Debug, Default, Clone)]
+struct Stats {
     /// Items that have the field, null or not.
     seen: usize,
     nulls: usize,
     types: u8,
-    min: Option<&'a Number>,
-    max: Option<&'a Number>,
-    /// How many items hold each string (or `true`, `false`); for lists, how
-    /// often each string item occurs in them.
-    values: HashMap<&'a str, usize>,
+    min: Option<Number>,
+    max: Option<Number>,
+    /// How many items hold each string (or `true`, `false`), by its cut
+    /// form; for lists, how often each string item occurs in them.
+    values: HashMap<String, usize>,
+    /// Values seen after [`MAX_TRACKED_VALUES`] others were being counted.
+    untracked: usize,
     /// Shortest and longest list.
     lengths: Option<(usize, usize)>,
     /// The keys of object values, in the order first seen, at most
-    /// [`MAX_FIELDS`]; and how many others there were.
-    keys: Vec<&'a str>,
-    other_keys: HashSet<&'a str>,
+    /// [`MAX_FIELDS`]; and the others, at most [`MAX_FIELD_NAMES`].
+    keys: Vec<String>,
+    other_keys: HashSet<String>,
 }
 
-impl<'a> Stats<'a> {
-    fn add(&mut self, value: &'a Value) {
+impl Stats {
+    fn add(&mut self, value: &Value) {
         self.seen += 1;
         match value {
             Value::Null => self.nulls += 1,
             Value::String(text) => {
                 self.types |= STRING;
-                *self.values.entry(text.as_str()).or_default() += 1;
+                self.count_value(text);
             }
             Value::Bool(flag) => {
                 self.types |= BOOL;
-                *self
-                    .values
-                    .entry(if *flag { "true" } else { "false" })
-                    .or_default() += 1;
+                self.count_value(if *flag { "true" } else { "false" });
             }
             Value::Number(number) => {
                 self.types |= NUMBER;
                 let below = |bound: &Number| as_f64(number) < as_f64(bound);
                 let above = |bound: &Number| as_f64(number) > as_f64(bound);
-                if self.min.is_none_or(below) {
-                    self.min = Some(number);
+                if self.min.as_ref().is_none_or(below) {
+                    self.min = Some(number.clone());
                 }
-                if self.max.is_none_or(above) {
-                    self.max = Some(number);
+                if self.max.as_ref().is_none_or(above) {
+                    self.max = Some(number.clone());
                 }
             }
             Value::Array(items) => {
@@ -188,22 +276,34 @@ impl<'a> Stats<'a> {
                 self.lengths = Some((low.min(items.len()), high.max(items.len())));
                 // A list of tags counts like a field: devices per tag.
                 for text in items.iter().filter_map(Value::as_str) {
-                    *self.values.entry(text).or_default() += 1;
+                    self.count_value(text);
                 }
             }
             Value::Object(map) => {
                 self.types |= OBJECT;
                 for key in map.keys() {
-                    if self.keys.contains(&key.as_str()) {
+                    if self.keys.iter().any(|known| known == key) || self.other_keys.contains(key) {
                         continue;
                     }
                     if self.keys.len() < MAX_FIELDS {
-                        self.keys.push(key);
-                    } else {
-                        self.other_keys.insert(key);
+                        self.keys.push(key.clone());
+                    } else if self.other_keys.len() < MAX_FIELD_NAMES {
+                        self.other_keys.insert(key.clone());
                     }
                 }
             }
+        }
+    }
+
+    /// Counts one occurrence of `text`, by its cut form.
+    fn count_value(&mut self, text: &str) {
+        let key = cut(text);
+        if let Some(n) = self.values.get_mut(&key) {
+            *n += 1;
+        } else if self.values.len() < MAX_TRACKED_VALUES {
+            self.values.insert(key, 1);
+        } else {
+            self.untracked += 1;
         }
     }
 
@@ -226,7 +326,7 @@ impl<'a> Stats<'a> {
         if self.seen < items {
             out.insert("missing".into(), (items - self.seen).into());
         }
-        if let (Some(min), Some(max)) = (self.min, self.max) {
+        if let (Some(min), Some(max)) = (&self.min, &self.max) {
             out.insert("min".into(), min.clone().into());
             out.insert("max".into(), max.clone().into());
         }
@@ -253,27 +353,31 @@ impl<'a> Stats<'a> {
         if self.values.is_empty() {
             return;
         }
-        let mut counted: Vec<(&str, usize)> =
-            self.values.iter().map(|(value, n)| (*value, *n)).collect();
+        let mut counted: Vec<(&str, usize)> = self
+            .values
+            .iter()
+            .map(|(value, n)| (value.as_str(), *n))
+            .collect();
         counted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let total: usize = counted.iter().map(|(_, n)| n).sum();
+        let total: usize = counted.iter().map(|(_, n)| n).sum::<usize>() + self.untracked;
         let top = counted.len().min(MAX_VALUES);
         let listed: usize = counted[..top].iter().map(|(_, n)| n).sum();
-        let cut_off = counted.len() > MAX_VALUES;
+        let cut_off = counted.len() > MAX_VALUES || self.untracked > 0;
         if !cut_off || 2 * listed >= total {
-            let mut values = Map::new();
-            for (value, n) in &counted[..top] {
-                // Values alike in their first characters count together
-                // under the cut key, which shows they were cut.
-                let slot = values.entry(cut(value)).or_insert(Value::from(0));
-                *slot = (slot.as_u64().unwrap_or(0) + *n as u64).into();
-            }
+            let values: Map<String, Value> = counted[..top]
+                .iter()
+                .map(|(value, n)| ((*value).to_owned(), Value::from(*n)))
+                .collect();
             out.insert("values".into(), values.into());
             if cut_off {
                 out.insert("other".into(), (total - listed).into());
             }
         }
-        if cut_off {
+        if self.untracked > 0 {
+            // Some values were first seen after the limit: how many distinct
+            // values there are is known only from below.
+            out.insert("distinct_at_least".into(), (counted.len() + 1).into());
+        } else if cut_off {
             out.insert("distinct".into(), counted.len().into());
         }
     }

@@ -46,3 +46,16 @@ pub(super) fn take(args: Value) -> Result<Negotiation, NegotiationError> {
 pub(super) fn token() -> Token {
     Token::mint().unwrap()
 }
+
+/// The probe of a whole `value`, as a first call answers it.
+pub(super) fn probe_of(
+    tool: &str,
+    value: &Value,
+    total_size: u64,
+    token: &Token,
+    config: &HeavyConfig,
+) -> serde_json::Map<String, Value> {
+    let shape = super::digest::Shape::of(value, crate::store::Origin::Read);
+    let (preview, _) = super::digest::preview_of(value, config);
+    super::probe(tool, preview, &shape, total_size, token, config)
+}

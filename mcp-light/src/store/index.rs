@@ -2,7 +2,7 @@
 //! read one page of a list without moving the rest of it.
 //!
 //! The index of a list of `n` items is `n` byte offsets into the body, one
-//! per item, as little-endian `u32`s when a store keeps it as bytes. An
+//! per item, as little-endian `u64`s when a store keeps it as bytes. An
 //! item runs from its offset to the next item's, less the comma (or, for
 //! the last, the closing bracket) and any whitespace around it.
 
@@ -13,23 +13,25 @@ use serde_json::value::RawValue;
 use super::{Entry, ListItems, StoredItems};
 
 /// The bytes one offset takes in a stored index.
-pub(crate) const OFFSET_BYTES: usize = 4;
+pub(crate) const OFFSET_BYTES: usize = 8;
 
-/// Where each item of `body` starts, when `body` is a JSON list of at most
-/// `u32::MAX` bytes; `None` for anything else (an object, a scalar, invalid
-/// JSON), which is served whole.
-pub(crate) fn index_list(body: &[u8]) -> Option<Vec<u32>> {
+/// Where each item of `body` starts, when `body` is a JSON list; `None`
+/// for anything else (an object, a scalar, invalid JSON), which is served
+/// whole.
+pub(crate) fn index_list(body: &[u8]) -> Option<Vec<u64>> {
     let opens_a_list = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
-    if !opens_a_list || u32::try_from(body.len()).is_err() {
+    if !opens_a_list {
         return None;
     }
     // Validates the list and finds its items without building any value.
     let items: Vec<&RawValue> = serde_json::from_slice(body).ok()?;
     let base = body.as_ptr() as usize;
-    items
-        .iter()
-        .map(|item| u32::try_from(item.get().as_ptr() as usize - base).ok())
-        .collect()
+    Some(
+        items
+            .iter()
+            .map(|item| (item.get().as_ptr() as usize - base) as u64)
+            .collect(),
+    )
 }
 
 /// `range` clamped to a list of `total` items: an empty range past the end.
@@ -39,7 +41,7 @@ pub(crate) fn clamp(range: Range<usize>, total: usize) -> Range<usize> {
 }
 
 /// The items `range` of the list `starts` indexes in `body`.
-pub(crate) fn slice_items(body: &[u8], starts: &[u32], range: Range<usize>) -> Vec<Vec<u8>> {
+pub(crate) fn slice_items(body: &[u8], starts: &[u64], range: Range<usize>) -> Vec<Vec<u8>> {
     let range = clamp(range, starts.len());
     if range.is_empty() {
         return Vec::new();
@@ -58,7 +60,7 @@ pub(crate) fn slice_items(body: &[u8], starts: &[u32], range: Range<usize>) -> V
 /// next item's start (or the end of the body) — into the items that start
 /// at `starts`. `through_the_end` says the chunk runs to the end of the
 /// list, so its last item is followed by `]` rather than a comma.
-pub(crate) fn split_items(chunk: &[u8], starts: &[u32], through_the_end: bool) -> Vec<Vec<u8>> {
+pub(crate) fn split_items(chunk: &[u8], starts: &[u64], through_the_end: bool) -> Vec<Vec<u8>> {
     let Some(&first) = starts.first() else {
         return Vec::new();
     };
@@ -101,7 +103,7 @@ pub(crate) fn items_of_entry(entry: Entry, range: Range<usize>) -> StoredItems {
 }
 
 /// The items `range` of `entry`, whose list `starts` indexes.
-pub(crate) fn items_of_indexed(entry: Entry, starts: &[u32], range: Range<usize>) -> StoredItems {
+pub(crate) fn items_of_indexed(entry: Entry, starts: &[u64], range: Range<usize>) -> StoredItems {
     StoredItems::List(ListItems {
         items: slice_items(&entry.body, starts, range),
         total: starts.len(),
@@ -111,8 +113,7 @@ pub(crate) fn items_of_indexed(entry: Entry, starts: &[u32], range: Range<usize>
 }
 
 /// `starts` as the bytes a store keeps.
-#[cfg_attr(not(feature = "redis"), allow(dead_code))]
-pub(crate) fn to_bytes(starts: &[u32]) -> Vec<u8> {
+pub(crate) fn to_bytes(starts: &[u64]) -> Vec<u8> {
     starts
         .iter()
         .flat_map(|start| start.to_le_bytes())
@@ -120,11 +121,10 @@ pub(crate) fn to_bytes(starts: &[u32]) -> Vec<u8> {
 }
 
 /// Offsets read back from `bytes`; a trailing partial offset is dropped.
-#[cfg_attr(not(feature = "redis"), allow(dead_code))]
-pub(crate) fn from_bytes(bytes: &[u8]) -> Vec<u32> {
+pub(crate) fn from_bytes(bytes: &[u8]) -> Vec<u64> {
     bytes
         .chunks_exact(OFFSET_BYTES)
-        .map(|chunk| u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+        .map(|chunk| u64::from_le_bytes(chunk.try_into().expect("eight bytes")))
         .collect()
 }
 
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn offsets_round_trip_through_bytes() {
-        let starts = vec![1, 300, 70_000, u32::MAX];
+        let starts = vec![1, 300, 70_000, u64::from(u32::MAX) + 9, u64::MAX];
         assert_eq!(to_bytes(&starts).len(), starts.len() * OFFSET_BYTES);
         assert_eq!(from_bytes(&to_bytes(&starts)), starts);
     }

@@ -3,82 +3,108 @@
 //! Entries live in a hash map by token and in an index by insertion order.
 //! Every entry has the same TTL, so insertion order is also expiry order.
 //! Beside them, what each caller holds, so that room is made from the
-//! callers holding the most.
+//! callers holding the most. An entry too large for memory keeps only its
+//! owner and digest here, and its body and index in the disk tier
+//! ([`disk`]).
 
 mod clock;
 mod config;
+mod disk;
+mod writer;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
 use super::index::{self, OFFSET_BYTES};
-use super::{BoxFuture, ContinuationStore, Entry, StoreError, StoredItems};
-use crate::offload::off_workers;
+use super::{
+    BoxFuture, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
+    StoreError, StoredItems,
+};
+use crate::offload::{off_workers, run_sync};
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub(crate) use config::DEFAULT_TTL;
 pub use config::MemoryStoreConfig;
+use disk::{SpillDir, SpillFile};
 
 /// What the store spends on one entry beyond the bytes of its body, its
 /// owner strings and its token, on a 64-bit target.
 ///
-/// Covers the hash-map slot (token + [`Slot`], 144 bytes, plus a control
-/// byte, in a table 44–87% full), the order index's `(u64, Token)` in B-tree
-/// nodes that fill to about 6 of 11 on append, the `Arc`'s two reference
-/// counts, and malloc's header and rounding on the three heap blocks (body,
-/// caller, tool; ~16 bytes each). `overhead_per_entry_is_measured` counts
-/// the heap really held: 234–400 bytes per entry beyond the payload (400
-/// just after the table doubles), so 512 covers the worst case with the
-/// malloc headers the count cannot see.
-const ENTRY_OVERHEAD: usize = 512;
+/// Covers the hash-map slot (token + [`Slot`], about 250 bytes, plus a
+/// control byte, in a table 44–87% full), the order index's `(u64, Token)`
+/// in B-tree nodes that fill to about 6 of 11 on append, the `Arc`'s two
+/// reference counts, and malloc's header and rounding on the three heap
+/// blocks (body, caller, tool; ~16 bytes each). `overhead_per_entry_is_measured`
+/// counts the heap really held: 347–531 bytes per entry beyond the payload
+/// (531 just after the table doubles), so 640 covers the worst case with
+/// the malloc headers the count cannot see.
+const ENTRY_OVERHEAD: usize = 640;
 
 /// The in-memory continuation store, the embedded default.
 ///
-/// Bounded: after every `put`, the accounted bytes are at most
+/// Bounded: after every `put`, the accounted bytes in memory are at most
 /// [`max_bytes`](MemoryStoreConfig::max_bytes) and the entries at most
-/// [`max_entries`](MemoryStoreConfig::max_entries); an entry over
-/// [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes) is refused. To
-/// make room, a caller over its share
+/// [`max_entries`](MemoryStoreConfig::max_entries). An entry that would
+/// cost more than [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes)
+/// in memory *spills*: its body and index go to files on local disk (the
+/// disk tier, under [`disk_dir`](MemoryStoreConfig::disk_dir) or the
+/// system's temporary directory), at most
+/// [`max_disk_bytes`](MemoryStoreConfig::max_disk_bytes) in all, while its
+/// owner and digest stay in memory; a page of it is read from the files by
+/// range. With the disk tier off (`max_disk_bytes` 0) such an entry is
+/// refused.
+///
+/// To make room in memory, a caller over its share
 /// ([`caller_share_percent`](MemoryStoreConfig::caller_share_percent))
 /// evicts its own oldest entries, and any other the oldest entries of the
 /// caller holding the most bytes: one caller's flood, or many callers',
 /// does not push out a quiet caller's tokens. With one caller this is
-/// oldest first. An entry older than the
-/// [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped when met;
-/// `get` does not refresh the TTL, so a token lives at most `ttl` after its
-/// result was stored however often it is redeemed. A store is local to one
-/// process: replicas behind a load balancer need a shared store.
+/// oldest first. The disk tier makes room oldest first. An entry older
+/// than the [`ttl`](MemoryStoreConfig::ttl) reads as absent and is dropped,
+/// its files removed, when met or by a sweep that runs while there are
+/// files; `get` does not refresh the TTL, so a token lives at most `ttl`
+/// after its result was stored however often it is redeemed. A store is
+/// local to one process: replicas behind a load balancer need a shared
+/// store.
 ///
 /// ```
-/// use std::sync::Arc;
 /// use mcp_light::store::{ContinuationStore, Entry, MemoryStore, Origin, Owner};
 /// use mcp_light::token::Token;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryStore::default();
 /// let token = Token::mint().unwrap();
-/// let entry = Entry {
-///     owner: Owner { caller: "process".into(), tool: "device_list".into() },
-///     origin: Origin::Read,
-///     body: Arc::from(&b"[1,2,3]"[..]),
-/// };
+/// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+/// let entry = Entry::new(owner, Origin::Read, &b"[1,2,3]"[..]);
 /// store.put(&token, entry.clone()).await.unwrap();
 /// assert_eq!(store.get(&token).await.unwrap(), Some(entry));
 /// assert_eq!(store.len(), 1);
 /// # });
 /// ```
 pub struct MemoryStore {
+    inner: Arc<Inner>,
+}
+
+/// What a store and its disk sweeper share.
+struct Inner {
     config: MemoryStoreConfig,
     clock: Arc<dyn Clock>,
     state: Mutex<State>,
+    /// The disk tier's directory, made at the first spill; `None` inside
+    /// until then, or after it could not be made (tried again next time).
+    spill_dir: Mutex<Option<Arc<SpillDir>>>,
+    /// Set once the sweeper that removes expired files runs.
+    sweeper: OnceLock<()>,
 }
 
-/// Where a stored list's items start, once a page read has built it;
-/// `None` inside for a body that is not a list.
-type IndexCell = Arc<OnceLock<Option<Arc<[u32]>>>>;
+/// Where a stored list's items start, once a page read has built it (or
+/// as it was written); `None` inside for a body that is not a list.
+type IndexCell = Arc<OnceLock<Option<Arc<[u64]>>>>;
 
 /// What the lock guards.
 #[derive(Default)]
@@ -86,13 +112,20 @@ struct State {
     entries: HashMap<Token, Slot>,
     /// Tokens by insertion sequence: the first is the oldest.
     order: BTreeMap<u64, Token>,
-    /// The sum of the entries' accounted costs.
+    /// The sum of the entries' accounted costs in memory.
     bytes: usize,
     next_seq: u64,
-    /// What each caller holds; a caller holding nothing has no record.
+    /// What each caller holds in memory; a caller holding nothing has no
+    /// record.
     callers: HashMap<Arc<str>, Held>,
     /// The callers by the bytes they hold: the last holds the most.
     by_bytes: BTreeSet<(usize, Arc<str>)>,
+    /// The bytes of the committed entries on disk.
+    disk_bytes: u64,
+    /// The bytes on disk of entries still being written.
+    disk_reserved: u64,
+    /// The sequence numbers of the entries on disk, oldest first.
+    on_disk: BTreeSet<u64>,
 }
 
 /// What one caller holds: its entries' costs and their sequence numbers,
@@ -107,16 +140,62 @@ struct Held {
 struct Slot {
     seq: u64,
     stored_at: Duration,
+    /// What it costs in memory.
     cost: usize,
-    entry: Entry,
-    /// Where each item of a stored list starts, built by the first page read
-    /// (outside the lock; a put never pays for it) and charged to `cost`
-    /// then. `None` inside: not a list.
-    index: IndexCell,
+    owner: Owner,
+    origin: Origin,
+    digest: Option<Arc<[u8]>>,
+    body: Body,
+}
+
+/// Where an entry's body is.
+enum Body {
+    Memory {
+        body: Arc<[u8]>,
+        /// Where each item of a stored list starts, built by the first page
+        /// read of an entry that was put whole (outside the lock; a put
+        /// never pays for it) and charged to the cost then, or kept as it
+        /// was written. `None` inside: not a list.
+        index: IndexCell,
+    },
+    Disk {
+        file: Arc<SpillFile>,
+        size: u64,
+        /// How many items the list has; `None` for anything else.
+        items: Option<usize>,
+        /// What it costs on disk: its body and index.
+        cost: u64,
+    },
+}
+
+/// A live slot's contents, read under the lock and used outside it.
+struct Found {
+    seq: u64,
+    owner: Owner,
+    origin: Origin,
+    digest: Option<Arc<[u8]>>,
+    body: FoundBody,
+}
+
+enum FoundBody {
+    Memory(Arc<[u8]>, IndexCell),
+    Disk(Arc<SpillFile>, u64, Option<usize>),
+}
+
+/// What a committed entry is made of, for [`MemoryStore::insert`].
+pub(super) struct NewSlot {
+    owner: Owner,
+    origin: Origin,
+    digest: Option<Arc<[u8]>>,
+    body: Body,
 }
 
 impl MemoryStore {
     /// A store with `config`'s limits and the real clock.
+    ///
+    /// With the disk tier on, spill directories under its directory that
+    /// no live store holds (left by a process that was killed) are removed
+    /// now.
     ///
     /// # Panics
     ///
@@ -150,10 +229,23 @@ impl MemoryStore {
         if let Err(problem) = config.check() {
             panic!("{problem}");
         }
+        if config.max_disk_bytes > 0 {
+            let removed = disk::remove_stale(&config.disk_base());
+            if removed > 0 {
+                tracing::info!(
+                    removed,
+                    "removed continuation spill directories left by stopped processes"
+                );
+            }
+        }
         MemoryStore {
-            config,
-            clock,
-            state: Mutex::new(State::default()),
+            inner: Arc::new(Inner {
+                config,
+                clock,
+                state: Mutex::new(State::default()),
+                spill_dir: Mutex::new(None),
+                sweeper: OnceLock::new(),
+            }),
         }
     }
 
@@ -165,7 +257,7 @@ impl MemoryStore {
     /// assert_eq!(MemoryStore::default().config(), &MemoryStoreConfig::default());
     /// ```
     pub fn config(&self) -> &MemoryStoreConfig {
-        &self.config
+        &self.inner.config
     }
 
     /// How many entries the store holds, after dropping expired ones.
@@ -176,7 +268,7 @@ impl MemoryStore {
     /// assert_eq!(MemoryStore::default().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
-        self.live_state().entries.len()
+        self.inner.live_state().entries.len()
     }
 
     /// Whether the store holds no entries, after dropping expired ones.
@@ -190,10 +282,10 @@ impl MemoryStore {
         self.len() == 0
     }
 
-    /// The bytes the store accounts for, after dropping expired entries:
-    /// per entry its body, owner strings and token, plus a fixed overhead
-    /// for the store's bookkeeping. Never more than
-    /// [`max_bytes`](MemoryStoreConfig::max_bytes).
+    /// The bytes the store accounts for in memory, after dropping expired
+    /// entries: per entry its body (when in memory), digest, owner strings
+    /// and token, plus a fixed overhead for the store's bookkeeping. Never
+    /// more than [`max_bytes`](MemoryStoreConfig::max_bytes).
     ///
     /// ```
     /// use mcp_light::store::MemoryStore;
@@ -201,9 +293,176 @@ impl MemoryStore {
     /// assert_eq!(MemoryStore::default().bytes(), 0);
     /// ```
     pub fn bytes(&self) -> usize {
-        self.live_state().bytes
+        self.inner.live_state().bytes
     }
 
+    /// The bytes the store's entries hold on disk (bodies and indexes),
+    /// after dropping expired entries. Never more than
+    /// [`max_disk_bytes`](MemoryStoreConfig::max_disk_bytes).
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStore;
+    ///
+    /// assert_eq!(MemoryStore::default().disk_bytes(), 0);
+    /// ```
+    pub fn disk_bytes(&self) -> u64 {
+        self.inner.live_state().disk_bytes
+    }
+
+    /// The directory this store spills to, once it has spilled: a
+    /// directory of its own under [`disk_dir`](MemoryStoreConfig::disk_dir),
+    /// removed when the store is dropped.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStore;
+    ///
+    /// assert!(MemoryStore::default().spill_dir().is_none());
+    /// ```
+    pub fn spill_dir(&self) -> Option<PathBuf> {
+        lock(&self.inner.spill_dir)
+            .as_ref()
+            .map(|dir| dir.path().to_owned())
+    }
+
+    fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
+        let new = NewSlot {
+            owner: entry.owner,
+            origin: entry.origin,
+            digest: entry.digest,
+            body: Body::Memory {
+                body: entry.body,
+                index: IndexCell::default(),
+            },
+        };
+        self.inner.insert(token, new, 0)
+    }
+
+    /// The live slot under `token`, its contents cloned out of the lock; an
+    /// expired one is dropped.
+    fn found(&self, token: &Token) -> Option<Found> {
+        let inner = &self.inner;
+        let mut state = lock(&inner.state);
+        let now = inner.clock.now();
+        let slot = state.entries.get(token)?;
+        if is_expired(slot, now, inner.config.ttl) {
+            state.remove(token);
+            return None;
+        }
+        Some(Found {
+            seq: slot.seq,
+            owner: slot.owner.clone(),
+            origin: slot.origin,
+            digest: slot.digest.clone(),
+            body: match &slot.body {
+                Body::Memory { body, index } => FoundBody::Memory(body.clone(), index.clone()),
+                Body::Disk {
+                    file, size, items, ..
+                } => FoundBody::Disk(file.clone(), *size, *items),
+            },
+        })
+    }
+
+    async fn get_now(&self, token: &Token) -> Result<Option<Entry>, StoreError> {
+        let Some(found) = self.found(token) else {
+            return Ok(None);
+        };
+        let body = match found.body {
+            FoundBody::Memory(body, _) => body,
+            FoundBody::Disk(file, ..) => run_sync(move || file.read_body())
+                .await
+                .map_err(|error| disk_error("read", &error))?
+                .into(),
+        };
+        Ok(Some(
+            Entry::new(found.owner, found.origin, body).with_digest(found.digest),
+        ))
+    }
+
+    fn info_now(&self, token: &Token) -> Option<EntryInfo> {
+        let found = self.found(token)?;
+        let size = match &found.body {
+            FoundBody::Memory(body, _) => body.len() as u64,
+            FoundBody::Disk(_, size, _) => *size,
+        };
+        Some(EntryInfo {
+            owner: found.owner,
+            origin: found.origin,
+            size,
+            digest: found.digest,
+        })
+    }
+
+    /// The items `range` of the list under `token`. The first read of a
+    /// list put whole builds where its items start, off the async workers
+    /// when the list is large ([`off_workers`]), and keeps it beside the
+    /// entry; a list written in chunks has it already, in memory or on disk.
+    async fn get_items_now(
+        &self,
+        token: &Token,
+        range: Range<usize>,
+    ) -> Result<Option<StoredItems>, StoreError> {
+        let Some(found) = self.found(token) else {
+            return Ok(None);
+        };
+        let list = |items, total| {
+            StoredItems::List(ListItems {
+                owner: found.owner.clone(),
+                origin: found.origin,
+                total,
+                items,
+            })
+        };
+        let (body, cell) = match &found.body {
+            _ if !found.origin.is_pageable() => {
+                return self
+                    .get_now(token)
+                    .await
+                    .map(|found| found.map(StoredItems::Whole));
+            }
+            FoundBody::Disk(file, size, Some(total)) => {
+                let (file, size, total) = (file.clone(), *size, *total);
+                let items = run_sync(move || file.read_items(range, total, size))
+                    .await
+                    .map_err(|error| disk_error("read", &error))?;
+                return Ok(Some(list(items, total)));
+            }
+            FoundBody::Disk(_, _, None) => {
+                return self
+                    .get_now(token)
+                    .await
+                    .map(|found| found.map(StoredItems::Whole));
+            }
+            FoundBody::Memory(body, cell) => (body.clone(), cell.clone()),
+        };
+        let starts = match cell.get() {
+            Some(starts) => starts.clone(),
+            None => {
+                let indexed = Arc::clone(&body);
+                let built: Option<Arc<[u64]>> = off_workers(indexed.len(), move || {
+                    index::index_list(&indexed).map(Arc::from)
+                })
+                .await;
+                // Two first reads at once both build it; one is kept and
+                // charged.
+                if cell.set(built.clone()).is_ok()
+                    && let Some(starts) = &built
+                {
+                    self.inner
+                        .charge_index(token, found.seq, starts.len() * OFFSET_BYTES);
+                }
+                built
+            }
+        };
+        Ok(Some(match starts {
+            Some(starts) => list(index::slice_items(&body, &starts, range), starts.len()),
+            None => StoredItems::Whole(
+                Entry::new(found.owner, found.origin, body).with_digest(found.digest),
+            ),
+        }))
+    }
+}
+
+impl Inner {
     /// The state with expired entries swept, so introspection counts only
     /// what is still redeemable.
     fn live_state(&self) -> MutexGuard<'_, State> {
@@ -213,21 +472,36 @@ impl MemoryStore {
         state
     }
 
-    fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
-        let cost = cost_of(token, &entry);
-        // Refuse before touching anything: a refused put evicts nothing.
-        let limit = self.config.max_bytes.min(self.config.max_entry_bytes);
-        if cost > limit {
-            return Err(StoreError::TooLarge { size: cost, limit });
-        }
-        if self.config.max_entries == 0 {
-            return Err(StoreError::Unavailable(
+    /// The most one entry may cost in memory.
+    fn memory_limit(&self) -> usize {
+        self.config.max_bytes.min(self.config.max_entry_bytes)
+    }
+
+    /// Makes `new` redeemable under `token`, evicting what must go to make
+    /// room in memory. `disk` is what it holds on disk, already reserved
+    /// (and released here).
+    fn insert(&self, token: &Token, new: NewSlot, disk: u64) -> Result<(), StoreError> {
+        let cost = cost_of_slot(token, &new);
+        let limit = self.memory_limit();
+        let refused = if cost > limit {
+            Some(StoreError::TooLarge {
+                size: cost as u64,
+                limit: limit as u64,
+            })
+        } else if self.config.max_entries == 0 {
+            Some(StoreError::Unavailable(
                 "the in-memory store is configured with max_entries = 0; set it to at least 1"
                     .to_owned(),
-            ));
-        }
-
+            ))
+        } else {
+            None
+        };
         let mut state = lock(&self.state);
+        state.disk_reserved -= disk;
+        // Refuse before touching anything: a refused put evicts nothing.
+        if let Some(refused) = refused {
+            return Err(refused);
+        }
         // Read the clock under the lock so sequence order is time order.
         let now = self.clock.now();
         // A token put again is a new entry: it replaces the old one.
@@ -241,12 +515,9 @@ impl MemoryStore {
             // otherwise from the caller holding the most, so a quiet
             // caller's entries are the last to go. Cannot run dry: an empty
             // store has room for this entry.
-            let own = state
-                .callers
-                .get(entry.owner.caller.as_str())
-                .filter(|held| {
-                    held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
-                });
+            let own = state.callers.get(new.owner.caller.as_str()).filter(|held| {
+                held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
+            });
             let victim = own
                 .or_else(|| {
                     let (_, largest) = state.by_bytes.last()?;
@@ -258,55 +529,82 @@ impl MemoryStore {
                 None => state.evict_oldest(),
             }
         }
-        state.insert(token.clone(), entry, now, cost);
+        state.insert(token.clone(), new, now, cost, disk);
         Ok(())
     }
 
-    fn get_now(&self, token: &Token) -> Option<Entry> {
-        self.live_slot(token).map(|(entry, ..)| entry)
-    }
-
-    /// The live entry under `token` with its sequence number and its index
-    /// cell; an expired one is dropped.
-    fn live_slot(&self, token: &Token) -> Option<(Entry, u64, IndexCell)> {
+    /// Reserves `bytes` on disk for an entry being written, which already
+    /// holds `held` there: the oldest entries on disk are evicted to make
+    /// room.
+    fn reserve_disk(&self, bytes: u64, held: u64) -> Result<(), StoreError> {
+        let limit = self.config.max_disk_bytes;
+        if held + bytes > limit {
+            return Err(StoreError::TooLarge {
+                size: held + bytes,
+                limit,
+            });
+        }
         let mut state = lock(&self.state);
         let now = self.clock.now();
-        let slot = state.entries.get(token)?;
-        if !is_expired(slot, now, self.config.ttl) {
-            return Some((slot.entry.clone(), slot.seq, Arc::clone(&slot.index)));
+        state.sweep_expired(now, self.config.ttl);
+        while state.disk_bytes + state.disk_reserved + bytes > limit {
+            let Some(&oldest) = state.on_disk.first() else {
+                return Err(StoreError::Full(format!(
+                    "the disk tier's {limit} bytes are taken by other results still being written"
+                )));
+            };
+            state.evict(oldest);
         }
-        state.remove(token);
-        None
+        state.disk_reserved += bytes;
+        Ok(())
     }
 
-    /// The items `range` of the list under `token`. The first read of a
-    /// list builds where its items start, off the async workers when the
-    /// list is large ([`off_workers`]), and keeps it beside the entry.
-    async fn get_items_now(&self, token: &Token, range: Range<usize>) -> Option<StoredItems> {
-        let (entry, seq, cell) = self.live_slot(token)?;
-        if !entry.origin.is_pageable() {
-            return Some(StoredItems::Whole(entry));
+    /// Gives back a reservation of an entry that was not committed.
+    fn release_disk(&self, bytes: u64) {
+        lock(&self.state).disk_reserved -= bytes;
+    }
+
+    /// The spill directory, made (and its sweeper started) on first use.
+    fn spill_dir(self: &Arc<Self>) -> Result<Arc<SpillDir>, StoreError> {
+        let mut dir = lock(&self.spill_dir);
+        if let Some(dir) = dir.as_ref() {
+            return Ok(dir.clone());
         }
-        let starts = match cell.get() {
-            Some(starts) => starts.clone(),
-            None => {
-                let body = Arc::clone(&entry.body);
-                let built: Option<Arc<[u32]>> =
-                    off_workers(body.len(), move || index::index_list(&body).map(Arc::from)).await;
-                // Two first reads at once both build it; one is kept and
-                // charged.
-                if cell.set(built.clone()).is_ok()
-                    && let Some(starts) = &built
-                {
-                    self.charge_index(token, seq, starts.len() * OFFSET_BYTES);
-                }
-                built
-            }
+        let base = self.config.disk_base();
+        let made = Arc::new(SpillDir::create(&base).map_err(|error| {
+            StoreError::Full(format!(
+                "cannot use the spill directory {}: {error}",
+                base.display()
+            ))
+        })?);
+        *dir = Some(made.clone());
+        drop(dir);
+        self.start_sweeper();
+        Ok(made)
+    }
+
+    /// Sweeps expired entries (and so their files) every half TTL (between
+    /// 1 s and 60 s) while the store lives, so that files do not outlive
+    /// their TTL on an idle server. Needs a Tokio runtime; without one,
+    /// files are removed when the store is next used.
+    fn start_sweeper(self: &Arc<Self>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
         };
-        Some(match starts {
-            Some(starts) => index::items_of_indexed(entry, &starts, range),
-            None => StoredItems::Whole(entry),
-        })
+        if self.sweeper.set(()).is_err() {
+            return;
+        }
+        let every = (self.config.ttl / 2).clamp(Duration::from_secs(1), Duration::from_secs(60));
+        let store: Weak<Inner> = Arc::downgrade(self);
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(store) = store.upgrade() else {
+                    return;
+                };
+                drop(store.live_state());
+            }
+        });
     }
 
     /// Adds an index's bytes to the cost of the entry it indexes, if that
@@ -318,13 +616,18 @@ impl MemoryStore {
             return;
         };
         slot.cost += bytes;
-        let caller = slot.entry.owner.caller.clone();
+        let caller = slot.owner.caller.clone();
         state.bytes += bytes;
         state.hold(&caller, bytes, None);
         while state.bytes > self.config.max_bytes {
             state.evict_oldest();
         }
     }
+}
+
+/// A failure of the disk tier, as the store reports it.
+fn disk_error(doing: &str, error: &std::io::Error) -> StoreError {
+    StoreError::Full(format!("cannot {doing} a spilled result: {error}"))
 }
 
 impl Default for MemoryStore {
@@ -336,53 +639,94 @@ impl Default for MemoryStore {
 
 impl fmt::Debug for MemoryStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = lock(&self.state);
+        let state = lock(&self.inner.state);
         f.debug_struct("MemoryStore")
-            .field("config", &self.config)
+            .field("config", &self.inner.config)
             .field("len", &state.entries.len())
             .field("bytes", &state.bytes)
+            .field("disk_bytes", &state.disk_bytes)
             .finish_non_exhaustive()
     }
 }
 
 impl ContinuationStore for MemoryStore {
+    /// An entry too large for memory is written to the disk tier, as if it
+    /// had been streamed.
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move { self.put_now(token, entry) })
+        Box::pin(async move {
+            if cost_of(token, &entry) <= self.inner.memory_limit()
+                || self.inner.config.max_disk_bytes == 0
+            {
+                return self.put_now(token, entry);
+            }
+            writer::put_on_disk(self, token, entry).await
+        })
     }
 
     fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
-        Box::pin(async move { Ok(self.get_now(token)) })
+        Box::pin(self.get_now(token))
     }
 
-    /// Reads the items from the body in memory. The first page read of a
-    /// list scans it once for where its items start and keeps that beside
-    /// it, so every later page costs only its own items.
+    fn ttl(&self) -> Duration {
+        self.inner.config.ttl
+    }
+
+    /// Keeps the entry in memory while it fits
+    /// [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes), and moves
+    /// it to the disk tier once it does not.
+    fn begin<'a>(
+        &'a self,
+        token: Token,
+        owner: Owner,
+        origin: Origin,
+    ) -> BoxFuture<'a, Result<Box<dyn EntryWriter + 'a>, StoreError>> {
+        Box::pin(async move {
+            Ok(
+                Box::new(writer::MemoryWriter::new(self, token, owner, origin))
+                    as Box<dyn EntryWriter + 'a>,
+            )
+        })
+    }
+
+    fn info<'a>(
+        &'a self,
+        token: &'a Token,
+    ) -> BoxFuture<'a, Result<Option<EntryInfo>, StoreError>> {
+        Box::pin(std::future::ready(Ok(self.info_now(token))))
+    }
+
+    /// Reads the items from the body in memory, or from the files of a
+    /// spilled one. The first page read of a list put whole scans it once
+    /// for where its items start and keeps that beside it, so every later
+    /// page costs only its own items.
     fn get_items<'a>(
         &'a self,
         token: &'a Token,
         items: Range<usize>,
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
-        Box::pin(async move { Ok(self.get_items_now(token, items).await) })
-    }
-
-    fn ttl(&self) -> Duration {
-        self.config.ttl
+        Box::pin(self.get_items_now(token, items))
     }
 }
 
 impl State {
-    fn insert(&mut self, token: Token, entry: Entry, now: Duration, cost: usize) {
+    fn insert(&mut self, token: Token, new: NewSlot, now: Duration, cost: usize, disk: u64) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.order.insert(seq, token.clone());
         self.bytes += cost;
-        self.hold(&entry.owner.caller, cost, Some(seq));
+        if disk > 0 {
+            self.disk_bytes += disk;
+            self.on_disk.insert(seq);
+        }
+        self.hold(&new.owner.caller, cost, Some(seq));
         let slot = Slot {
             seq,
             stored_at: now,
             cost,
-            entry,
-            index: Arc::default(),
+            owner: new.owner,
+            origin: new.origin,
+            digest: new.digest,
+            body: new.body,
         };
         self.entries.insert(token, slot);
     }
@@ -411,10 +755,15 @@ impl State {
         }
     }
 
-    /// Takes a removed slot off the byte count and its caller's record.
+    /// Takes a removed slot off the byte counts and its caller's record.
+    /// Its files, if any, go when the last reader lets go of them.
     fn forget(&mut self, slot: Slot) {
         self.bytes -= slot.cost;
-        let caller = slot.entry.owner.caller.as_str();
+        if let Body::Disk { cost, .. } = slot.body {
+            self.disk_bytes -= cost;
+            self.on_disk.remove(&slot.seq);
+        }
+        let caller = slot.owner.caller.as_str();
         let Some(name) = self
             .callers
             .get_key_value(caller)
@@ -465,11 +814,34 @@ fn is_expired(slot: &Slot, now: Duration, ttl: Duration) -> bool {
     now.saturating_sub(slot.stored_at) >= ttl
 }
 
-/// The bytes an entry is accounted at.
+/// The bytes an entry is accounted at in memory: its body there (and the
+/// index it was written with), its digest, owner and token.
+fn cost_of_slot(token: &Token, new: &NewSlot) -> usize {
+    let body = match &new.body {
+        Body::Memory { body, index } => {
+            let starts = index.get().and_then(Option::as_ref);
+            body.len() + starts.map_or(0, |starts| starts.len() * OFFSET_BYTES)
+        }
+        Body::Disk { .. } => 0,
+    };
+    cost(token, &new.owner, new.digest.as_deref(), body)
+}
+
+/// [`cost_of_slot`] of an entry put whole, kept in memory.
 fn cost_of(token: &Token, entry: &Entry) -> usize {
-    entry.body.len()
-        + entry.owner.caller.len()
-        + entry.owner.tool.len()
+    cost(
+        token,
+        &entry.owner,
+        entry.digest.as_deref(),
+        entry.body.len(),
+    )
+}
+
+/// The bytes of an entry whose body costs `body` in memory.
+fn cost(token: &Token, owner: &Owner, digest: Option<&[u8]>, body: usize) -> usize {
+    body + digest.map_or(0, <[u8]>::len)
+        + owner.caller.len()
+        + owner.tool.len()
         + token.as_str().len()
         + ENTRY_OVERHEAD
 }

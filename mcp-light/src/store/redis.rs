@@ -1,21 +1,30 @@
 //! The Redis continuation store: one store for several replicas (cargo
 //! feature `redis`).
 //!
-//! An entry is three Redis strings under one key prefix, each set with the
-//! same expiry (`PX`) in one `MULTI`:
+//! An entry is a few Redis strings under one key prefix, all with the same
+//! expiry (`PX`):
 //!
 //! - `<prefix>{<token>}:m` — the owner (caller and tool), the origin, the
-//!   body's length and, for a pageable list, its item count;
+//!   body's length and part size and, for a pageable list, its item count;
+//!   written last, at commit: an entry without it is not there;
+//! - `<prefix>{<token>}:d` — mcp-light's digest of the result (its summary);
 //! - `<prefix>{<token>}:i` — for a pageable list, where each item starts in
-//!   the body, four bytes an item;
-//! - `<prefix>{<token>}:b` — the body, the result's compact JSON.
+//!   the body, eight bytes an item;
+//! - `<prefix>{<token>}:b0`, `:b1`, … — the body, the result's compact
+//!   JSON, [`part_bytes`](RedisStoreConfig::part_bytes) to a key (a Redis
+//!   string holds at most 512 MB).
 //!
-//! The token in braces is a hash tag: Redis Cluster (and Valkey's) puts the
-//! three keys of an entry in one slot, so the `MULTI` and the `MGET` that
+//! The body and index are `APPEND`ed chunk by chunk as the result streams,
+//! each chunk in one round trip that also sets the keys' expiry, so a
+//! replica that dies half-way leaves keys that expire. The commit writes
+//! `:m` and `:d` and renews every key's expiry in one `MULTI`.
+//!
+//! The token in braces is a hash tag: Redis Cluster (and Valkey's) puts all
+//! the keys of an entry in one slot, so the `MULTI` and the pipelines that
 //! span them are legal there, while different entries spread over the
 //! cluster. A page is two round trips that move only the page: the owner
 //! and the page's offsets (`GET`, `GETRANGE`), then the page's bytes of the
-//! body (`GETRANGE`).
+//! body (`GETRANGE` on the one or two parts it lies in).
 //!
 //! Redis expires entries itself, so every replica agrees on what is live;
 //! its `maxmemory` policy (not this store) bounds what it holds.
@@ -23,6 +32,7 @@
 mod config;
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
@@ -30,7 +40,8 @@ use serde::{Deserialize, Serialize};
 
 use super::index::{self, OFFSET_BYTES};
 use super::{
-    BoxFuture, ContinuationStore, Entry, ListItems, Origin, Owner, StoreError, StoredItems,
+    BoxFuture, Chunk, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
+    Sealed, StoreError, StoredItems,
 };
 use crate::token::Token;
 
@@ -80,10 +91,12 @@ struct Meta {
     tool: String,
     origin: StoredOrigin,
     /// The body's length in bytes.
-    len: usize,
+    len: u64,
+    /// How many bytes each body key holds, the last fewer.
+    part_bytes: u64,
     /// For a pageable list, its number of items: the `:i` key holds their
     /// offsets.
-    items: Option<usize>,
+    items: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -120,6 +133,11 @@ impl Meta {
             caller: self.caller.clone(),
             tool: self.tool.clone(),
         }
+    }
+
+    /// How many keys the body spans (one even when empty).
+    fn parts(&self) -> u64 {
+        self.len.div_ceil(self.part_bytes).max(1)
     }
 }
 
@@ -174,9 +192,15 @@ where
             .map(drop)
     }
 
-    /// The key of `part` (`m`, `i` or `b`) of the entry under `token`.
+    /// The key of `part` (`m`, `d`, `i`, or `b<n>`) of the entry under
+    /// `token`.
     fn key(&self, token: &Token, part: &str) -> String {
         format!("{}{{{}}}:{part}", self.config.prefix, token.as_str())
+    }
+
+    /// The key of body part `n` of the entry under `token`.
+    fn body_key(&self, token: &Token, n: u64) -> String {
+        self.key(token, &format!("b{n}"))
     }
 
     /// Runs `operation` within the configured timeout.
@@ -194,72 +218,61 @@ where
         }
     }
 
-    async fn put_now(&self, token: &Token, entry: Entry) -> Result<(), StoreError> {
-        if entry.body.len() > self.config.max_entry_bytes {
-            return Err(StoreError::TooLarge {
-                size: entry.body.len(),
-                limit: self.config.max_entry_bytes,
-            });
-        }
-        let starts = if entry.origin.is_pageable() {
-            index::index_list(&entry.body)
-        } else {
-            None
-        };
-        let meta = Meta {
-            caller: entry.owner.caller,
-            tool: entry.owner.tool,
-            origin: entry.origin.into(),
-            len: entry.body.len(),
-            items: starts.as_ref().map(Vec::len),
-        };
-        let meta = serde_json::to_vec(&meta).expect("the meta record serializes");
-        let ttl = expiry_ms(self.config.ttl);
-        let mut pipe = redis::pipe();
-        pipe.atomic();
-        pipe.cmd("SET")
-            .arg(self.key(token, "m"))
-            .arg(meta)
-            .arg("PX")
-            .arg(ttl)
-            .ignore();
-        if let Some(starts) = &starts {
-            pipe.cmd("SET")
-                .arg(self.key(token, "i"))
-                .arg(index::to_bytes(starts))
-                .arg("PX")
-                .arg(ttl)
-                .ignore();
-        }
-        pipe.cmd("SET")
-            .arg(self.key(token, "b"))
-            .arg(&*entry.body)
-            .arg("PX")
-            .arg(ttl)
-            .ignore();
+    /// Runs `pipe` within the configured timeout.
+    async fn run<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();
-        self.deadline(pipe.query_async::<()>(&mut connection)).await
+        self.deadline(pipe.query_async::<T>(&mut connection)).await
+    }
+
+    async fn read_meta(
+        &self,
+        token: &Token,
+    ) -> Result<Option<(Meta, Option<Vec<u8>>)>, StoreError> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("GET").arg(self.key(token, "m"));
+        pipe.cmd("GET").arg(self.key(token, "d"));
+        let (meta, digest): (Option<Vec<u8>>, Option<Vec<u8>>) = self.run(&pipe).await?;
+        match meta {
+            Some(meta) => Ok(Some((read_meta(&meta)?, digest))),
+            None => Ok(None),
+        }
     }
 
     async fn get_now(&self, token: &Token) -> Result<Option<Entry>, StoreError> {
-        let mut connection = self.connection.clone();
-        let (meta, body): (Option<Vec<u8>>, Option<Vec<u8>>) = self
-            .deadline(
-                redis::cmd("MGET")
-                    .arg(self.key(token, "m"))
-                    .arg(self.key(token, "b"))
-                    .query_async(&mut connection),
-            )
-            .await?;
-        let (Some(meta), Some(body)) = (meta, body) else {
+        let Some((meta, digest)) = self.read_meta(token).await? else {
             return Ok(None);
         };
-        let meta = read_meta(&meta)?;
-        Ok(Some(Entry {
-            owner: meta.owner(),
-            origin: meta.origin.into(),
-            body: body.into(),
-        }))
+        let mut pipe = redis::pipe();
+        for n in 0..meta.parts() {
+            pipe.cmd("GET").arg(self.body_key(token, n));
+        }
+        let parts: Vec<Option<Vec<u8>>> = self.run(&pipe).await?;
+        let mut body = Vec::with_capacity(meta.len as usize);
+        for part in parts {
+            // A part expired between the two reads: the entry is gone.
+            let Some(part) = part else {
+                return Ok(None);
+            };
+            body.extend_from_slice(&part);
+        }
+        if body.len() as u64 != meta.len {
+            return Ok(None);
+        }
+        Ok(Some(
+            Entry::new(meta.owner(), meta.origin.into(), body).with_digest(digest.map(Arc::from)),
+        ))
+    }
+
+    async fn info_now(&self, token: &Token) -> Result<Option<EntryInfo>, StoreError> {
+        Ok(self
+            .read_meta(token)
+            .await?
+            .map(|(meta, digest)| EntryInfo {
+                owner: meta.owner(),
+                origin: meta.origin.into(),
+                size: meta.len,
+                digest: digest.map(Arc::from),
+            }))
     }
 
     async fn get_items_now(
@@ -275,24 +288,18 @@ where
             .saturating_add(1)
             .saturating_mul(OFFSET_BYTES)
             .saturating_sub(1);
-        let mut connection = self.connection.clone();
-        let (meta, offsets): (Option<Vec<u8>>, Vec<u8>) = self
-            .deadline(
-                redis::pipe()
-                    .cmd("GET")
-                    .arg(self.key(token, "m"))
-                    .cmd("GETRANGE")
-                    .arg(self.key(token, "i"))
-                    .arg(redis_index(first))
-                    .arg(redis_index(last))
-                    .query_async(&mut connection),
-            )
-            .await?;
+        let mut pipe = redis::pipe();
+        pipe.cmd("GET").arg(self.key(token, "m"));
+        pipe.cmd("GETRANGE")
+            .arg(self.key(token, "i"))
+            .arg(redis_index(first as u64))
+            .arg(redis_index(last as u64));
+        let (meta, offsets): (Option<Vec<u8>>, Vec<u8>) = self.run(&pipe).await?;
         let Some(meta) = meta else {
             return Ok(None);
         };
         let meta = read_meta(&meta)?;
-        let Some(total) = meta.items else {
+        let Some(total) = meta.items.map(|items| items as usize) else {
             // Not a pageable list: served whole.
             return Ok(self.get_now(token).await?.map(StoredItems::Whole));
         };
@@ -315,22 +322,27 @@ where
             // The entry expired between the two reads.
             return Ok(None);
         }
-        let chunk_start = starts[0] as usize;
+        let chunk_start = starts[0];
         let chunk_end = if through_the_end {
             meta.len
         } else {
-            starts[range.len()] as usize
+            starts[range.len()]
         };
-        let chunk: Vec<u8> = self
-            .deadline(
-                redis::cmd("GETRANGE")
-                    .arg(self.key(token, "b"))
-                    .arg(redis_index(chunk_start))
-                    .arg(redis_index(chunk_end.saturating_sub(1)))
-                    .query_async(&mut connection),
-            )
-            .await?;
-        if chunk.len() != chunk_end - chunk_start {
+        // The parts the page's bytes lie in, each read by range.
+        let mut pipe = redis::pipe();
+        let mut at = chunk_start;
+        while at < chunk_end {
+            let part = at / meta.part_bytes;
+            let part_end = ((part + 1) * meta.part_bytes).min(chunk_end);
+            pipe.cmd("GETRANGE")
+                .arg(self.body_key(token, part))
+                .arg(redis_index(at - part * meta.part_bytes))
+                .arg(redis_index(part_end - part * meta.part_bytes - 1));
+            at = part_end;
+        }
+        let pieces: Vec<Vec<u8>> = self.run(&pipe).await?;
+        let chunk = pieces.concat();
+        if chunk.len() as u64 != chunk_end - chunk_start {
             return Ok(None);
         }
         Ok(list(index::split_items(
@@ -341,20 +353,218 @@ where
     }
 }
 
+/// One entry being written to Redis: its chunks appended as they come, its
+/// meta record written at commit.
+struct RedisWriter<'a, C: ConnectionLike + Clone + Send + Sync + 'static> {
+    store: &'a RedisStore<C>,
+    token: Token,
+    owner: Owner,
+    origin: Origin,
+    /// The body's bytes so far.
+    size: u64,
+    /// The items so far.
+    items: u64,
+    /// Whether any key was written, to delete if the entry is dropped.
+    wrote: bool,
+    committed: bool,
+}
+
+impl<C> RedisWriter<'_, C>
+where
+    C: ConnectionLike + Clone + Send + Sync + 'static,
+{
+    async fn write_now(&mut self, chunk: Chunk) -> Result<(), StoreError> {
+        let config = &self.store.config;
+        let size = self.size + chunk.bytes.len() as u64;
+        if size > config.max_entry_bytes {
+            return Err(StoreError::TooLarge {
+                size,
+                limit: config.max_entry_bytes,
+            });
+        }
+        let ttl = expiry_ms(config.ttl);
+        let mut pipe = redis::pipe();
+        let mut rest = &chunk.bytes[..];
+        let mut at = self.size;
+        while !rest.is_empty() {
+            let part = at / config.part_bytes;
+            let room = ((part + 1) * config.part_bytes - at) as usize;
+            let (piece, after) = rest.split_at(room.min(rest.len()));
+            let key = self.store.body_key(&self.token, part);
+            pipe.cmd("APPEND").arg(&key).arg(piece).ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
+            at += piece.len() as u64;
+            rest = after;
+        }
+        if !chunk.item_starts.is_empty() {
+            let key = self.store.key(&self.token, "i");
+            pipe.cmd("APPEND")
+                .arg(&key)
+                .arg(index::to_bytes(&chunk.item_starts))
+                .ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
+        }
+        self.wrote = true;
+        self.store.run::<()>(&pipe).await?;
+        self.size = size;
+        self.items += chunk.item_starts.len() as u64;
+        Ok(())
+    }
+
+    async fn commit_now(mut self, sealed: Sealed) -> Result<(), StoreError> {
+        let store = self.store;
+        let meta = Meta {
+            caller: self.owner.caller.clone(),
+            tool: self.owner.tool.clone(),
+            origin: self.origin.into(),
+            len: self.size,
+            part_bytes: store.config.part_bytes,
+            items: sealed.items,
+        };
+        let meta_bytes = serde_json::to_vec(&meta).expect("the meta record serializes");
+        let ttl = expiry_ms(store.config.ttl);
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if self.size == 0 {
+            pipe.cmd("SET")
+                .arg(store.body_key(&self.token, 0))
+                .arg("")
+                .arg("PX")
+                .arg(ttl)
+                .ignore();
+        }
+        for n in 0..meta.parts() {
+            pipe.cmd("PEXPIRE")
+                .arg(store.body_key(&self.token, n))
+                .arg(ttl)
+                .ignore();
+        }
+        if sealed.items.is_some() {
+            pipe.cmd("PEXPIRE")
+                .arg(store.key(&self.token, "i"))
+                .arg(ttl)
+                .ignore();
+        }
+        pipe.cmd("SET")
+            .arg(store.key(&self.token, "d"))
+            .arg(&*sealed.digest)
+            .arg("PX")
+            .arg(ttl)
+            .ignore();
+        pipe.cmd("SET")
+            .arg(store.key(&self.token, "m"))
+            .arg(meta_bytes)
+            .arg("PX")
+            .arg(ttl)
+            .ignore();
+        let committed = store.run::<()>(&pipe).await;
+        self.committed = committed.is_ok();
+        committed
+    }
+}
+
+impl<C> EntryWriter for RedisWriter<'_, C>
+where
+    C: ConnectionLike + Clone + Send + Sync + 'static,
+{
+    fn write(&mut self, chunk: Chunk) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.write_now(chunk))
+    }
+
+    fn commit<'s>(self: Box<Self>, sealed: Sealed) -> BoxFuture<'s, Result<(), StoreError>>
+    where
+        Self: 's,
+    {
+        Box::pin((*self).commit_now(sealed))
+    }
+}
+
+impl<C: ConnectionLike + Clone + Send + Sync + 'static> Drop for RedisWriter<'_, C> {
+    /// An entry dropped half-written: its keys are deleted in the
+    /// background where a runtime allows, and expire anyway.
+    fn drop(&mut self) {
+        if self.committed || !self.wrote {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let config = &self.store.config;
+        let parts = self.size.div_ceil(config.part_bytes).max(1);
+        let mut keys: Vec<String> = (0..parts)
+            .map(|n| self.store.body_key(&self.token, n))
+            .collect();
+        keys.push(self.store.key(&self.token, "i"));
+        let mut connection = self.store.connection.clone();
+        let timeout = config.timeout;
+        runtime.spawn(async move {
+            let mut delete = redis::cmd("DEL");
+            delete.arg(keys);
+            let _ = tokio::time::timeout(timeout, delete.query_async::<()>(&mut connection)).await;
+        });
+    }
+}
+
 impl<C> ContinuationStore for RedisStore<C>
 where
     C: ConnectionLike + Clone + Send + Sync + 'static,
 {
+    /// Writes the entry as one chunk ([`begin`](ContinuationStore::begin)).
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(self.put_now(token, entry))
+        Box::pin(async move {
+            let starts = if entry.origin.is_pageable() {
+                index::index_list(&entry.body)
+            } else {
+                None
+            };
+            let items = starts.as_ref().map(|starts| starts.len() as u64);
+            let sealed = Sealed::new(
+                entry.body.len() as u64,
+                items,
+                entry.digest.clone().unwrap_or_default(),
+            );
+            let mut writer = self.writer(token.clone(), entry.owner, entry.origin);
+            if !entry.body.is_empty() {
+                writer
+                    .write_now(Chunk::new(entry.body.to_vec(), starts.unwrap_or_default()))
+                    .await?;
+            }
+            writer.commit_now(sealed).await
+        })
     }
 
     fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
         Box::pin(self.get_now(token))
     }
 
+    fn ttl(&self) -> Duration {
+        self.config.ttl
+    }
+
+    /// Appends each chunk to the entry's keys as it comes, so no body is
+    /// ever held whole.
+    fn begin<'a>(
+        &'a self,
+        token: Token,
+        owner: Owner,
+        origin: Origin,
+    ) -> BoxFuture<'a, Result<Box<dyn EntryWriter + 'a>, StoreError>> {
+        Box::pin(async move {
+            Ok(Box::new(self.writer(token, owner, origin)) as Box<dyn EntryWriter + 'a>)
+        })
+    }
+
+    /// One round trip: the meta record and the digest.
+    fn info<'a>(
+        &'a self,
+        token: &'a Token,
+    ) -> BoxFuture<'a, Result<Option<EntryInfo>, StoreError>> {
+        Box::pin(self.info_now(token))
+    }
+
     /// Reads the page's offsets, then the page's bytes of the body:
-    /// `GETRANGE` twice, whatever the size of the list.
+    /// `GETRANGE` twice (three times when the page straddles two parts),
+    /// whatever the size of the list.
     fn get_items<'a>(
         &'a self,
         token: &'a Token,
@@ -362,9 +572,23 @@ where
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
         Box::pin(self.get_items_now(token, items))
     }
+}
 
-    fn ttl(&self) -> Duration {
-        self.config.ttl
+impl<C> RedisStore<C>
+where
+    C: ConnectionLike + Clone + Send + Sync + 'static,
+{
+    fn writer(&self, token: Token, owner: Owner, origin: Origin) -> RedisWriter<'_, C> {
+        RedisWriter {
+            store: self,
+            token,
+            owner,
+            origin,
+            size: 0,
+            items: 0,
+            wrote: false,
+            committed: false,
+        }
     }
 }
 
@@ -391,7 +615,7 @@ fn expiry_ms(ttl: Duration) -> u64 {
 }
 
 /// A byte position as Redis takes it, a signed 64-bit integer.
-fn redis_index(position: usize) -> i64 {
+fn redis_index(position: u64) -> i64 {
     i64::try_from(position).unwrap_or(i64::MAX)
 }
 

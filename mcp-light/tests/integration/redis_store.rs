@@ -3,7 +3,6 @@
 //! the tests fail under CI (`CI=true`) and are skipped, loudly, elsewhere.
 
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_light::store::{
@@ -93,14 +92,14 @@ impl Drop for Redis {
 }
 
 fn entry(origin: Origin, body: &[u8]) -> Entry {
-    Entry {
-        owner: Owner {
+    Entry::new(
+        Owner {
             caller: "principal:alice".into(),
             tool: "device_list".into(),
         },
         origin,
-        body: Arc::from(body),
-    }
+        body,
+    )
 }
 
 #[tokio::test]

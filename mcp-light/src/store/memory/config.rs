@@ -1,6 +1,7 @@
 //! The limits of the in-memory store: how many bytes and entries it holds,
-//! and for how long.
+//! in memory and on disk, and for how long.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 // The sentences a bad limit is refused with, as macros so that the
@@ -43,6 +44,17 @@ macro_rules! bad_share {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MemoryStoreConfig {
+    /// Where the disk tier keeps results too large for memory (default
+    /// `None`: the system's temporary directory, [`std::env::temp_dir`]).
+    /// The store makes a directory of its own inside it at its first
+    /// spill and removes it when dropped; directories there that a killed
+    /// process left are removed when a store is made.
+    pub disk_dir: Option<PathBuf>,
+    /// The most bytes the disk tier holds at once, bodies and indexes
+    /// (default 2 GiB); 0 switches the disk tier off, so that a result
+    /// larger than [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes)
+    /// is refused. The oldest files make room for new ones.
+    pub max_disk_bytes: u64,
     /// The most bytes the store accounts for at once (default 64 MiB). An
     /// entry costs its body, owner strings and token plus a fixed overhead
     /// for the store's own bookkeeping; one that alone costs more than this
@@ -54,11 +66,12 @@ pub struct MemoryStoreConfig {
     /// How long an entry stays redeemable after it was stored (default
     /// 300 s). Reading an entry does not extend it.
     pub ttl: Duration,
-    /// The most one entry may cost (default 16 MiB): a larger one is
-    /// refused with [`StoreError::TooLarge`](crate::store::StoreError::TooLarge)
-    /// before anything is evicted, so one huge result cannot empty the
-    /// store. [`max_bytes`](MemoryStoreConfig::max_bytes) bounds an entry
-    /// too: the smaller of the two applies.
+    /// The most one entry may cost in memory (default 16 MiB): a larger one
+    /// spills to the disk tier, or, with the disk tier off, is refused with
+    /// [`StoreError::TooLarge`](crate::store::StoreError::TooLarge) before
+    /// anything is evicted, so one huge result cannot empty the store.
+    /// [`max_bytes`](MemoryStoreConfig::max_bytes) bounds an entry too: the
+    /// smaller of the two applies.
     pub max_entry_bytes: usize,
     /// The share of [`max_bytes`](MemoryStoreConfig::max_bytes) and of
     /// [`max_entries`](MemoryStoreConfig::max_entries) one caller may hold,
@@ -73,7 +86,8 @@ pub struct MemoryStoreConfig {
 
 impl MemoryStoreConfig {
     /// The defaults: 64 MiB, 10,000 entries, a TTL of 300 s, at most
-    /// 16 MiB an entry, a caller's share 25%. The same as
+    /// 16 MiB an entry in memory, a caller's share 25%, and a disk tier of
+    /// 2 GiB in the system's temporary directory. The same as
     /// [`MemoryStoreConfig::default`], but usable in a `const`.
     ///
     /// ```
@@ -85,10 +99,44 @@ impl MemoryStoreConfig {
         MemoryStoreConfig {
             max_bytes: 64 << 20,
             max_entries: 10_000,
-            ttl: Duration::from_secs(300),
+            ttl: DEFAULT_TTL,
             max_entry_bytes: 16 << 20,
             caller_share_percent: 25,
+            disk_dir: None,
+            max_disk_bytes: 2 << 30,
         }
+    }
+
+    /// Sets [`disk_dir`](MemoryStoreConfig::disk_dir), the directory under
+    /// which the disk tier keeps results too large for memory.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStoreConfig;
+    ///
+    /// let config = MemoryStoreConfig::new().with_disk_dir("/var/cache/inventory");
+    /// assert_eq!(config.disk_dir.unwrap().to_str(), Some("/var/cache/inventory"));
+    /// ```
+    pub fn with_disk_dir(mut self, dir: impl Into<PathBuf>) -> MemoryStoreConfig {
+        self.disk_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets [`max_disk_bytes`](MemoryStoreConfig::max_disk_bytes), the most
+    /// bytes the disk tier holds (default 2 GiB); 0 switches it off.
+    ///
+    /// ```
+    /// use mcp_light::store::MemoryStoreConfig;
+    ///
+    /// assert_eq!(MemoryStoreConfig::new().with_max_disk_bytes(0).max_disk_bytes, 0);
+    /// ```
+    pub const fn with_max_disk_bytes(mut self, max_disk_bytes: u64) -> MemoryStoreConfig {
+        self.max_disk_bytes = max_disk_bytes;
+        self
+    }
+
+    /// The directory the disk tier's own directory is made in.
+    pub(super) fn disk_base(&self) -> PathBuf {
+        self.disk_dir.clone().unwrap_or_else(std::env::temp_dir)
     }
 
     /// Sets [`max_bytes`](MemoryStoreConfig::max_bytes), the most bytes the
@@ -212,6 +260,9 @@ impl MemoryStoreConfig {
         (share(self.max_bytes), share(self.max_entries).max(1))
     }
 }
+
+/// How long an entry lives by default.
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(300);
 
 const ZERO_MAX_BYTES: &str = zero_max_bytes!();
 const ZERO_MAX_ENTRY_BYTES: &str = zero_max_entry_bytes!();

@@ -6,13 +6,26 @@ use crate::store::{Origin, Owner};
 const TTL: Duration = Duration::from_secs(300);
 
 fn entry(body_len: usize) -> Entry {
-    Entry {
-        owner: Owner {
+    Entry::new(
+        Owner {
             caller: "session-4f2a".to_owned(),
             tool: "device_list".to_owned(),
         },
-        origin: Origin::Read,
-        body: vec![b'x'; body_len].into(),
+        Origin::Read,
+        vec![b'x'; body_len],
+    )
+}
+
+/// `entry` as the store keeps it in memory.
+fn slot_of(entry: Entry) -> NewSlot {
+    NewSlot {
+        owner: entry.owner,
+        origin: entry.origin,
+        digest: entry.digest,
+        body: Body::Memory {
+            body: entry.body,
+            index: IndexCell::default(),
+        },
     }
 }
 
@@ -31,7 +44,7 @@ fn store() -> (MemoryStore, Arc<ManualClock>) {
 
 /// Entries the store holds, without the sweep `len()` does first.
 fn held(store: &MemoryStore) -> usize {
-    lock(&store.state).entries.len()
+    lock(&store.inner.state).entries.len()
 }
 
 #[test]
@@ -55,14 +68,14 @@ fn the_futures_can_cross_threads() {
 async fn put_then_get_returns_the_entry() {
     let (store, _) = store();
     let token = token();
-    let stored = Entry {
-        owner: Owner {
+    let stored = Entry::new(
+        Owner {
             caller: "alice".to_owned(),
             tool: "crm".to_owned(),
         },
-        origin: Origin::BulkWrite,
-        body: Arc::from(&br#"[{"id":1},{"id":2}]"#[..]),
-    };
+        Origin::BulkWrite,
+        &br#"[{"id":1},{"id":2}]"#[..],
+    );
     store.put(&token, stored.clone()).await.unwrap();
     assert_eq!(store.get(&token).await.unwrap(), Some(stored.clone()));
     // Reading does not consume: a result is paged through many gets.
@@ -230,7 +243,7 @@ async fn a_caller_under_its_share_makes_room_from_the_largest_holder() {
     assert!(store.get(&carols[2]).await.unwrap().is_none());
     assert!(store.get(&carols[3]).await.unwrap().is_some());
     assert!(store.get(&bob).await.unwrap().is_some());
-    let state = lock(&store.state);
+    let state = lock(&store.inner.state);
     let mut held: Vec<(&str, usize, usize)> = state
         .by_bytes
         .iter()
@@ -281,21 +294,27 @@ async fn too_large_leaves_the_store_untouched() {
     store.put(&small, entry(100)).await.unwrap();
     let expired = token();
     clock.advance(TTL);
-    lock(&store.state).insert(expired.clone(), entry(100), Duration::ZERO, 1_000);
-    let (len, bytes) = (held(&store), lock(&store.state).bytes);
+    lock(&store.inner.state).insert(
+        expired.clone(),
+        slot_of(entry(100)),
+        Duration::ZERO,
+        1_000,
+        0,
+    );
+    let (len, bytes) = (held(&store), lock(&store.inner.state).bytes);
 
     let big = token();
     let err = store.put(&big, entry(10_000)).await.unwrap_err();
     match err {
         StoreError::TooLarge { size, limit } => {
             assert_eq!(limit, 10_000);
-            assert_eq!(size, cost_of(&big, &entry(10_000)));
+            assert_eq!(size, cost_of(&big, &entry(10_000)) as u64);
         }
         other => panic!("expected TooLarge, got {other:?}"),
     }
     // Nothing evicted, nothing swept, nothing stored.
-    assert_eq!((held(&store), lock(&store.state).bytes), (len, bytes));
-    assert!(lock(&store.state).entries.contains_key(&expired));
+    assert_eq!((held(&store), lock(&store.inner.state).bytes), (len, bytes));
+    assert!(lock(&store.inner.state).entries.contains_key(&expired));
     assert_eq!(store.get(&big).await.unwrap(), None);
 }
 
@@ -321,7 +340,7 @@ async fn putting_a_token_again_replaces_its_entry() {
     store.put(&token, entry(10)).await.unwrap();
     store.put(&token, entry(20)).await.unwrap();
     assert_eq!(store.len(), 1);
-    assert_eq!(lock(&store.state).order.len(), 1);
+    assert_eq!(lock(&store.inner.state).order.len(), 1);
     assert_eq!(store.bytes(), cost_of(&token, &entry(20)));
     assert_eq!(store.get(&token).await.unwrap().unwrap().body.len(), 20);
 }
@@ -338,7 +357,7 @@ async fn bytes_return_to_zero_when_everything_expires() {
     clock.advance(TTL);
     assert_eq!(store.bytes(), 0);
     assert!(store.is_empty());
-    let state = lock(&store.state);
+    let state = lock(&store.inner.state);
     assert!(state.order.is_empty() && state.entries.is_empty());
     assert!(
         state.callers.is_empty() && state.by_bytes.is_empty(),
@@ -351,11 +370,11 @@ async fn a_page_read_moves_only_its_items_and_charges_the_index_once() {
     let (store, _) = store();
     let token = token();
     let list: Vec<String> = (0..100).map(|i| format!("item-{i}")).collect();
-    let stored = Entry {
-        owner: entry(0).owner,
-        origin: Origin::Read,
-        body: serde_json::to_vec(&list).unwrap().into(),
-    };
+    let stored = Entry::new(
+        entry(0).owner,
+        Origin::Read,
+        serde_json::to_vec(&list).unwrap(),
+    );
     store.put(&token, stored.clone()).await.unwrap();
     let before = store.bytes();
     let Some(StoredItems::List(page)) = store.get_items(&token, 20..40).await.unwrap() else {
@@ -377,11 +396,7 @@ async fn a_large_list_is_indexed_off_the_workers_once() {
     let list: Vec<String> = (0..20_000).map(|i| format!("item-{i:010}")).collect();
     let body = serde_json::to_vec(&list).unwrap();
     assert!(body.len() >= crate::offload::OFF_WORKERS_BYTES);
-    let stored = Entry {
-        owner: entry(0).owner,
-        origin: Origin::Read,
-        body: body.into(),
-    };
+    let stored = Entry::new(entry(0).owner, Origin::Read, body);
     store.put(&token, stored).await.unwrap();
     let before = store.bytes();
     let Some(StoredItems::List(page)) = store.get_items(&token, 19_990..20_010).await.unwrap()
@@ -402,11 +417,7 @@ async fn a_single_write_or_an_object_reads_whole() {
         (Origin::Read, br#"{"a":[1]}"#),
     ] {
         let token = token();
-        let stored = Entry {
-            owner: entry(0).owner,
-            origin,
-            body: Arc::from(body),
-        };
+        let stored = Entry::new(entry(0).owner, origin, body);
         store.put(&token, stored.clone()).await.unwrap();
         let found = store.get_items(&token, 0..20).await.unwrap();
         assert_eq!(found, Some(StoredItems::Whole(stored)));

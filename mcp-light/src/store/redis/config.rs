@@ -28,10 +28,14 @@ pub struct RedisStoreConfig {
     /// How long an entry stays redeemable after it was stored (default
     /// 300 s); Redis expires it (`PX`).
     pub ttl: Duration,
-    /// The largest result the store keeps, in bytes (default 64 MiB; Redis
-    /// refuses strings over 512 MiB). A larger one is not stored: the call
-    /// answers without a token.
-    pub max_entry_bytes: usize,
+    /// The largest result the store keeps, in bytes (default 1 GiB). A
+    /// larger one is refused as it streams: the call answers without a
+    /// token. Size Redis's memory for what its callers keep.
+    pub max_entry_bytes: u64,
+    /// The most bytes one Redis string of a body holds (default 256 MiB;
+    /// Redis refuses strings over 512 MiB): a larger body spans several
+    /// keys under the same hash tag.
+    pub part_bytes: u64,
     /// How long one operation may take before it counts as failed (default
     /// 1 s), connecting included: while Redis is down or unreachable a call
     /// waits at most this long for the store.
@@ -40,12 +44,13 @@ pub struct RedisStoreConfig {
 
 impl RedisStoreConfig {
     /// The defaults: prefix `mcp-light:`, a TTL of 300 s, entries up to
-    /// 64 MiB, operations within 1 s.
+    /// 1 GiB in parts of 256 MiB, operations within 1 s.
     pub fn new() -> RedisStoreConfig {
         RedisStoreConfig {
             prefix: "mcp-light:".to_owned(),
             ttl: Duration::from_secs(300),
-            max_entry_bytes: 64 << 20,
+            max_entry_bytes: 1 << 30,
+            part_bytes: 256 << 20,
             timeout: Duration::from_secs(1),
         }
     }
@@ -87,20 +92,39 @@ impl RedisStoreConfig {
     ///
     /// # Panics
     ///
-    /// When `max_entry_bytes` is 0 (nothing could be kept) or over 512 MiB
-    /// (Redis refuses such a string).
+    /// When `max_entry_bytes` is 0: nothing could be kept.
     ///
     /// ```
     /// use mcp_light::store::RedisStoreConfig;
     ///
     /// assert_eq!(RedisStoreConfig::new().with_max_entry_bytes(1 << 20).max_entry_bytes, 1 << 20);
     /// ```
-    pub fn with_max_entry_bytes(mut self, max_entry_bytes: usize) -> RedisStoreConfig {
+    pub fn with_max_entry_bytes(mut self, max_entry_bytes: u64) -> RedisStoreConfig {
         assert!(
-            (1..=512 << 20).contains(&max_entry_bytes),
-            "RedisStoreConfig: max_entry_bytes must be from 1 to 512 MiB (Redis's largest string); got {max_entry_bytes}"
+            max_entry_bytes >= 1,
+            "RedisStoreConfig: max_entry_bytes is 0, so the store could keep nothing; give at least 1 (the default is 1 GiB)"
         );
         self.max_entry_bytes = max_entry_bytes;
+        self
+    }
+
+    /// Sets [`part_bytes`](RedisStoreConfig::part_bytes).
+    ///
+    /// # Panics
+    ///
+    /// When `part_bytes` is 0 or over 512 MiB (Redis's largest string).
+    ///
+    /// ```
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// assert_eq!(RedisStoreConfig::new().with_part_bytes(64 << 20).part_bytes, 64 << 20);
+    /// ```
+    pub fn with_part_bytes(mut self, part_bytes: u64) -> RedisStoreConfig {
+        assert!(
+            (1..=512 << 20).contains(&part_bytes),
+            "RedisStoreConfig: part_bytes must be from 1 to 512 MiB (Redis's largest string); got {part_bytes}"
+        );
+        self.part_bytes = part_bytes;
         self
     }
 

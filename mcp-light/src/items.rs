@@ -1,0 +1,407 @@
+//! Heavy results of any size: a `#[mcp_heavy]` tool may answer its items
+//! one at a time instead of a `Vec`, and they are serialized into the
+//! store as they come, never held as a whole.
+//!
+//! A heavy tool may return, in place of `T` in `Result<T, E>` (or plain):
+//!
+//! - a `Vec<T>` or any other `Serialize` value: a sequence is taken item by
+//!   item all the same;
+//! - an `impl Iterator<Item = T>` or `impl Iterator<Item = Result<T, E>>`,
+//!   run on the blocking pool, where it may block;
+//! - an `impl futures_core::Stream<Item = Result<T, E>>`, polled on the
+//!   async worker;
+//! - an [`ItemStream<T>`], a stream type to name in a signature, made from
+//!   a stream, an iterator, or a blocking producer
+//!   ([`ItemStream::blocking`]) that sends items through a bounded channel:
+//!   the way to read database rows on the blocking pool and stream them.
+//!
+//! An `Err` item ends the read with that error, and nothing is kept. The
+//! compiler picks the way by the returned type; a stream or an iterator
+//! anywhere but `#[mcp_heavy]` is a compile error that says so.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use crate::error::{IntoToolError, ToolError};
+use crate::invoke::Responder;
+use crate::keep;
+use crate::output::ToolResult;
+
+/// How many items wait between a blocking producer and the read.
+const QUEUED_ITEMS: usize = 256;
+
+/// A stream of a heavy tool's items, `Result<T, ToolError>` each: a type
+/// to name in a signature where `impl Stream` will not do.
+///
+/// ```
+/// use mcp_light::prelude::*;
+/// use mcp_light::ItemStream;
+///
+/// #[derive(Serialize)]
+/// struct Row { id: u64 }
+///
+/// /// Every row, read on the blocking pool and streamed into the store.
+/// #[mcp_heavy]
+/// fn rows(count: u64) -> ItemStream<Row> {
+///     ItemStream::blocking(move |sender| {
+///         for id in 0..count {
+///             sender.send(Row { id })?; // stops when the call is over
+///         }
+///         Ok(())
+///     })
+/// }
+/// ```
+pub struct ItemStream<T> {
+    inner: Pin<Box<dyn Stream<Item = Result<T, ToolError>> + Send>>,
+}
+
+impl<T: Send + 'static> ItemStream<T> {
+    /// The items of `stream`, its errors converted into [`ToolError`]s.
+    pub fn new<S, E>(stream: S) -> ItemStream<T>
+    where
+        S: Stream<Item = Result<T, E>> + Send + 'static,
+        E: IntoToolError,
+    {
+        ItemStream {
+            inner: Box::pin(MapErr(Box::pin(stream))),
+        }
+    }
+
+    /// The items of `items`, read on the blocking pool.
+    pub fn iter<I>(items: I) -> ItemStream<T>
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: Send + 'static,
+    {
+        let items = items.into_iter();
+        ItemStream::blocking(move |sender| {
+            for item in items {
+                sender.send(item)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The items `produce` sends, run on the blocking pool (so it may
+    /// block: read a database, a file) when the stream is first polled. The
+    /// channel between them is bounded, so `produce` runs no further ahead
+    /// of the store than a few hundred items; [`ItemSender::send`] fails
+    /// once the call is over (answered, failed or cancelled), and `?`
+    /// ends `produce` then. An `Err` it returns is the stream's last item.
+    pub fn blocking<F>(produce: F) -> ItemStream<T>
+    where
+        F: FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send + 'static,
+    {
+        let (sender, items) = mpsc::channel(QUEUED_ITEMS);
+        ItemStream {
+            inner: Box::pin(Blocking {
+                produce: Some(Box::new(produce)),
+                sender: Some(ItemSender { sender }),
+                items,
+            }),
+        }
+    }
+}
+
+impl<T> Stream for ItemStream<T> {
+    type Item = Result<T, ToolError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+impl<T> std::fmt::Debug for ItemStream<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ItemStream").finish_non_exhaustive()
+    }
+}
+
+/// Where [`ItemStream::blocking`]'s producer sends its items.
+#[derive(Debug)]
+pub struct ItemSender<T> {
+    sender: mpsc::Sender<Result<T, ToolError>>,
+}
+
+impl<T> ItemSender<T> {
+    /// Sends the next item, waiting while the read is behind. Fails once
+    /// the call is over: stop producing then.
+    ///
+    /// # Panics
+    ///
+    /// When called on an async worker: it blocks. Call it from the
+    /// producer, which runs on the blocking pool.
+    pub fn send(&self, item: T) -> Result<(), CallOver> {
+        self.sender.blocking_send(Ok(item)).map_err(|_| CallOver)
+    }
+}
+
+/// The call an [`ItemSender`] sent to is over: answered, failed or
+/// cancelled, so nobody reads further items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the call reading these items is over")]
+pub struct CallOver;
+
+/// The producer of [`ItemStream::blocking`], started on first poll.
+type Producer<T> = Box<dyn FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send>;
+
+struct Blocking<T> {
+    produce: Option<Producer<T>>,
+    sender: Option<ItemSender<T>>,
+    items: mpsc::Receiver<Result<T, ToolError>>,
+}
+
+impl<T: Send + 'static> Stream for Blocking<T> {
+    type Item = Result<T, ToolError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let (Some(produce), Some(sender)) = (self.produce.take(), self.sender.take()) {
+            let run = move || {
+                if let Err(error) = produce(&sender) {
+                    // The stream's last item; nobody may be reading.
+                    let _ = sender.sender.blocking_send(Err(error));
+                }
+            };
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn_blocking(run)),
+                Err(_) => drop(std::thread::spawn(run)),
+            }
+        }
+        self.items.poll_recv(cx)
+    }
+}
+
+impl<T> Unpin for Blocking<T> {}
+
+/// A stream with its errors converted into [`ToolError`]s.
+struct MapErr<S>(Pin<Box<S>>);
+
+impl<S, T, E> Stream for MapErr<S>
+where
+    S: Stream<Item = Result<T, E>>,
+    E: IntoToolError,
+{
+    type Item = Result<T, ToolError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0
+            .as_mut()
+            .poll_next(cx)
+            .map(|item| item.map(|item| item.map_err(IntoToolError::into_tool_error)))
+    }
+}
+
+/// What a heavy tool's stream yields: `Result<T, E>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an item of a `#[mcp_heavy]` tool's stream",
+    label = "the stream's items must be `Result<T, E>`",
+    note = "a heavy tool's stream yields `Result<T, E>` where `T: Serialize` and `E` converts into `ToolError`: map plain items with `.map(Ok::<_, ToolError>)`, or return an iterator of them"
+)]
+pub trait StreamItem: Send + 'static {
+    /// The item.
+    type Item: Serialize + Send + 'static;
+    /// The item, or its error as a [`ToolError`].
+    fn into_item(self) -> Result<Self::Item, ToolError>;
+}
+
+impl<T, E> StreamItem for Result<T, E>
+where
+    T: ToolResult + Send + 'static,
+    E: IntoToolError + Send + 'static,
+{
+    type Item = T;
+
+    fn into_item(self) -> Result<T, ToolError> {
+        self.map_err(IntoToolError::into_tool_error)
+    }
+}
+
+/// A stream or an iterator returned by a tool that is not `#[mcp_heavy]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a stream or an iterator of items, which only a `#[mcp_heavy]` tool may answer",
+    label = "items one at a time are answered by `#[mcp_heavy]` only",
+    note = "make the tool `#[mcp_heavy]`, or collect the items into a `Vec` first"
+)]
+pub trait OnlyHeavy {}
+
+/// The tags the compiler picks for a heavy tool's result, by the technique
+/// of [`crate::output::kind`] with four levels: generated code calls
+/// `(&&&&out).heavy_kind()` on the converted `Result<R, ToolError>`.
+pub mod heavy_kind {
+    use super::*;
+
+    /// The result is a stream.
+    pub struct StreamTag;
+    /// The result is an iterator of `Result`s.
+    pub struct TryIterTag;
+    /// The result is an iterator of items.
+    pub struct IterTag;
+    /// The result is a value, serialized whole (a sequence item by item).
+    pub struct WholeTag;
+
+    /// Found first: the result is a stream.
+    pub trait StreamKind {
+        /// The tag of a stream.
+        #[inline]
+        fn heavy_kind(&self) -> StreamTag {
+            StreamTag
+        }
+    }
+    impl<S: Stream> StreamKind for &&&Result<S, ToolError> {}
+
+    /// Found second: an iterator of `Result`s.
+    pub trait TryIterKind {
+        /// The tag of an iterator of `Result`s.
+        #[inline]
+        fn heavy_kind(&self) -> TryIterTag {
+            TryIterTag
+        }
+    }
+    impl<I, T, E> TryIterKind for &&Result<I, ToolError> where I: Iterator<Item = Result<T, E>> {}
+
+    /// Found third: an iterator.
+    pub trait IterKind {
+        /// The tag of an iterator.
+        #[inline]
+        fn heavy_kind(&self) -> IterTag {
+            IterTag
+        }
+    }
+    impl<I: Iterator> IterKind for &Result<I, ToolError> {}
+
+    /// Found last: anything else.
+    pub trait WholeKind {
+        /// The tag of a whole value.
+        #[inline]
+        fn heavy_kind(&self) -> WholeTag {
+            WholeTag
+        }
+    }
+    impl<T> WholeKind for Result<T, ToolError> {}
+
+    impl StreamTag {
+        /// A heavy read's answer, the stream's items kept as they come.
+        pub fn heavy<S>(
+            self,
+            responder: Responder,
+            out: Result<S, ToolError>,
+        ) -> impl Future<Output = CallToolResult>
+        where
+            S: Stream + Send + 'static,
+            S::Item: StreamItem,
+        {
+            async move {
+                let stream = match out {
+                    Ok(stream) => stream,
+                    Err(error) => return responder.failed(error),
+                };
+                let items = MapItems(Box::pin(stream));
+                let (job, feeder) = keep::stream_job(items);
+                responder.kept(job, feeder).await
+            }
+        }
+
+        /// Refuses a stream outside `#[mcp_heavy]`.
+        pub fn only_heavy<S: OnlyHeavy>(self, _: &Result<S, ToolError>) {}
+    }
+
+    impl TryIterTag {
+        /// A heavy read's answer, the iterator run on the blocking pool.
+        pub fn heavy<I>(
+            self,
+            responder: Responder,
+            out: Result<I, ToolError>,
+        ) -> impl Future<Output = CallToolResult>
+        where
+            I: Iterator + Send + 'static,
+            I::Item: StreamItem,
+        {
+            async move {
+                match out {
+                    Ok(items) => {
+                        let job = keep::iter_job(items.map(StreamItem::into_item));
+                        responder.kept(job, std::future::ready(())).await
+                    }
+                    Err(error) => responder.failed(error),
+                }
+            }
+        }
+
+        /// Refuses an iterator outside `#[mcp_heavy]`.
+        pub fn only_heavy<I: OnlyHeavy>(self, _: &Result<I, ToolError>) {}
+    }
+
+    impl IterTag {
+        /// A heavy read's answer, the iterator run on the blocking pool.
+        pub fn heavy<I>(
+            self,
+            responder: Responder,
+            out: Result<I, ToolError>,
+        ) -> impl Future<Output = CallToolResult>
+        where
+            I: Iterator + Send + 'static,
+            I::Item: ToolResult + Send + 'static,
+        {
+            async move {
+                match out {
+                    Ok(items) => {
+                        let job = keep::iter_job(items.map(Ok));
+                        responder.kept(job, std::future::ready(())).await
+                    }
+                    Err(error) => responder.failed(error),
+                }
+            }
+        }
+
+        /// Refuses an iterator outside `#[mcp_heavy]`.
+        pub fn only_heavy<I: OnlyHeavy>(self, _: &Result<I, ToolError>) {}
+    }
+
+    impl WholeTag {
+        /// A heavy read's answer: the value serialized into the store, a
+        /// sequence item by item.
+        pub fn heavy<T: ToolResult + Send + 'static>(
+            self,
+            responder: Responder,
+            out: Result<T, ToolError>,
+        ) -> impl Future<Output = CallToolResult> {
+            async move {
+                match out {
+                    Ok(result) => {
+                        responder
+                            .kept(keep::whole_job(result), std::future::ready(()))
+                            .await
+                    }
+                    Err(error) => responder.failed(error),
+                }
+            }
+        }
+
+        /// Any value may be answered whole.
+        pub fn only_heavy<T>(self, _: &Result<T, ToolError>) {}
+    }
+}
+
+/// A tool's stream with its items as `Result<T, ToolError>`.
+struct MapItems<S>(Pin<Box<S>>);
+
+impl<S> Stream for MapItems<S>
+where
+    S: Stream,
+    S::Item: StreamItem,
+{
+    type Item = Result<<S::Item as StreamItem>::Item, ToolError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0
+            .as_mut()
+            .poll_next(cx)
+            .map(|item| item.map(StreamItem::into_item))
+    }
+}

@@ -1,0 +1,305 @@
+//! Keeping a read's result: serialized item by item on the blocking pool,
+//! written to the store chunk by chunk as it is produced, and answered with
+//! a probe made from what was learned on the way.
+//!
+//! Three parts run at once for one call: the *feeder* pulls the items of a
+//! tool's stream on the async worker; the *encoder* (on the blocking pool)
+//! serializes them, cuts the bytes into chunks and digests the result
+//! ([`encoder`]); the *writer* (back on the async worker) hands the chunks
+//! to the store. Two bounded channels join them, so a result of any size
+//! holds at most a few chunks in memory, whatever its length. A store that
+//! fails on the way (down, full, over its limit) only stops the writing:
+//! the encoder goes on to the end, so the answer still has the result's
+//! size, preview and summary, and says why no token was minted.
+
+mod encoder;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::model::CallToolResult;
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use crate::answer::{error_result, full_result, lean_result};
+use crate::continuation::{Called, Continuations};
+use crate::error::ToolError;
+use crate::heavy;
+use crate::store::{Chunk, EntryWriter, Origin, Sealed};
+use crate::token::Token;
+use crate::usage::{Counts, UsageReport};
+
+pub(crate) use encoder::{Encoded, Encoder, Failed};
+
+/// How many items wait between a tool's stream and the encoder.
+const QUEUED_ITEMS: usize = 256;
+
+/// How many chunks wait between the encoder and the store.
+const QUEUED_CHUNKS: usize = 2;
+
+/// The work the encoder thread does: feed the result to the encoder.
+pub(crate) type Job = Box<dyn FnOnce(&mut Encoder<'_>) -> Result<(), Failed> + Send>;
+
+/// A whole result as an encoder job: a sequence is taken item by item.
+pub(crate) fn whole_job<T: Serialize + Send + 'static>(result: T) -> Job {
+    Box::new(move |encoder| encoder.whole(&result))
+}
+
+/// An iterator's items as an encoder job; the iterator runs on the
+/// blocking pool, where it may block.
+pub(crate) fn iter_job<I, T>(items: I) -> Job
+where
+    I: Iterator<Item = Result<T, ToolError>> + Send + 'static,
+    T: Serialize,
+{
+    Box::new(move |encoder| {
+        encoder.begin_list();
+        for item in items {
+            encoder.item(&item.map_err(Failed::Tool)?)?;
+        }
+        Ok(())
+    })
+}
+
+/// A stream's items: the encoder job that takes them from a queue, and the
+/// feeder that fills it from the stream on the async worker.
+pub(crate) fn stream_job<S, T>(stream: S) -> (Job, impl Future<Output = ()> + Send)
+where
+    S: futures_core::Stream<Item = Result<T, ToolError>> + Send,
+    T: Serialize + Send + 'static,
+{
+    let (items, mut queue) = mpsc::channel::<Result<T, ToolError>>(QUEUED_ITEMS);
+    let job: Job = Box::new(move |encoder| {
+        encoder.begin_list();
+        while let Some(item) = queue.blocking_recv() {
+            encoder.item(&item.map_err(Failed::Tool)?)?;
+        }
+        Ok(())
+    });
+    let feeder = async move {
+        let mut stream = std::pin::pin!(stream);
+        while let Some(item) = next(stream.as_mut()).await {
+            let failed = item.is_err();
+            // The encoder stopped (a failure, a cancelled call): stop too.
+            if items.send(item).await.is_err() || failed {
+                return;
+            }
+        }
+    };
+    (job, feeder)
+}
+
+/// The next item of `stream`.
+async fn next<S: futures_core::Stream + ?Sized>(
+    mut stream: std::pin::Pin<&mut S>,
+) -> Option<S::Item> {
+    std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await
+}
+
+/// What a kept read is answered with, and by whom.
+pub(crate) struct Keep<'c> {
+    pub(crate) continuations: &'c Continuations,
+    pub(crate) called: &'c Called,
+    /// Whether a token may be minted for this caller.
+    pub(crate) can_mint: bool,
+    /// A heavy read always stores a result that does not fit its preview;
+    /// a plain read only one over the size backstop.
+    pub(crate) heavy: bool,
+    pub(crate) usage: Option<Arc<UsageReport>>,
+}
+
+impl Keep<'_> {
+    /// Runs `job` (and `feeder`, for a stream) and answers: the result
+    /// itself when it is small, else a probe with a token, else (the store
+    /// could not keep it) a probe without one.
+    pub(crate) async fn run(self, job: Job, feeder: impl Future<Output = ()>) -> CallToolResult {
+        let heavy = self.continuations.heavy().clone();
+        // Kept whole besides: a result the answer may still be (small, or
+        // within the backstop when the store fails).
+        let small_limit = heavy.size_backstop.unwrap_or(heavy.max_full_bytes);
+        let (chunks, mut received) = mpsc::channel::<Chunk>(QUEUED_CHUNKS);
+        let usage = self.usage.clone();
+        let encoding = run_encoder(move || {
+            let mut out = move |chunk| chunks.blocking_send(chunk).is_ok();
+            let mut encoder = Encoder::new(Origin::Read, heavy, small_limit, usage, &mut out);
+            job(&mut encoder)?;
+            encoder.finish()
+        });
+        let mut writing = Writing::new(&self);
+        let write = async {
+            while let Some(chunk) = received.recv().await {
+                writing.take(chunk).await;
+            }
+        };
+        let (encoded, (), ()) = tokio::join!(encoding, feeder, write);
+        let encoded = match encoded {
+            Ok(encoded) => encoded,
+            Err(failed) => return self.failed(failed),
+        };
+        self.answer(encoded, writing).await
+    }
+
+    async fn answer(&self, encoded: Encoded, mut writing: Writing<'_>) -> CallToolResult {
+        let config = self.continuations.heavy();
+        if let (true, Some(whole)) = (self.heavy, encoded.fits_preview.clone()) {
+            // Nothing to page: the result answers itself.
+            return self.reported(full_result(whole), &encoded);
+        }
+        if !self.heavy && !config.over_backstop(encoded.size as usize) {
+            if let Some(whole) = encoded.small.clone() {
+                return self.reported(full_result(whole), &encoded);
+            }
+        }
+        let sealed = Sealed::new(
+            encoded.size,
+            encoded.items,
+            Arc::from(encoded.digest.to_bytes()),
+        );
+        let kept = writing.commit(sealed).await;
+        let tool = &self.called.tool;
+        let answer = match kept {
+            Ok(token) => lean_result(heavy::probe(
+                tool,
+                encoded.preview.clone(),
+                &encoded.digest.shape,
+                encoded.size,
+                &token,
+                config,
+            )),
+            Err(_) if !config.over_backstop(encoded.size as usize) && encoded.small.is_some() => {
+                full_result(encoded.small.clone().expect("checked"))
+            }
+            Err(why) => lean_result(heavy::unkept_probe(
+                tool,
+                encoded.preview.clone(),
+                encoded.digest.summary.clone(),
+                encoded.size,
+                &why,
+            )),
+        };
+        self.reported(answer, &encoded)
+    }
+
+    /// `answer` with the usage report, counting the full result.
+    fn reported(&self, mut answer: CallToolResult, encoded: &Encoded) -> CallToolResult {
+        if let (Some(usage), Some((cl100k, o200k))) = (&self.usage, encoded.digest.usage) {
+            usage.attach(&mut answer, Counts { cl100k, o200k });
+        }
+        answer
+    }
+
+    fn failed(&self, failed: Failed) -> CallToolResult {
+        let tool = &self.called.tool;
+        match failed {
+            Failed::Tool(error) => error_result(format!("`{tool}` failed: {error}")),
+            Failed::Unserializable(error) => error_result(format!(
+                "`{tool}` returned a result that cannot be serialized as JSON: {error}"
+            )),
+            Failed::Cancelled => error_result(format!("`{tool}` was cancelled")),
+        }
+    }
+}
+
+/// Runs the encoder on the blocking pool (inline without a runtime). A
+/// panic there resumes here, where the tool's panic guard answers it.
+async fn run_encoder(
+    work: impl FnOnce() -> Result<Encoded, Failed> + Send + 'static,
+) -> Result<Encoded, Failed> {
+    crate::offload::run_sync(work).await
+}
+
+/// The store's side of a kept result: the first chunk is held until a
+/// second one shows the result is large (a small one may answer itself
+/// and is never stored); from then on every chunk is written as it comes.
+struct Writing<'k> {
+    keep: &'k Keep<'k>,
+    held: Option<Chunk>,
+    open: Option<(Token, Box<dyn EntryWriter + 'k>)>,
+    /// Why the result cannot be kept, once that is known.
+    refused: Option<String>,
+}
+
+impl<'k> Writing<'k> {
+    fn new(keep: &'k Keep<'k>) -> Self {
+        let refused =
+            (!keep.can_mint).then(|| "this tool's caller has no continuation store".to_owned());
+        Writing {
+            keep,
+            held: None,
+            open: None,
+            refused,
+        }
+    }
+
+    async fn take(&mut self, chunk: Chunk) {
+        if self.refused.is_some() {
+            return;
+        }
+        if self.open.is_none() {
+            match self.held.take() {
+                None => {
+                    self.held = Some(chunk);
+                    return;
+                }
+                Some(first) => {
+                    if !self.open().await {
+                        return;
+                    }
+                    self.write(first).await;
+                }
+            }
+        }
+        self.write(chunk).await;
+    }
+
+    /// Starts the entry under a fresh token.
+    async fn open(&mut self) -> bool {
+        let keep = self.keep;
+        match keep.continuations.begin(keep.called, Origin::Read).await {
+            Ok(open) => {
+                self.open = Some(open);
+                true
+            }
+            Err(why) => {
+                self.refused = Some(why);
+                false
+            }
+        }
+    }
+
+    async fn write(&mut self, chunk: Chunk) {
+        let Some((_, writer)) = self.open.as_mut() else {
+            return;
+        };
+        if let Err(error) = writer.write(chunk).await {
+            self.open = None;
+            self.refused = Some(self.keep.continuations.store_failed(&error));
+        }
+    }
+
+    /// Commits the entry (writing what was held), or says why it could not.
+    async fn commit(&mut self, sealed: Sealed) -> Result<Token, String> {
+        if let Some(why) = &self.refused {
+            return Err(why.clone());
+        }
+        if self.open.is_none() {
+            if !self.open().await {
+                return Err(self.refused.clone().unwrap_or_default());
+            }
+            if let Some(held) = self.held.take() {
+                self.write(held).await;
+            }
+        }
+        let (token, writer) = match self.open.take() {
+            Some(open) => open,
+            None => return Err(self.refused.clone().unwrap_or_default()),
+        };
+        match writer.commit(sealed).await {
+            Ok(()) => {
+                self.keep.continuations.store_worked();
+                Ok(token)
+            }
+            Err(error) => Err(self.keep.continuations.store_failed(&error)),
+        }
+    }
+}
