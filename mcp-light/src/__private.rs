@@ -10,7 +10,7 @@ pub use crate::error::IntoToolError;
 pub use crate::extract::StateNeed;
 pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
-pub use crate::items::heavy_kind;
+pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::offload::run_sync;
 pub use crate::output::{ToolResult, answer_kind, kind};
 pub use crate::store::BoxFuture;

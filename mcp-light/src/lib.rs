@@ -326,6 +326,13 @@ pub use mcp_light_macros::mcp_light;
 /// heavy behaviour wins. A synchronous function runs on the blocking pool
 /// unless it is `inline`, as [`mcp_tool`](mcp_tool#where-it-runs) says.
 ///
+/// The result is serialized item by item into the store, never held whole
+/// to be kept: besides a `Vec` (or any value), the tool may answer its
+/// items one at a time, as an `impl Iterator` (run on the blocking pool),
+/// an `impl futures_core::Stream<Item = Result<T, E>>` or an
+/// [`ItemStream`]. A result that fits the probe's preview answers itself,
+/// with no token.
+///
 /// ```
 /// use mcp_light::prelude::*;
 ///
@@ -333,6 +340,12 @@ pub use mcp_light_macros::mcp_light;
 /// #[mcp_heavy(resource = "interface", action = "list")]
 /// async fn interface_list() -> Result<Vec<String>, ToolError> {
 ///     Ok((0..500).map(|i| format!("eth{i}")).collect())
+/// }
+///
+/// /// Every port of every switch, one at a time.
+/// #[mcp_heavy(resource = "port", action = "list")]
+/// fn port_list(switches: u32) -> impl Iterator<Item = String> + Send + 'static {
+///     (0..switches).flat_map(|s| (0..48).map(move |p| format!("sw{s}/eth{p}")))
 /// }
 /// ```
 pub use mcp_light_macros::mcp_heavy;

@@ -16,6 +16,7 @@
 //! counted per field (exactly, below that), at most [`MAX_FIELD_NAMES`]
 //! field names remembered.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Number, Value, json};
@@ -295,13 +296,17 @@ impl Stats {
         }
     }
 
-    /// Counts one occurrence of `text`, by its cut form.
+    /// Counts one occurrence of `text`, by its cut form; a value already
+    /// counted costs a lookup, no allocation.
     fn count_value(&mut self, text: &str) {
-        let key = cut(text);
-        if let Some(n) = self.values.get_mut(&key) {
+        let key = match text.char_indices().nth(MAX_STRING_CHARS) {
+            None => Cow::Borrowed(text),
+            Some(_) => Cow::Owned(cut(text)),
+        };
+        if let Some(n) = self.values.get_mut(key.as_ref()) {
             *n += 1;
         } else if self.values.len() < MAX_TRACKED_VALUES {
-            self.values.insert(key, 1);
+            self.values.insert(key.into_owned(), 1);
         } else {
             self.untracked += 1;
         }

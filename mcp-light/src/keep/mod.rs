@@ -113,6 +113,13 @@ impl Keep<'_> {
     /// itself when it is small, else a probe with a token, else (the store
     /// could not keep it) a probe without one.
     pub(crate) async fn run(self, job: Job, feeder: impl Future<Output = ()>) -> CallToolResult {
+        if tokio::runtime::Handle::try_current().is_err() {
+            // The encoder and the writer run at once, on two threads.
+            return error_result(format!(
+                "`{}` cannot keep its result outside a Tokio runtime; serve it from one",
+                self.called.tool
+            ));
+        }
         let heavy = self.continuations.heavy().clone();
         // Kept whole besides: a result the answer may still be (small, or
         // within the backstop when the store fails).
@@ -222,7 +229,7 @@ struct Writing<'k> {
 impl<'k> Writing<'k> {
     fn new(keep: &'k Keep<'k>) -> Self {
         let refused =
-            (!keep.can_mint).then(|| "this tool's caller has no continuation store".to_owned());
+            (!keep.can_mint).then(|| "this server keeps no continuation store".to_owned());
         Writing {
             keep,
             held: None,

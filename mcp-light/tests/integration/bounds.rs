@@ -20,8 +20,11 @@ fn text_len(result: &rmcp::model::CallToolResult) -> usize {
 #[tokio::test]
 async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_in_full() {
     let h = Harness::with_devices(300).await;
+    // Memory only: with its disk tier the store would keep it there.
     let small = Arc::new(MemoryStore::new(
-        MemoryStoreConfig::new().with_max_bytes(30_000),
+        MemoryStoreConfig::new()
+            .with_max_bytes(30_000)
+            .with_max_disk_bytes(0),
     ));
     let server = h
         .server

@@ -27,7 +27,9 @@ async fn serve(options: HttpOptions) -> Http {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = Harness::new().server;
+    // A few devices: a list too long for its preview, so a read mints a
+    // token (an empty one answers itself).
+    let server = Harness::with_devices(3).await.server;
     tokio::spawn(async move {
         let shutdown = async {
             let _ = stopped.await;

@@ -297,8 +297,9 @@ async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_list_over_the_store_cap_answers_a_summary_without_token_not_the_list(transport):
-    # 1 MB of store, so one result may take 256 KB; 3,000 devices are 2 MB.
-    async with serve(transport, "--store-max-mb", "1") as inventory:
+    # 1 MB of store, so one result may take 256 KB; 3,000 devices are 2 MB;
+    # no disk tier to spill to.
+    async with serve(transport, "--store-max-mb", "1", "--spill-max-mb", "0") as inventory:
         await inventory.create_site()
         written = await inventory.ok("device_bulk_create", {"devices": new_devices(3000)})
         assert written["accepted"] == 3000 and "ids" in written
@@ -315,6 +316,35 @@ async def test_a_list_over_the_store_cap_answers_a_summary_without_token_not_the
         assert answered < 20_000, f"{answered} bytes answered"
         log(f"3,000 devices over a 1 MB store: {answered} bytes answered, "
             f"{probe['total_size']} bytes not kept")  # fmt: skip
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_list_larger_than_the_memory_budget_spills_to_disk_and_pages_whole(transport):
+    # 1 MB of memory for the store; 3,000 devices are 2 MB: kept on disk.
+    async with serve(transport, "--store-max-mb", "1") as inventory:
+        await inventory.create_site()
+        written = await inventory.ok("device_bulk_create", {"devices": new_devices(3000)})
+        probe = await inventory.ok("device_list")
+        token = probe["continuation_token"]
+        assert probe["total_size"] > 2_000_000
+        ids = []
+        page = 1
+        while True:
+            answer = await inventory.ok(
+                "device_list", {"continuation_token": token, "page": page, "page_size": 200}
+            )
+            assert answer["total"] == 3000
+            ids += [device["id"] for device in answer["items"]]
+            if not answer["has_more"]:
+                break
+            page += 1
+        assert ids == written["ids"], "the pages concatenate to the written list, in order"
+        summary = await inventory.ok("device_list", {"continuation_token": token, "mode": "summary"})
+        assert summary["count"] == 3000
+        assert sum(summary["fields"]["site_slug"]["values"].values()) == 3000
+        full = await inventory.call("device_list", {"continuation_token": token, "mode": "full"})
+        assert not full.is_error, full.content[0].text
+        log(f"3,000 devices over a 1 MB memory budget: {page} pages of 200 from disk")
 
 
 async def test_http_binds_port_0_to_a_real_port_and_stops_on_ctrl_c(http_server):
