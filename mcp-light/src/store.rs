@@ -215,7 +215,7 @@ pub struct Sealed {
     pub items: Option<u64>,
     /// mcp-light's digest of the result (its summary among it), to keep
     /// beside the body and give back with [`Entry::digest`] and
-    /// [`EntryInfo::digest`]. Opaque to the store.
+    /// [`EntryInfo::digest`]. Opaque to the store; empty for none.
     pub digest: Arc<[u8]>,
 }
 

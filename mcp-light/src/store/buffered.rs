@@ -61,7 +61,8 @@ impl<'a, S: ContinuationStore + ?Sized> EntryWriter for Buffered<'a, S> {
             origin,
             body,
         } = *self;
-        let entry = Entry::new(owner, origin, body).with_digest(Some(sealed.digest));
+        let digest = Some(sealed.digest).filter(|digest| !digest.is_empty());
+        let entry = Entry::new(owner, origin, body).with_digest(digest);
         Box::pin(async move { store.put(&token, entry).await })
     }
 }

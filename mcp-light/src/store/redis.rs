@@ -233,7 +233,7 @@ where
         pipe.cmd("GET").arg(self.key(token, "d"));
         let (meta, digest): (Option<Vec<u8>>, Option<Vec<u8>>) = self.run(&pipe).await?;
         match meta {
-            Some(meta) => Ok(Some((read_meta(&meta)?, digest))),
+            Some(meta) => Ok(Some((read_meta(&meta)?, digest.filter(|d| !d.is_empty())))),
             None => Ok(None),
         }
     }
@@ -445,12 +445,14 @@ where
                 .arg(ttl)
                 .ignore();
         }
-        pipe.cmd("SET")
-            .arg(store.key(&self.token, "d"))
-            .arg(&*sealed.digest)
-            .arg("PX")
-            .arg(ttl)
-            .ignore();
+        if !sealed.digest.is_empty() {
+            pipe.cmd("SET")
+                .arg(store.key(&self.token, "d"))
+                .arg(&*sealed.digest)
+                .arg("PX")
+                .arg(ttl)
+                .ignore();
+        }
         pipe.cmd("SET")
             .arg(store.key(&self.token, "m"))
             .arg(meta_bytes)

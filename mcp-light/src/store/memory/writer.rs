@@ -127,7 +127,8 @@ impl<'a> MemoryWriter<'a> {
             ));
         }
         let items = sealed.items.map(|items| items as usize);
-        let digest = Some(sealed.digest);
+        // An empty digest is none (a whole entry put without one).
+        let digest = Some(sealed.digest).filter(|digest| !digest.is_empty());
         let (new, disk) = match self.spilling.take() {
             None => {
                 let starts: Option<Arc<[u64]>> =
