@@ -19,7 +19,6 @@
 //! compiler picks the way by the returned type; a stream or an iterator
 //! anywhere but `#[mcp_heavy]` is a compile error that says so.
 
-use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -287,24 +286,22 @@ pub mod heavy_kind {
 
     impl StreamTag {
         /// A heavy read's answer, the stream's items kept as they come.
-        pub fn heavy<S>(
+        pub async fn heavy<S>(
             self,
             responder: Responder,
             out: Result<S, ToolError>,
-        ) -> impl Future<Output = CallToolResult>
+        ) -> CallToolResult
         where
             S: Stream + Send + 'static,
             S::Item: StreamItem,
         {
-            async move {
-                let stream = match out {
-                    Ok(stream) => stream,
-                    Err(error) => return responder.failed(error),
-                };
-                let items = MapItems(Box::pin(stream));
-                let (job, feeder) = keep::stream_job(items);
-                responder.kept(job, feeder).await
-            }
+            let stream = match out {
+                Ok(stream) => stream,
+                Err(error) => return responder.failed(error),
+            };
+            let items = MapItems(Box::pin(stream));
+            let (job, feeder) = keep::stream_job(items);
+            responder.kept(job, feeder).await
         }
 
         /// Refuses a stream outside `#[mcp_heavy]`.
@@ -313,23 +310,21 @@ pub mod heavy_kind {
 
     impl TryIterTag {
         /// A heavy read's answer, the iterator run on the blocking pool.
-        pub fn heavy<I>(
+        pub async fn heavy<I>(
             self,
             responder: Responder,
             out: Result<I, ToolError>,
-        ) -> impl Future<Output = CallToolResult>
+        ) -> CallToolResult
         where
             I: Iterator + Send + 'static,
             I::Item: StreamItem,
         {
-            async move {
-                match out {
-                    Ok(items) => {
-                        let job = keep::iter_job(items.map(StreamItem::into_item));
-                        responder.kept(job, std::future::ready(())).await
-                    }
-                    Err(error) => responder.failed(error),
+            match out {
+                Ok(items) => {
+                    let job = keep::iter_job(items.map(StreamItem::into_item));
+                    responder.kept(job, std::future::ready(())).await
                 }
+                Err(error) => responder.failed(error),
             }
         }
 
@@ -339,23 +334,21 @@ pub mod heavy_kind {
 
     impl IterTag {
         /// A heavy read's answer, the iterator run on the blocking pool.
-        pub fn heavy<I>(
+        pub async fn heavy<I>(
             self,
             responder: Responder,
             out: Result<I, ToolError>,
-        ) -> impl Future<Output = CallToolResult>
+        ) -> CallToolResult
         where
             I: Iterator + Send + 'static,
             I::Item: ToolResult + Send + 'static,
         {
-            async move {
-                match out {
-                    Ok(items) => {
-                        let job = keep::iter_job(items.map(Ok));
-                        responder.kept(job, std::future::ready(())).await
-                    }
-                    Err(error) => responder.failed(error),
+            match out {
+                Ok(items) => {
+                    let job = keep::iter_job(items.map(Ok));
+                    responder.kept(job, std::future::ready(())).await
                 }
+                Err(error) => responder.failed(error),
             }
         }
 
@@ -366,20 +359,18 @@ pub mod heavy_kind {
     impl WholeTag {
         /// A heavy read's answer: the value serialized into the store, a
         /// sequence item by item.
-        pub fn heavy<T: ToolResult + Send + 'static>(
+        pub async fn heavy<T: ToolResult + Send + 'static>(
             self,
             responder: Responder,
             out: Result<T, ToolError>,
-        ) -> impl Future<Output = CallToolResult> {
-            async move {
-                match out {
-                    Ok(result) => {
-                        responder
-                            .kept(keep::whole_job(result), std::future::ready(()))
-                            .await
-                    }
-                    Err(error) => responder.failed(error),
+        ) -> CallToolResult {
+            match out {
+                Ok(result) => {
+                    responder
+                        .kept(keep::whole_job(result), std::future::ready(()))
+                        .await
                 }
+                Err(error) => responder.failed(error),
             }
         }
 

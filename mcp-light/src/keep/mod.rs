@@ -152,10 +152,11 @@ impl Keep<'_> {
             // Nothing to page: the result answers itself.
             return self.reported(full_result(whole), &encoded);
         }
-        if !self.heavy && !config.over_backstop(encoded.size as usize) {
-            if let Some(whole) = encoded.small.clone() {
-                return self.reported(full_result(whole), &encoded);
-            }
+        if !self.heavy
+            && !config.over_backstop(encoded.size as usize)
+            && let Some(whole) = encoded.small.clone()
+        {
+            return self.reported(full_result(whole), &encoded);
         }
         let sealed = Sealed::new(
             encoded.size,
