@@ -25,7 +25,7 @@ use crate::answer::{error_result, full_result, lean_result};
 use crate::continuation::{Called, Continuations};
 use crate::error::ToolError;
 use crate::heavy;
-use crate::store::{Chunk, EntryWriter, Origin, Sealed};
+use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::token::Token;
 use crate::usage::{Counts, UsageReport};
 
@@ -163,7 +163,17 @@ impl Keep<'_> {
             encoded.items,
             Arc::from(encoded.digest.to_bytes()),
         );
-        let kept = writing.commit(sealed).await;
+        let kept = writing
+            .commit(sealed)
+            .await
+            .map_err(|why| match writing.too_large {
+                // Refused as it streamed: the reason gives the whole size.
+                Some(limit) => format!(
+                    "the result is {} bytes, more than the store's limit of {limit} bytes",
+                    encoded.size
+                ),
+                None => why,
+            });
         let tool = &self.called.tool;
         let answer = match kept {
             Ok(token) => lean_result(heavy::probe(
@@ -225,6 +235,9 @@ struct Writing<'k> {
     open: Option<(Token, Box<dyn EntryWriter + 'k>)>,
     /// Why the result cannot be kept, once that is known.
     refused: Option<String>,
+    /// The store's limit, when it refused the result as too large part-way
+    /// (its size known only at the end).
+    too_large: Option<u64>,
 }
 
 impl<'k> Writing<'k> {
@@ -236,6 +249,7 @@ impl<'k> Writing<'k> {
             held: None,
             open: None,
             refused,
+            too_large: None,
         }
     }
 
@@ -282,6 +296,10 @@ impl<'k> Writing<'k> {
         if let Err(error) = writer.write(chunk).await {
             self.open = None;
             self.refused = Some(self.keep.continuations.store_failed(&error));
+            self.too_large = match error {
+                StoreError::TooLarge { limit, .. } => Some(limit),
+                _ => None,
+            };
         }
     }
 

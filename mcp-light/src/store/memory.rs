@@ -567,7 +567,9 @@ impl Inner {
     /// The spill directory, made (and its sweeper started) on first use.
     fn spill_dir(self: &Arc<Self>) -> Result<Arc<SpillDir>, StoreError> {
         let mut dir = lock(&self.spill_dir);
-        if let Some(dir) = dir.as_ref() {
+        // Made again if something removed it (a cleaner of the temporary
+        // directory, say).
+        if let Some(dir) = dir.as_ref().filter(|dir| dir.exists()) {
             return Ok(dir.clone());
         }
         let base = self.config.disk_base();

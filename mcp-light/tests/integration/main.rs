@@ -6,6 +6,7 @@ mod blocking;
 mod bounds;
 mod compose;
 mod content;
+mod disk_tier;
 mod dispatch;
 mod fixtures;
 mod flood;
@@ -19,6 +20,7 @@ mod properties;
 mod redis_store;
 mod registry;
 mod roles;
+mod streaming;
 mod surface;
 mod talkback;
 // Needs the tokenizers; `cargo test --workspace` enables the feature

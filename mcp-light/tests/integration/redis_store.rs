@@ -222,3 +222,200 @@ async fn while_redis_is_down_the_store_fails_fast_and_it_recovers_without_a_rest
     let found = store.get(&token).await.unwrap().unwrap();
     assert_eq!(&*found.body, b"[3]");
 }
+
+/// A list of `n` items of uneven sizes (some several parts long), its
+/// compact JSON and where each item starts in it.
+fn uneven_list(n: usize) -> (Vec<Vec<u8>>, Vec<u8>, Vec<u64>) {
+    let items: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let text = if i % 10 == 0 {
+                "x".repeat(3_000 + i)
+            } else {
+                "é\"]".repeat(i % 37)
+            };
+            serde_json::to_vec(&json!({"id": i, "text": text, "nested": {"k": [i, null]}})).unwrap()
+        })
+        .collect();
+    let mut body = b"[".to_vec();
+    let mut starts = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        starts.push(body.len() as u64);
+        body.extend_from_slice(item);
+    }
+    body.push(b']');
+    (items, body, starts)
+}
+
+/// `body` cut into chunks of the sizes of `cuts`, in turn, each with the
+/// item starts that fall in it.
+fn chunks_of(body: &[u8], starts: &[u64], cuts: &[usize]) -> Vec<mcp_light::store::Chunk> {
+    let mut chunks = Vec::new();
+    let mut at = 0;
+    for &cut in cuts.iter().cycle() {
+        if at >= body.len() {
+            break;
+        }
+        let end = (at + cut).min(body.len());
+        let in_chunk: Vec<u64> = starts
+            .iter()
+            .copied()
+            .filter(|&s| (at as u64..end as u64).contains(&s))
+            .collect();
+        chunks.push(mcp_light::store::Chunk::new(
+            body[at..end].to_vec(),
+            in_chunk,
+        ));
+        at = end;
+    }
+    chunks
+}
+
+fn alice() -> Owner {
+    Owner {
+        caller: "principal:alice".into(),
+        tool: "device_list".into(),
+    }
+}
+
+#[tokio::test]
+async fn an_entry_streamed_over_many_small_parts_reads_as_the_memory_stores() {
+    use mcp_light::store::Sealed;
+    use std::sync::Arc;
+
+    let Some(redis) = Redis::start() else { return };
+    let part_bytes = 1 << 10;
+    let redis_store = RedisStore::open(
+        &redis.url(),
+        RedisStoreConfig::new().with_part_bytes(part_bytes),
+    )
+    .unwrap();
+    let memory = MemoryStore::default();
+    let spill = std::env::temp_dir().join(format!(
+        "mcp-light-test-redis-spill-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    let on_disk = MemoryStore::new(
+        mcp_light::store::MemoryStoreConfig::new()
+            .with_max_entry_bytes(8 << 10)
+            .with_disk_dir(&spill),
+    );
+
+    let n = 300;
+    let (items, body, starts) = uneven_list(n);
+    assert!(body.len() as u64 > 40 * part_bytes, "{}", body.len());
+    let chunks = chunks_of(&body, &starts, &[1, 700, 1_024, 5_000, 333, 2_048]);
+    assert!(chunks.len() > 20);
+    let digest: Arc<[u8]> = Arc::from(&b"opaque digest \x00\xff"[..]);
+    let sealed = Sealed::new(body.len() as u64, Some(n as u64), digest.clone());
+    let token = Token::mint().unwrap();
+    let stores: [&dyn ContinuationStore; 3] = [&redis_store, &memory, &on_disk];
+    for store in stores {
+        let mut writer = store
+            .begin(token.clone(), alice(), Origin::Read)
+            .await
+            .unwrap();
+        for chunk in &chunks {
+            writer.write(chunk.clone()).await.unwrap();
+        }
+        writer.commit(sealed.clone()).await.unwrap();
+    }
+    assert!(on_disk.spill_dir().is_some(), "the third store spilled");
+    let parts: Vec<String> = redis.command(&["KEYS", "mcp-light:*:b*"]).await;
+    assert_eq!(
+        parts.len() as u64,
+        (body.len() as u64).div_ceil(part_bytes),
+        "{parts:?}"
+    );
+
+    let from_redis = redis_store.get(&token).await.unwrap();
+    assert_eq!(from_redis, memory.get(&token).await.unwrap());
+    assert_eq!(from_redis, on_disk.get(&token).await.unwrap());
+    let from_redis = from_redis.expect("committed");
+    assert_eq!(&*from_redis.body, &body[..]);
+    assert_eq!(from_redis.digest, Some(digest.clone()));
+
+    let info = redis_store.info(&token).await.unwrap();
+    assert_eq!(info, memory.info(&token).await.unwrap());
+    assert_eq!(info, on_disk.info(&token).await.unwrap());
+    let info = info.expect("committed");
+    assert_eq!((info.size, info.digest), (body.len() as u64, Some(digest)));
+
+    let mut ranges = vec![
+        0..n,
+        0..1,
+        n - 1..n,
+        n..n + 20,
+        n - 5..n + 5,
+        7..7,
+        usize::MAX - 1..usize::MAX,
+    ];
+    for size in [1, 3, 7, 20, 64, 200] {
+        ranges.extend((0..n).step_by(size).map(|start| start..start + size));
+    }
+    for range in ranges {
+        let from_redis = redis_store.get_items(&token, range.clone()).await.unwrap();
+        assert_eq!(
+            from_redis,
+            memory.get_items(&token, range.clone()).await.unwrap(),
+            "{range:?}"
+        );
+        assert_eq!(
+            from_redis,
+            on_disk.get_items(&token, range.clone()).await.unwrap(),
+            "{range:?}"
+        );
+        let Some(StoredItems::List(list)) = from_redis else {
+            panic!("{range:?}: a streamed list reads as a list");
+        };
+        assert_eq!(list.total, n);
+        let expected = &items[range.start.min(n)..range.end.min(n)];
+        assert!(list.items == expected, "{range:?}");
+    }
+    drop(on_disk);
+    let _ = std::fs::remove_dir_all(&spill);
+}
+
+#[tokio::test]
+async fn a_redis_writer_dropped_before_commit_leaves_no_readable_entry() {
+    let Some(redis) = Redis::start() else { return };
+    let store = RedisStore::open(
+        &redis.url(),
+        RedisStoreConfig::new().with_part_bytes(1 << 10),
+    )
+    .unwrap();
+    let (_, body, starts) = uneven_list(100);
+    let token = Token::mint().unwrap();
+    let mut writer = store
+        .begin(token.clone(), alice(), Origin::Read)
+        .await
+        .unwrap();
+    for chunk in chunks_of(&body, &starts, &[4_000]).into_iter().take(3) {
+        writer.write(chunk).await.unwrap();
+    }
+    let written: Vec<String> = redis.command(&["KEYS", "mcp-light:*"]).await;
+    assert!(written.len() > 3, "parts were written: {written:?}");
+    drop(writer);
+
+    assert_eq!(store.get(&token).await.unwrap(), None);
+    assert_eq!(store.info(&token).await.unwrap(), None);
+    assert_eq!(store.get_items(&token, 0..20).await.unwrap(), None);
+    let mut left: Vec<String> = Vec::new();
+    for _ in 0..100 {
+        left = redis.command(&["KEYS", "mcp-light:*"]).await;
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        left.is_empty(),
+        "the dropped entry's keys are deleted: {left:?}"
+    );
+}

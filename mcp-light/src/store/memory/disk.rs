@@ -47,20 +47,29 @@ impl SpillDir {
             std::process::id(),
             NEXT_DIR.fetch_add(1, Ordering::Relaxed)
         );
-        let path = base.join(name);
+        let path = base.join(&name);
         // A directory of that name was left by an earlier process with the
         // same pid: it is stale, since this process did not make it.
         if path.exists() {
             fs::remove_dir_all(&path)?;
         }
-        fs::create_dir(&path)?;
-        let lock = File::create(path.join(LOCK_FILE))?;
+        // Made and locked under a name no sweep looks at, then renamed: a
+        // store starting at the same moment never sees it unlocked.
+        let making = base.join(format!(".{name}"));
+        fs::create_dir(&making)?;
+        let lock = File::create(making.join(LOCK_FILE))?;
         lock.try_lock().map_err(io::Error::other)?;
+        fs::rename(&making, &path)?;
         Ok(SpillDir {
             path,
             next_file: AtomicU64::new(0),
             _lock: lock,
         })
+    }
+
+    /// Whether the directory is still there (a cleaner may remove it).
+    pub(super) fn exists(&self) -> bool {
+        self.path.is_dir()
     }
 
     /// The directory's path.
