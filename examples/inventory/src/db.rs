@@ -13,6 +13,7 @@
 //! inside the blocking closure, so it is never held across an `.await`.
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -216,6 +217,27 @@ impl Db {
             )
         })?;
         result.map_err(|error| {
+            if let Some(detail) = error.database_detail() {
+                eprintln!("inventory: database error: {detail}");
+            }
+            ToolError::from(error)
+        })
+    }
+
+    /// Runs `work` on the connection on this thread, which must be one of
+    /// tokio's blocking pool (or any thread but an async worker): for a
+    /// producer that [`mcp_light::ItemStream::blocking`] already runs
+    /// there. Errors come back as [`Db::run`]'s do, database details
+    /// logged.
+    ///
+    /// The lock is held for all of `work`: a streaming read of a large
+    /// table keeps writers waiting until it ends.
+    pub fn run_blocking<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, InventoryError>,
+    ) -> Result<T, ToolError> {
+        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        work(&mut conn).map_err(|error| {
             if let Some(detail) = error.database_detail() {
                 eprintln!("inventory: database error: {detail}");
             }
@@ -542,22 +564,194 @@ pub fn list_devices(
     conn: &mut Connection,
     filter: &DeviceFilter,
 ) -> Result<Vec<Device>, InventoryError> {
+    let mut devices = Vec::new();
+    let _: ControlFlow<()> = for_each_device(conn, filter, |device| {
+        devices.push(device);
+        ControlFlow::<()>::Continue(())
+    })?;
+    Ok(devices)
+}
+
+/// Calls `each` with every device `filter` matches, oldest first, read
+/// row by row from one statement: memory stays bounded whatever the count.
+///
+/// `each` stops the read by returning [`ControlFlow::Break`], whose value
+/// comes back; a read to the end gives `Continue(())`. A row that cannot
+/// be read ends the read with its error, after `each` had the rows before.
+pub fn for_each_device<B>(
+    conn: &Connection,
+    filter: &DeviceFilter,
+    mut each: impl FnMut(Device) -> ControlFlow<B>,
+) -> Result<ControlFlow<B>, InventoryError> {
     let mut statement = conn.prepare_cached(&format!(
         "SELECT {DEVICE_COLUMNS} FROM devices \
          WHERE (?1 IS NULL OR site_slug = ?1) AND (?2 IS NULL OR role = ?2) \
          AND (?3 IS NULL OR status = ?3) ORDER BY seq"
     ))?;
-    let devices = statement
-        .query_map(
-            params![
-                filter.site_slug,
-                filter.role,
-                filter.status.map(DeviceStatus::as_str)
-            ],
-            device_from_row,
-        )?
-        .collect::<Result<_, _>>()?;
-    Ok(devices)
+    let mut rows = statement.query(params![
+        filter.site_slug,
+        filter.role,
+        filter.status.map(DeviceStatus::as_str)
+    ])?;
+    while let Some(row) = rows.next()? {
+        if let ControlFlow::Break(value) = each(device_from_row(row)?) {
+            return Ok(ControlFlow::Break(value));
+        }
+    }
+    Ok(ControlFlow::Continue(()))
+}
+
+/// Up to `limit` of the devices `filter` matches that were inserted after
+/// the one at `after` (an insertion number; 0 before the first), oldest
+/// first, each with its insertion number: one page of a keyset read, which
+/// [`DeviceRows`] pages through.
+pub fn devices_after(
+    conn: &Connection,
+    filter: &DeviceFilter,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<(i64, Device)>, InventoryError> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT {DEVICE_COLUMNS}, seq FROM devices \
+         WHERE (?1 IS NULL OR site_slug = ?1) AND (?2 IS NULL OR role = ?2) \
+         AND (?3 IS NULL OR status = ?3) AND seq > ?4 ORDER BY seq LIMIT ?5"
+    ))?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let mut rows = statement.query(params![
+        filter.site_slug,
+        filter.role,
+        filter.status.map(DeviceStatus::as_str),
+        after,
+        limit
+    ])?;
+    let mut page = Vec::new();
+    while let Some(row) = rows.next()? {
+        page.push((row.get(18)?, device_from_row(row)?));
+    }
+    Ok(page)
+}
+
+/// How many rows [`DeviceRows`] reads under one lock of the connection.
+pub const ROWS_PER_LOCK: usize = 1_000;
+
+/// The devices a filter matches, oldest first, read [`ROWS_PER_LOCK`] at a
+/// time ([`devices_after`]) on the thread that iterates (tokio's blocking
+/// pool for a heavy tool): memory holds one page whatever the count, and
+/// the connection's lock is taken once a page, so writers wait
+/// milliseconds, not the whole read.
+///
+/// The read is not one snapshot: a device written between two pages is
+/// seen if it sorts after the page read last. Each device is read once.
+pub struct DeviceRows {
+    db: Db,
+    filter: DeviceFilter,
+    after: i64,
+    page: std::vec::IntoIter<(i64, Device)>,
+    done: bool,
+}
+
+impl DeviceRows {
+    /// The devices `filter` matches in `db`; nothing is read until the
+    /// first `next`.
+    pub fn new(db: Db, filter: DeviceFilter) -> DeviceRows {
+        DeviceRows {
+            db,
+            filter,
+            after: 0,
+            page: Vec::new().into_iter(),
+            done: false,
+        }
+    }
+}
+
+impl Iterator for DeviceRows {
+    type Item = Result<Device, ToolError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((seq, device)) = self.page.next() {
+                self.after = seq;
+                return Some(Ok(device));
+            }
+            if self.done {
+                return None;
+            }
+            let (filter, after) = (&self.filter, self.after);
+            match self
+                .db
+                .run_blocking(|conn| devices_after(conn, filter, after, ROWS_PER_LOCK))
+            {
+                Ok(page) => {
+                    self.done = page.len() < ROWS_PER_LOCK;
+                    self.page = page.into_iter();
+                }
+                Err(error) => {
+                    self.done = true;
+                    return Some(Err(error));
+                }
+            }
+        }
+    }
+}
+
+/// How many devices [`seed_devices`] inserts in one transaction.
+pub const SEED_BATCH: usize = 10_000;
+
+/// Inserts `devices` (of `of` in all) in transactions of [`SEED_BATCH`],
+/// reusing one prepared statement, and calls `inserted` with the count
+/// inserted so far after every commit: for seeding a large database
+/// without holding its devices, which are taken from the iterator one at
+/// a time and dropped once written.
+///
+/// Unlike [`create_devices`] this is not all-or-none: a failing device
+/// rolls back its own batch only, and the batches before it stay written.
+/// Its error names its position among all `of`.
+pub fn seed_devices(
+    conn: &mut Connection,
+    devices: impl IntoIterator<Item = NewDevice>,
+    of: usize,
+    mut inserted: impl FnMut(usize),
+) -> Result<usize, InventoryError> {
+    let sites = site_slugs(conn)?;
+    // The unique indexes on random keys (ids, names) touch pages all over
+    // their B-trees; a larger page cache than SQLite's 2 MB default keeps
+    // them from being reread from the file on every insert. Restored after.
+    let cache_size: i64 = conn.query_row("PRAGMA cache_size", [], |row| row.get(0))?;
+    conn.execute_batch(&format!("PRAGMA cache_size = -{SEED_CACHE_KIB}"))?;
+    let seeded = seed_batches(conn, &sites, devices, of, &mut inserted);
+    conn.execute_batch(&format!("PRAGMA cache_size = {cache_size}"))?;
+    seeded
+}
+
+/// The page cache [`seed_devices`] gives SQLite, in KiB.
+const SEED_CACHE_KIB: i64 = 32 << 10;
+
+fn seed_batches(
+    conn: &mut Connection,
+    sites: &HashSet<String>,
+    devices: impl IntoIterator<Item = NewDevice>,
+    of: usize,
+    inserted: &mut impl FnMut(usize),
+) -> Result<usize, InventoryError> {
+    let mut devices = devices.into_iter().enumerate().peekable();
+    let mut done = 0;
+    while devices.peek().is_some() {
+        let tx = conn.transaction()?;
+        let now = now_rfc3339();
+        for (index, device) in devices.by_ref().take(SEED_BATCH) {
+            let name = device.name.clone();
+            insert_device(&tx, sites, device, &now).map_err(|error| InventoryError::InBatch {
+                position: index + 1,
+                of,
+                name,
+                source: Box::new(error),
+            })?;
+            done += 1;
+        }
+        tx.commit()?;
+        inserted(done);
+    }
+    Ok(done)
 }
 
 /// How many devices there are.

@@ -142,62 +142,73 @@ const OWNERS: [&str; 3] = ["netops", "secops", "platform"];
 /// assert!(devices[0].name.ends_with("-0001")); // `{site}-{role}-0001`
 /// ```
 pub fn new_devices(count: usize, seed: u64) -> Vec<NewDevice> {
+    devices(count, seed).collect()
+}
+
+/// The devices of [`new_devices`], made one at a time as they are taken:
+/// for seeding a million of them without holding them all.
+///
+/// ```
+/// use inventory::fixture;
+///
+/// let first: Vec<_> = fixture::devices(1_000_000, 1).take(60).collect();
+/// assert_eq!(first, fixture::new_devices(60, 1));
+/// ```
+pub fn devices(count: usize, seed: u64) -> impl ExactSizeIterator<Item = NewDevice> + Send {
     let sites = new_sites();
     let mut rng = SplitMix64(seed);
-    (0..count)
-        .map(|i| {
-            let site = &sites[rng.below(sites.len())];
-            let role = &ROLES[rng.below(ROLES.len())];
-            let row = b"ABCDEF"[rng.below(6)] as char;
-            let change = format!("CHG{:07}", 40_000 + rng.below(60_000));
-            let comments = COMMENTS[rng.below(COMMENTS.len())].replace("{chg}", &change);
-            let status = match rng.below(10) {
-                0 => DeviceStatus::Planned,
-                1 => DeviceStatus::Staged,
-                _ => DeviceStatus::Active,
-            };
-            let mut custom_fields = BTreeMap::new();
-            custom_fields.insert("owner".to_owned(), json!(OWNERS[rng.below(OWNERS.len())]));
-            custom_fields.insert("mgmt_vlan".to_owned(), json!(100 + rng.below(20)));
-            custom_fields.insert(
-                "contract_id".to_owned(),
-                json!(format!("SVC-2025-{:05}", rng.below(100_000))),
-            );
-            custom_fields.insert(
-                "commissioned".to_owned(),
-                json!(format!(
-                    "2025-{:02}-{:02}",
-                    1 + rng.below(12),
-                    1 + rng.below(28)
-                )),
-            );
-            custom_fields.insert(
-                "support_tier".to_owned(),
-                json!(["gold", "silver", "bronze"][rng.below(3)]),
-            );
-            NewDevice {
-                name: format!("{}-{}-{:04}", site.slug, role.name, i + 1),
-                site_slug: site.slug.clone(),
-                role: role.name.to_owned(),
-                device_type: role.device_type.to_owned(),
-                platform: Some(role.platform.to_owned()),
-                serial: format!("{}{:08}", role.serial_prefix, rng.below(100_000_000)),
-                asset_tag: Some(format!("AT-{:04}-{:05}", seed % 10_000, i + 1)),
-                status,
-                rack: Some(format!("{row}{:02}", 1 + rng.below(24))),
-                position: Some(1 + rng.below(40) as u16),
-                face: Some("front".to_owned()),
-                airflow: Some(role.airflow.to_owned()),
-                comments,
-                tags: vec![
-                    "prod".to_owned(),
-                    role.name.to_owned(),
-                    format!("row-{}", row.to_ascii_lowercase()),
-                ],
-                custom_fields,
-            }
-        })
-        .collect()
+    (0..count).map(move |i| {
+        let site = &sites[rng.below(sites.len())];
+        let role = &ROLES[rng.below(ROLES.len())];
+        let row = b"ABCDEF"[rng.below(6)] as char;
+        let change = format!("CHG{:07}", 40_000 + rng.below(60_000));
+        let comments = COMMENTS[rng.below(COMMENTS.len())].replace("{chg}", &change);
+        let status = match rng.below(10) {
+            0 => DeviceStatus::Planned,
+            1 => DeviceStatus::Staged,
+            _ => DeviceStatus::Active,
+        };
+        let mut custom_fields = BTreeMap::new();
+        custom_fields.insert("owner".to_owned(), json!(OWNERS[rng.below(OWNERS.len())]));
+        custom_fields.insert("mgmt_vlan".to_owned(), json!(100 + rng.below(20)));
+        custom_fields.insert(
+            "contract_id".to_owned(),
+            json!(format!("SVC-2025-{:05}", rng.below(100_000))),
+        );
+        custom_fields.insert(
+            "commissioned".to_owned(),
+            json!(format!(
+                "2025-{:02}-{:02}",
+                1 + rng.below(12),
+                1 + rng.below(28)
+            )),
+        );
+        custom_fields.insert(
+            "support_tier".to_owned(),
+            json!(["gold", "silver", "bronze"][rng.below(3)]),
+        );
+        NewDevice {
+            name: format!("{}-{}-{:04}", site.slug, role.name, i + 1),
+            site_slug: site.slug.clone(),
+            role: role.name.to_owned(),
+            device_type: role.device_type.to_owned(),
+            platform: Some(role.platform.to_owned()),
+            serial: format!("{}{:08}", role.serial_prefix, rng.below(100_000_000)),
+            asset_tag: Some(format!("AT-{:04}-{:05}", seed % 10_000, i + 1)),
+            status,
+            rack: Some(format!("{row}{:02}", 1 + rng.below(24))),
+            position: Some(1 + rng.below(40) as u16),
+            face: Some("front".to_owned()),
+            airflow: Some(role.airflow.to_owned()),
+            comments,
+            tags: vec![
+                "prod".to_owned(),
+                role.name.to_owned(),
+                format!("row-{}", row.to_ascii_lowercase()),
+            ],
+            custom_fields,
+        }
+    })
 }
 
 /// SplitMix64: a tiny, well-mixed, seedable stream; not for secrets.

@@ -68,6 +68,28 @@ pub struct Cli {
     )]
     pub store_max_mb: Option<u64>,
 
+    /// Spill results too large for memory to files under PATH
+    ///
+    /// A result larger than a quarter of --store-max-mb (16 MB at the
+    /// default) is written to a directory of its own under PATH, removed
+    /// when the server stops, and its pages are read back from there.
+    /// [default: the system's temporary directory]. Bounds only --store
+    /// memory.
+    #[arg(long, value_name = "PATH", verbatim_doc_comment)]
+    pub spill_dir: Option<PathBuf>,
+
+    /// The most MB of spilled results kept on disk [default: 2048]
+    ///
+    /// A result that does not fit is answered with a summary and no
+    /// token. 0 turns spilling off. Bounds only --store memory.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(0..=1 << 30),
+        verbatim_doc_comment
+    )]
+    pub spill_max_mb: Option<u64>,
+
     /// How long a continuation token lives, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub token_ttl: Option<u64>,
@@ -151,6 +173,30 @@ pub struct Cli {
     /// summary, full result); clients validate answers against it.
     #[arg(long, verbatim_doc_comment)]
     pub output_schema: bool,
+}
+
+impl Cli {
+    /// Refuses the in-memory store's options beside `--store redis://…`,
+    /// with a sentence that says what to do instead.
+    pub fn check_store_options(&self) -> Result<(), String> {
+        if self.store == Store::Memory {
+            return Ok(());
+        }
+        if self.store_max_mb.is_some() {
+            return Err(
+                "--store-max-mb bounds the in-memory store; with --store redis://… \
+                        bound Redis with its own maxmemory setting instead"
+                    .to_owned(),
+            );
+        }
+        if self.spill_dir.is_some() || self.spill_max_mb.is_some() {
+            return Err("--spill-dir and --spill-max-mb say where and how much the \
+                        in-memory store spills to disk; with --store redis://… results are \
+                        kept in Redis, so leave them out"
+                .to_owned());
+        }
+        Ok(())
+    }
 }
 
 /// Where continuation results wait.
@@ -358,6 +404,65 @@ mod tests {
             assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
             assert!(error.to_string().contains("--store-max-mb"), "{error}");
         }
+    }
+
+    #[test]
+    fn the_spill_directory_and_cap_are_a_path_and_a_number_of_mb() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!((cli.spill_dir, cli.spill_max_mb), (None, None));
+        let cli = parse(&[
+            "--spill-dir",
+            "/var/tmp/inventory",
+            "--spill-max-mb",
+            "4096",
+        ])
+        .unwrap();
+        assert_eq!(cli.spill_dir, Some("/var/tmp/inventory".into()));
+        assert_eq!(cli.spill_max_mb, Some(4096));
+        // 0 turns spilling off.
+        let cli = parse(&["--spill-dir=spill", "--spill-max-mb=0"]).unwrap();
+        assert_eq!(cli.spill_dir, Some("spill".into()));
+        assert_eq!(cli.spill_max_mb, Some(0));
+        for bad in ["-1", "lots", "1.5", "2000000000"] {
+            let error = parse(&[&format!("--spill-max-mb={bad}")]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            assert!(error.to_string().contains("--spill-max-mb"), "{error}");
+        }
+        for option in ["--spill-dir", "--spill-max-mb"] {
+            let error = parse(&[option]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidValue, "{option}");
+        }
+        let help = parse(&["--help"]).unwrap_err().to_string();
+        assert!(help.contains("--spill-dir <PATH>"), "{help}");
+        assert!(help.contains("--spill-max-mb <N>"), "{help}");
+    }
+
+    #[test]
+    fn the_memory_store_options_are_refused_beside_redis() {
+        let memory = parse(&[
+            "--spill-dir",
+            "spill",
+            "--spill-max-mb",
+            "0",
+            "--store-max-mb",
+            "8",
+        ]);
+        assert_eq!(memory.unwrap().check_store_options(), Ok(()));
+        let redis = ["--store", "redis://127.0.0.1:6379"];
+        assert_eq!(parse(&redis).unwrap().check_store_options(), Ok(()));
+        for extra in [
+            &["--spill-dir", "spill"][..],
+            &["--spill-max-mb", "0"],
+            &["--spill-dir", "spill", "--spill-max-mb", "100"],
+        ] {
+            let cli = parse(&[&redis[..], extra].concat()).unwrap();
+            let error = cli.check_store_options().unwrap_err();
+            assert!(error.contains("--spill-dir and --spill-max-mb"), "{error}");
+            assert!(error.contains("kept in Redis"), "{error}");
+        }
+        let cli = parse(&[&redis[..], &["--store-max-mb", "8"]].concat()).unwrap();
+        let error = cli.check_store_options().unwrap_err();
+        assert!(error.contains("maxmemory"), "{error}");
     }
 
     #[test]

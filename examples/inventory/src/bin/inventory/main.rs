@@ -18,9 +18,10 @@ mod cli;
 
 use std::process::ExitCode;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use inventory::db::{self, Db};
 use inventory::fixture;
 use mcp_light::auth::{Auth, OAuthResource};
@@ -56,12 +57,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         None => format!("cannot open an in-memory database: {e}"),
     })?;
     if let Some(count) = cli.seed {
-        db.run_now(|conn| {
-            db::ensure_sites(conn, fixture::new_sites())?;
-            db::create_devices(conn, fixture::new_devices(count, 1))
-        })
-        .map_err(|e| format!("cannot seed the database: {e}"))?;
-        eprintln!("inventory: seeded the 4 fixture sites and {count} devices");
+        seed(&db, count)?;
     }
     let devices = db
         .run_now(db::count_devices)
@@ -106,13 +102,51 @@ async fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// Creates the fixture sites and `count` fixture devices, generated as they
+/// are inserted ([`db::SEED_BATCH`] a transaction), so a million of them
+/// take no more memory than a few; a progress bar on stderr shows how far
+/// it is when stderr is a terminal.
+fn seed(db: &Db, count: usize) -> Result<(), String> {
+    let started = Instant::now();
+    // ProgressDrawTarget::stderr() draws nothing unless stderr is a
+    // terminal, so a log or a pipe gets only the line below.
+    let bar = ProgressBar::with_draw_target(Some(count as u64), ProgressDrawTarget::stderr())
+        .with_style(
+        ProgressStyle::with_template(
+            "inventory: seeding {bar:40} {human_pos}/{human_len} devices, {per_sec}, {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    let seeded = db.run_now(|conn| {
+        db::ensure_sites(conn, fixture::new_sites())?;
+        db::seed_devices(conn, fixture::devices(count, 1), count, |done| {
+            bar.set_position(done as u64);
+        })
+    });
+    bar.finish_and_clear();
+    seeded.map_err(|e| format!("cannot seed the database: {e}"))?;
+    eprintln!(
+        "inventory: seeded the 4 fixture sites and {count} devices in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// `server` keeping continuation results where `--store` says, for
 /// `--token-ttl`, at most `--store-max-mb` of them in memory.
 async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
+    cli.check_store_options()?;
     let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
     match &cli.store {
         Store::Memory => {
             let mut config = MemoryStoreConfig::new().with_ttl(ttl);
+            if let Some(dir) = &cli.spill_dir {
+                config = config.with_disk_dir(dir.clone());
+            }
+            if let Some(mb) = cli.spill_max_mb {
+                // At most 1 << 30 MB (the parser's bound): no overflow.
+                config = config.with_max_disk_bytes(mb << 20);
+            }
             if let Some(mb) = cli.store_max_mb {
                 // At most 1 << 20 MB (the parser's bound): no overflow.
                 let bytes = usize::try_from(mb << 20).map_err(|_| {
@@ -124,11 +158,6 @@ async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
             }
             Ok(server.with_store(MemoryStore::new(config)))
         }
-        Store::Redis(_) if cli.store_max_mb.is_some() => Err(
-            "--store-max-mb bounds the in-memory store; with --store redis://… bound Redis \
-             with its own maxmemory setting instead"
-                .to_owned(),
-        ),
         Store::Redis(url) => {
             let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
                 .map_err(|e| format!("--store: {e}"))?;
