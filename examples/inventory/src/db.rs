@@ -981,6 +981,51 @@ mod tests {
     }
 
     #[test]
+    fn device_rows_page_through_every_match_in_order_like_list_devices() {
+        use crate::fixture;
+        let db = Db::open(None).unwrap();
+        let count = 2 * ROWS_PER_LOCK + 7;
+        let mut reports = Vec::new();
+        let seeded = db
+            .run_now(|conn| {
+                ensure_sites(conn, fixture::new_sites())?;
+                seed_devices(conn, fixture::devices(count, 1), count, |done| {
+                    reports.push(done)
+                })
+            })
+            .unwrap();
+        assert_eq!((seeded, reports), (count, vec![count]));
+        for filter in [
+            DeviceFilter::default(),
+            DeviceFilter {
+                site_slug: Some("fra2".into()),
+                ..DeviceFilter::default()
+            },
+            DeviceFilter {
+                role: Some("leaf".into()),
+                status: Some(DeviceStatus::Active),
+                ..DeviceFilter::default()
+            },
+            DeviceFilter {
+                site_slug: Some("nowhere".into()),
+                ..DeviceFilter::default()
+            },
+        ] {
+            let listed = db.run_now(|conn| list_devices(conn, &filter)).unwrap();
+            let rows: Vec<Device> = DeviceRows::new(db.clone(), filter.clone())
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(rows, listed, "{filter:?}");
+        }
+        // A second seed of the same devices is refused at the first one.
+        let error = db
+            .run_now(|conn| seed_devices(conn, fixture::devices(3, 1), 3, |_| {}))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("device 1 of 3 in the batch"), "{error}");
+    }
+
+    #[test]
     fn formats_rfc3339() {
         assert_eq!(rfc3339(0, 0), "1970-01-01T00:00:00.000000Z");
         // 2000-02-29 (a leap day in a century leap year) 23:59:59.

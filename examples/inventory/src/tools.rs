@@ -34,8 +34,8 @@ pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolErro
 // wait a page's read, not the whole list's. An iterator, rather than
 // `ItemStream::blocking` over one statement: the framework encodes an
 // iterator's items on the thread that reads them, with no channel between
-// (at a million rows the two channel hops of a stream cost more than the
-// read itself).
+// (at a million rows the probe took 11.3–11.8 s through
+// `ItemStream::blocking`'s two channel hops, 8.7–9.7 s this way).
 #[mcp_heavy(resource = "device", action = "list")]
 pub async fn device_list(
     ctx: &Context,

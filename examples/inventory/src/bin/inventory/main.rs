@@ -52,6 +52,8 @@ fn main() -> ExitCode {
 /// Opens (and seeds) the database, then serves until the client leaves or,
 /// over HTTP, until ctrl-c.
 async fn run(cli: Cli) -> Result<(), String> {
+    // Before a seed that may take a while.
+    cli.check_store_options()?;
     let db = Db::open(cli.db.as_deref()).map_err(|e| match &cli.db {
         Some(path) => format!("cannot open the database {}: {e}", path.display()),
         None => format!("cannot open an in-memory database: {e}"),
@@ -113,7 +115,7 @@ fn seed(db: &Db, count: usize) -> Result<(), String> {
     let bar = ProgressBar::with_draw_target(Some(count as u64), ProgressDrawTarget::stderr())
         .with_style(
         ProgressStyle::with_template(
-            "inventory: seeding {bar:40} {human_pos}/{human_len} devices, {per_sec}, {eta} left",
+            "inventory: seeding {bar:30} {human_pos}/{human_len} devices, {elapsed}, {eta} left",
         )
         .expect("a valid template"),
     );
@@ -124,7 +126,14 @@ fn seed(db: &Db, count: usize) -> Result<(), String> {
         })
     });
     bar.finish_and_clear();
-    seeded.map_err(|e| format!("cannot seed the database: {e}"))?;
+    seeded.map_err(|e| match bar.position() {
+        0 => format!("cannot seed the database: {e}"),
+        // Batches commit one by one: the ones before the failure stay.
+        done => format!(
+            "cannot seed the database: {e} (in this batch; the {done} devices of the \
+             batches before it are written)"
+        ),
+    })?;
     eprintln!(
         "inventory: seeded the 4 fixture sites and {count} devices in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -135,7 +144,6 @@ fn seed(db: &Db, count: usize) -> Result<(), String> {
 /// `server` keeping continuation results where `--store` says, for
 /// `--token-ttl`, at most `--store-max-mb` of them in memory.
 async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
-    cli.check_store_options()?;
     let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
     match &cli.store {
         Store::Memory => {
