@@ -19,6 +19,7 @@
 //! compiler picks the way by the returned type; a stream or an iterator
 //! anywhere but `#[mcp_heavy]` is a compile error that says so.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -32,8 +33,12 @@ use crate::invoke::Responder;
 use crate::keep;
 use crate::output::ToolResult;
 
-/// How many items wait between a blocking producer and the read.
-const QUEUED_ITEMS: usize = 256;
+/// How many batches of items wait between a blocking producer and the
+/// read.
+const QUEUED_BATCHES: usize = 4;
+
+/// The longest an item waits in a producer's batch before it is sent.
+const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// A stream of a heavy tool's items, `Result<T, ToolError>` each: a type
 /// to name in a signature where `impl Stream` will not do.
@@ -97,12 +102,14 @@ impl<T: Send + 'static> ItemStream<T> {
     where
         F: FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send + 'static,
     {
-        let (sender, items) = mpsc::channel(QUEUED_ITEMS);
+        let (sender, items) = mpsc::channel(QUEUED_BATCHES);
         ItemStream {
             inner: Box::pin(Blocking {
                 produce: Some(Box::new(produce)),
-                sender: Some(ItemSender { sender }),
+                sender: Some(ItemSender::new(sender)),
                 items,
+                batch: Vec::new().into_iter(),
+                producer: None,
             }),
         }
     }
@@ -122,13 +129,22 @@ impl<T> std::fmt::Debug for ItemStream<T> {
     }
 }
 
-/// Where [`ItemStream::blocking`]'s producer sends its items.
-#[derive(Debug)]
+/// Where [`ItemStream::blocking`]'s producer sends its items. Items go
+/// in batches (of 256, or what gathered in 50 ms), so that sending one
+/// costs a push, not a channel operation.
 pub struct ItemSender<T> {
-    sender: mpsc::Sender<Result<T, ToolError>>,
+    sender: mpsc::Sender<Vec<Result<T, ToolError>>>,
+    batch: std::cell::RefCell<(Vec<Result<T, ToolError>>, Option<std::time::Instant>)>,
 }
 
 impl<T> ItemSender<T> {
+    fn new(sender: mpsc::Sender<Vec<Result<T, ToolError>>>) -> Self {
+        ItemSender {
+            sender,
+            batch: std::cell::RefCell::new((Vec::new(), None)),
+        }
+    }
+
     /// Sends the next item, waiting while the read is behind. Fails once
     /// the call is over: stop producing then.
     ///
@@ -137,7 +153,39 @@ impl<T> ItemSender<T> {
     /// When called on an async worker: it blocks. Call it from the
     /// producer, which runs on the blocking pool.
     pub fn send(&self, item: T) -> Result<(), CallOver> {
-        self.sender.blocking_send(Ok(item)).map_err(|_| CallOver)
+        let full = {
+            let mut batch = self.batch.borrow_mut();
+            let (items, since) = &mut *batch;
+            items.push(Ok(item));
+            let since = *since.get_or_insert_with(std::time::Instant::now);
+            items.len() >= crate::keep::BATCH || since.elapsed() >= BATCH_WAIT
+        };
+        if full { self.flush() } else { Ok(()) }
+    }
+
+    /// Sends what is gathered.
+    fn flush(&self) -> Result<(), CallOver> {
+        let items = {
+            let mut batch = self.batch.borrow_mut();
+            batch.1 = None;
+            std::mem::take(&mut batch.0)
+        };
+        if items.is_empty() {
+            return Ok(());
+        }
+        self.sender.blocking_send(items).map_err(|_| CallOver)
+    }
+
+    /// Sends what is gathered and then `error`, the stream's last item.
+    fn fail(&self, error: ToolError) {
+        self.batch.borrow_mut().0.push(Err(error));
+        let _ = self.flush();
+    }
+}
+
+impl<T> std::fmt::Debug for ItemSender<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ItemSender").finish_non_exhaustive()
     }
 }
 
@@ -153,7 +201,11 @@ type Producer<T> = Box<dyn FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Sen
 struct Blocking<T> {
     produce: Option<Producer<T>>,
     sender: Option<ItemSender<T>>,
-    items: mpsc::Receiver<Result<T, ToolError>>,
+    items: mpsc::Receiver<Vec<Result<T, ToolError>>>,
+    /// The batch being handed out.
+    batch: std::vec::IntoIter<Result<T, ToolError>>,
+    /// The producer's task, asked how it ended once it sends no more.
+    producer: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl<T: Send + 'static> Stream for Blocking<T> {
@@ -162,17 +214,38 @@ impl<T: Send + 'static> Stream for Blocking<T> {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let (Some(produce), Some(sender)) = (self.produce.take(), self.sender.take()) {
             let run = move || {
-                if let Err(error) = produce(&sender) {
+                let ended = produce(&sender).and_then(|()| sender.flush().map_err(ToolError::from));
+                if let Err(error) = ended {
                     // The stream's last item; nobody may be reading.
-                    let _ = sender.sender.blocking_send(Err(error));
+                    sender.fail(error);
                 }
             };
             match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => drop(runtime.spawn_blocking(run)),
+                Ok(runtime) => self.producer = Some(runtime.spawn_blocking(run)),
                 Err(_) => drop(std::thread::spawn(run)),
             }
         }
-        self.items.poll_recv(cx)
+        loop {
+            if let Some(item) = self.batch.next() {
+                return Poll::Ready(Some(item));
+            }
+            match self.items.poll_recv(cx) {
+                Poll::Ready(Some(batch)) => self.batch = batch.into_iter(),
+                Poll::Ready(None) => break,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        // No more items: a producer that panicked must not pass for the end
+        // of the list.
+        let Some(producer) = self.producer.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let ended = std::task::ready!(Pin::new(producer).poll(cx));
+        self.producer = None;
+        Poll::Ready(match ended {
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            _ => None,
+        })
     }
 }
 

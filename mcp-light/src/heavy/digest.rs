@@ -142,9 +142,19 @@ impl ListDigest {
         }
     }
 
-    /// Counts the next item.
-    pub(crate) fn add(&mut self, item: &Value) {
+    /// Counts the next item, through its `Serialize` impl.
+    pub(crate) fn add<T: serde::Serialize + ?Sized>(&mut self, item: &T) {
         self.summary.add(item);
+    }
+
+    /// Whether the preview still takes items ([`ListDigest::preview`]):
+    /// only the first few, until one does not fit.
+    pub(crate) fn wants_preview(&self) -> bool {
+        self.preview.wants_more()
+    }
+
+    /// Offers the next item, as a value, to the preview.
+    pub(crate) fn preview(&mut self, item: &Value) {
         self.preview.offer(item);
     }
 

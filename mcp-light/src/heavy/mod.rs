@@ -42,6 +42,7 @@
 mod digest;
 mod filter;
 mod negotiation;
+mod observe;
 mod page;
 mod preview;
 mod probe;

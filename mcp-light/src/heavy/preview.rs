@@ -175,6 +175,11 @@ impl ListPreview {
         }
     }
 
+    /// Whether it still takes items.
+    pub(crate) fn wants_more(&self) -> bool {
+        self.cut.is_none()
+    }
+
     /// Offers the next item of the list.
     pub(crate) fn offer(&mut self, item: &Value) {
         if self.cut.is_some() {

@@ -111,39 +111,56 @@ pub(crate) struct ListSummary {
 }
 
 impl ListSummary {
-    /// Counts one more item.
-    pub(crate) fn add(&mut self, item: &Value) {
+    /// Counts one more item, read through its `Serialize` impl (a
+    /// [`Value`] or the tool's own type alike), so nothing is built to
+    /// count it.
+    pub(crate) fn add<T: serde::Serialize + ?Sized>(&mut self, item: &T) {
         self.count += 1;
-        let Value::Object(map) = item else {
-            self.scalars.add(item);
-            return;
-        };
+        // An item that fails to serialize is refused before it is counted.
+        let _ = item.serialize(super::observe::Item { list: self });
+    }
+
+    /// The item being counted is an object.
+    pub(super) fn begin_object(&mut self) {
         self.objects += 1;
-        if self.first_keys.is_empty() {
-            self.first_keys = map.keys().take(10).cloned().collect();
+    }
+
+    /// The stats of field `key`, the `position`-th of the current object;
+    /// `None` for a field past [`MAX_FIELDS`], whose name alone is kept.
+    pub(super) fn field(&mut self, position: usize, key: &str) -> Option<&mut Stats> {
+        if self.objects == 1 && self.first_keys.len() < 10 {
+            self.first_keys.push(key.to_owned());
         }
-        for (key, field) in map {
-            let index = match self.slot.get(key.as_str()) {
+        // Objects of one type list their fields in one order: the field at
+        // this position is usually the one found there before.
+        let index = match self.fields.get(position) {
+            Some((name, _)) if name == key => position,
+            _ => match self.slot.get(key) {
                 Some(&index) => index,
                 None if self.fields.len() < MAX_FIELDS => {
-                    self.slot.insert(key.clone(), self.fields.len());
-                    self.fields.push((key.clone(), Stats::default()));
+                    self.slot.insert(key.to_owned(), self.fields.len());
+                    self.fields.push((key.to_owned(), Stats::default()));
                     self.fields.len() - 1
                 }
                 None => {
-                    if !self.other_slot.contains(key.as_str()) {
+                    if !self.other_slot.contains(key) {
                         if self.other_fields.len() < MAX_FIELD_NAMES {
-                            self.other_slot.insert(key.clone());
-                            self.other_fields.push(key.clone());
+                            self.other_slot.insert(key.to_owned());
+                            self.other_fields.push(key.to_owned());
                         } else {
                             self.names_capped = true;
                         }
                     }
-                    continue;
+                    return None;
                 }
-            };
-            self.fields[index].1.add(field);
-        }
+            },
+        };
+        Some(&mut self.fields[index].1)
+    }
+
+    /// The stats of the items that are not objects.
+    pub(super) fn scalars(&mut self) -> &mut Stats {
+        &mut self.scalars
     }
 
     /// How many items were counted.
@@ -227,7 +244,7 @@ const TYPE_NAMES: [(u8, &str); 5] = [
 /// What one field holds across the items of a list, in bounded memory:
 /// strings are kept cut, at most [`MAX_TRACKED_VALUES`] of them.
 #[derive(Debug, Default, Clone)]
-struct Stats {
+pub(super) struct Stats {
     /// Items that have the field, null or not.
     seen: usize,
     nulls: usize,
@@ -248,51 +265,68 @@ struct Stats {
 }
 
 impl Stats {
-    fn add(&mut self, value: &Value) {
+    pub(super) fn null(&mut self) {
         self.seen += 1;
-        match value {
-            Value::Null => self.nulls += 1,
-            Value::String(text) => {
-                self.types |= STRING;
-                self.count_value(text);
-            }
-            Value::Bool(flag) => {
-                self.types |= BOOL;
-                self.count_value(if *flag { "true" } else { "false" });
-            }
-            Value::Number(number) => {
-                self.types |= NUMBER;
-                let below = |bound: &Number| as_f64(number) < as_f64(bound);
-                let above = |bound: &Number| as_f64(number) > as_f64(bound);
-                if self.min.as_ref().is_none_or(below) {
-                    self.min = Some(number.clone());
-                }
-                if self.max.as_ref().is_none_or(above) {
-                    self.max = Some(number.clone());
-                }
-            }
-            Value::Array(items) => {
-                self.types |= LIST;
-                let (low, high) = self.lengths.unwrap_or((items.len(), items.len()));
-                self.lengths = Some((low.min(items.len()), high.max(items.len())));
-                // A list of tags counts like a field: devices per tag.
-                for text in items.iter().filter_map(Value::as_str) {
-                    self.count_value(text);
-                }
-            }
-            Value::Object(map) => {
-                self.types |= OBJECT;
-                for key in map.keys() {
-                    if self.keys.iter().any(|known| known == key) || self.other_keys.contains(key) {
-                        continue;
-                    }
-                    if self.keys.len() < MAX_FIELDS {
-                        self.keys.push(key.clone());
-                    } else if self.other_keys.len() < MAX_FIELD_NAMES {
-                        self.other_keys.insert(key.clone());
-                    }
-                }
-            }
+        self.nulls += 1;
+    }
+
+    pub(super) fn string(&mut self, text: &str) {
+        self.seen += 1;
+        self.types |= STRING;
+        self.count_value(text);
+    }
+
+    pub(super) fn boolean(&mut self, flag: bool) {
+        self.seen += 1;
+        self.types |= BOOL;
+        self.count_value(if flag { "true" } else { "false" });
+    }
+
+    pub(super) fn number(&mut self, number: Number) {
+        self.seen += 1;
+        self.types |= NUMBER;
+        let below = |bound: &Number| as_f64(&number) < as_f64(bound);
+        let above = |bound: &Number| as_f64(&number) > as_f64(bound);
+        if self.min.as_ref().is_none_or(below) {
+            self.min = Some(number.clone());
+        }
+        if self.max.as_ref().is_none_or(above) {
+            self.max = Some(number);
+        }
+    }
+
+    /// A list begins; its strings follow ([`Stats::list_string`]), then its
+    /// length ([`Stats::list_length`]).
+    pub(super) fn list(&mut self) {
+        self.seen += 1;
+        self.types |= LIST;
+    }
+
+    /// A string item of a list: a list of tags counts like a field, devices
+    /// per tag.
+    pub(super) fn list_string(&mut self, text: &str) {
+        self.count_value(text);
+    }
+
+    pub(super) fn list_length(&mut self, length: usize) {
+        let (low, high) = self.lengths.unwrap_or((length, length));
+        self.lengths = Some((low.min(length), high.max(length)));
+    }
+
+    /// An object begins; its keys follow ([`Stats::object_key`]).
+    pub(super) fn object(&mut self) {
+        self.seen += 1;
+        self.types |= OBJECT;
+    }
+
+    pub(super) fn object_key(&mut self, key: &str) {
+        if self.keys.iter().any(|known| known == key) || self.other_keys.contains(key) {
+            return;
+        }
+        if self.keys.len() < MAX_FIELDS {
+            self.keys.push(key.to_owned());
+        } else if self.other_keys.len() < MAX_FIELD_NAMES {
+            self.other_keys.insert(key.to_owned());
         }
     }
 

@@ -108,9 +108,10 @@ impl<'o> Encoder<'o> {
         }
     }
 
-    /// The next item of the list.
+    /// The next item of the list: written as JSON and counted straight
+    /// from its `Serialize` impl; made a value only while the preview or
+    /// the small result still takes it (the first few kilobytes).
     pub(crate) fn item<T: Serialize + ?Sized>(&mut self, item: &T) -> Result<(), Failed> {
-        let value = serde_json::to_value(item).map_err(Failed::Unserializable)?;
         self.begin_list();
         let State::List {
             items,
@@ -120,18 +121,30 @@ impl<'o> Encoder<'o> {
         else {
             unreachable!("begin_list made it a list");
         };
+        let mark = self.chunk.len();
         if *items > 0 {
             self.chunk.push(b',');
         }
-        self.starts.push(self.flushed + self.chunk.len() as u64);
-        serde_json::to_writer(&mut self.chunk, &value).map_err(Failed::Unserializable)?;
+        let start = self.flushed + self.chunk.len() as u64;
+        if let Err(error) = serde_json::to_writer(&mut self.chunk, item) {
+            self.chunk.truncate(mark);
+            return Err(Failed::Unserializable(error));
+        }
+        self.starts.push(start);
         *items += 1;
-        digest.add(&value);
+        digest.add(item);
         let size = self.flushed as usize + self.chunk.len() + 1;
         if size > self.small_limit {
             *small = None;
-        } else if let Some(small) = small {
-            small.push(value);
+        }
+        if small.is_some() || digest.wants_preview() {
+            let value = serde_json::to_value(item).map_err(Failed::Unserializable)?;
+            if digest.wants_preview() {
+                digest.preview(&value);
+            }
+            if let Some(small) = small {
+                small.push(value);
+            }
         }
         if self.chunk.len() >= CHUNK_BYTES {
             self.flush()?;

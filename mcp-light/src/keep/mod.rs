@@ -31,8 +31,12 @@ use crate::usage::{Counts, UsageReport};
 
 pub(crate) use encoder::{Encoded, Encoder, Failed};
 
-/// How many items wait between a tool's stream and the encoder.
-const QUEUED_ITEMS: usize = 256;
+/// Items travel to the encoder in batches of this many, so that handing
+/// one over costs a channel operation per batch, not per item.
+pub(crate) const BATCH: usize = 256;
+
+/// How many batches wait between a tool's items and the encoder.
+const QUEUED_BATCHES: usize = 4;
 
 /// How many chunks wait between the encoder and the store.
 const QUEUED_CHUNKS: usize = 2;
@@ -40,48 +44,100 @@ const QUEUED_CHUNKS: usize = 2;
 /// The work the encoder thread does: feed the result to the encoder.
 pub(crate) type Job = Box<dyn FnOnce(&mut Encoder<'_>) -> Result<(), Failed> + Send>;
 
+/// A batch of a tool's items.
+type Batch<T> = Vec<Result<T, ToolError>>;
+
 /// A whole result as an encoder job: a sequence is taken item by item.
 pub(crate) fn whole_job<T: Serialize + Send + 'static>(result: T) -> Job {
     Box::new(move |encoder| encoder.whole(&result))
 }
 
-/// An iterator's items as an encoder job; the iterator runs on the
-/// blocking pool, where it may block.
+/// An iterator's items as an encoder job. The iterator runs on a thread of
+/// the blocking pool of its own (it may block: read a database, a file),
+/// beside the encoder's, so reading and encoding overlap on two cores.
 pub(crate) fn iter_job<I, T>(items: I) -> Job
 where
     I: Iterator<Item = Result<T, ToolError>> + Send + 'static,
-    T: Serialize,
+    T: Serialize + Send + 'static,
 {
     Box::new(move |encoder| {
-        encoder.begin_list();
-        for item in items {
-            encoder.item(&item.map_err(Failed::Tool)?)?;
+        let (batches, mut queue) = mpsc::channel::<Batch<T>>(QUEUED_BATCHES);
+        let produce = move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for item in items {
+                let failed = item.is_err();
+                batch.push(item);
+                if batch.len() == BATCH || failed {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    // The encoder stopped (a failure, a cancelled call).
+                    if batches.blocking_send(full).is_err() || failed {
+                        return;
+                    }
+                }
+            }
+            let _ = batches.blocking_send(batch);
+        };
+        let runtime = tokio::runtime::Handle::current();
+        let producer = runtime.spawn_blocking(produce);
+        encode_batches(encoder, &mut queue)?;
+        // The queue closed: the iterator ended, or panicked, which must not
+        // pass for the end of the list.
+        match runtime.block_on(producer) {
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            _ => Ok(()),
         }
-        Ok(())
     })
 }
 
+/// Encodes the batches `queue` receives until it closes.
+fn encode_batches<T: Serialize>(
+    encoder: &mut Encoder<'_>,
+    queue: &mut mpsc::Receiver<Batch<T>>,
+) -> Result<(), Failed> {
+    encoder.begin_list();
+    while let Some(batch) = queue.blocking_recv() {
+        for item in batch {
+            encoder.item(&item.map_err(Failed::Tool)?)?;
+        }
+    }
+    Ok(())
+}
+
 /// A stream's items: the encoder job that takes them from a queue, and the
-/// feeder that fills it from the stream on the async worker.
+/// feeder that fills it from the stream on the async worker, a batch of
+/// what the stream has ready at a time.
 pub(crate) fn stream_job<S, T>(stream: S) -> (Job, impl Future<Output = ()> + Send)
 where
     S: futures_core::Stream<Item = Result<T, ToolError>> + Send,
     T: Serialize + Send + 'static,
 {
-    let (items, mut queue) = mpsc::channel::<Result<T, ToolError>>(QUEUED_ITEMS);
-    let job: Job = Box::new(move |encoder| {
-        encoder.begin_list();
-        while let Some(item) = queue.blocking_recv() {
-            encoder.item(&item.map_err(Failed::Tool)?)?;
-        }
-        Ok(())
-    });
+    let (batches, mut queue) = mpsc::channel::<Batch<T>>(QUEUED_BATCHES);
+    let job: Job = Box::new(move |encoder| encode_batches(encoder, &mut queue));
     let feeder = async move {
         let mut stream = std::pin::pin!(stream);
-        while let Some(item) = next(stream.as_mut()).await {
-            let failed = item.is_err();
+        loop {
+            // Wait for one item, then take whatever else is ready.
+            let Some(first) = next(stream.as_mut()).await else {
+                return;
+            };
+            let mut failed = first.is_err();
+            let mut batch = vec![first];
+            let mut ended = false;
+            while batch.len() < BATCH && !failed {
+                match ready(stream.as_mut()).await {
+                    Ready::Item(item) => {
+                        failed = item.is_err();
+                        batch.push(item);
+                    }
+                    Ready::End => {
+                        ended = true;
+                        break;
+                    }
+                    Ready::Pending => break,
+                }
+            }
             // The encoder stopped (a failure, a cancelled call): stop too.
-            if items.send(item).await.is_err() || failed {
+            if batches.send(batch).await.is_err() || failed || ended {
                 return;
             }
         }
@@ -94,6 +150,27 @@ async fn next<S: futures_core::Stream + ?Sized>(
     mut stream: std::pin::Pin<&mut S>,
 ) -> Option<S::Item> {
     std::future::poll_fn(|cx| stream.as_mut().poll_next(cx)).await
+}
+
+/// What a stream has without waiting.
+enum Ready<T> {
+    Item(T),
+    End,
+    Pending,
+}
+
+/// The next item of `stream` if it is ready now.
+async fn ready<S: futures_core::Stream + ?Sized>(
+    mut stream: std::pin::Pin<&mut S>,
+) -> Ready<S::Item> {
+    std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(match stream.as_mut().poll_next(cx) {
+            std::task::Poll::Ready(Some(item)) => Ready::Item(item),
+            std::task::Poll::Ready(None) => Ready::End,
+            std::task::Poll::Pending => Ready::Pending,
+        })
+    })
+    .await
 }
 
 /// What a kept read is answered with, and by whom.
