@@ -28,14 +28,11 @@ pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolErro
 }
 
 /// List devices, optionally only those of one site, role or status.
-// The rows are read on the blocking pool a page at a time (`DeviceRows`) and
-// serialized one by one into the store, so a million devices never sit in
-// memory as a list; the connection's lock is taken once a page, so writers
-// wait a page's read, not the whole list's. An iterator, rather than
-// `ItemStream::blocking` over one statement: the framework encodes an
-// iterator's items on the thread that reads them, with no channel between
-// (at a million rows the probe took 11.3–11.8 s through
-// `ItemStream::blocking`'s two channel hops, 8.7–9.7 s this way).
+// The rows are read a page at a time (`DeviceRows`) on a thread of the
+// blocking pool, beside the one mcp-light serializes them on, and go into
+// the store one by one: a million devices never sit in memory as a list.
+// The connection's lock is taken once a page, so writers wait a page's
+// read, not the whole list's.
 #[mcp_heavy(resource = "device", action = "list")]
 pub async fn device_list(
     ctx: &Context,

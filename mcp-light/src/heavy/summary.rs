@@ -16,7 +16,6 @@
 //! counted per field (exactly, below that), at most [`MAX_FIELD_NAMES`]
 //! field names remembered.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Number, Value, json};
@@ -262,6 +261,8 @@ pub(super) struct Stats {
     /// [`MAX_FIELDS`]; and the others, at most [`MAX_FIELD_NAMES`].
     keys: Vec<String>,
     other_keys: HashSet<String>,
+    /// Where a long value is cut to be counted.
+    scratch: String,
 }
 
 impl Stats {
@@ -331,16 +332,22 @@ impl Stats {
     }
 
     /// Counts one occurrence of `text`, by its cut form; a value already
-    /// counted costs a lookup, no allocation.
+    /// counted costs a lookup, no allocation (a long one is cut into a
+    /// buffer kept for the purpose).
     fn count_value(&mut self, text: &str) {
         let key = match text.char_indices().nth(MAX_STRING_CHARS) {
-            None => Cow::Borrowed(text),
-            Some(_) => Cow::Owned(cut(text)),
+            None => text,
+            Some((at, _)) => {
+                self.scratch.clear();
+                self.scratch.push_str(&text[..at]);
+                self.scratch.push(ELLIPSIS);
+                &self.scratch
+            }
         };
-        if let Some(n) = self.values.get_mut(key.as_ref()) {
+        if let Some(n) = self.values.get_mut(key) {
             *n += 1;
         } else if self.values.len() < MAX_TRACKED_VALUES {
-            self.values.insert(key.into_owned(), 1);
+            self.values.insert(key.to_owned(), 1);
         } else {
             self.untracked += 1;
         }

@@ -556,6 +556,46 @@ async fn an_error_mid_stream_answers_the_tools_message_and_keeps_nothing() {
     }
 }
 
+/// Rows that panic at `panic_at`, read as an iterator.
+#[mcp_heavy]
+fn stream_panic_iter(n: usize, panic_at: usize) -> impl Iterator<Item = Value> + Send + 'static {
+    (0..n).map(move |i| {
+        assert!(i != panic_at, "row {i} broke the reader");
+        row(i, 200)
+    })
+}
+
+/// Rows that panic at `panic_at`, sent by a blocking producer.
+#[mcp_heavy]
+fn stream_panic_blocking(n: usize, panic_at: usize) -> ItemStream<Value> {
+    ItemStream::blocking(move |sender| {
+        for i in 0..n {
+            assert!(i != panic_at, "row {i} broke the producer");
+            sender.send(row(i, 200))?;
+        }
+        Ok(())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_producer_that_panics_mid_list_answers_an_error_not_a_shorter_list() {
+    for tool in ["stream_panic_iter", "stream_panic_blocking"] {
+        let store = Arc::new(MemoryStore::default());
+        let server = server_over(store.clone());
+        let result = call(&server, tool, json!({"n": 3_000, "panic_at": 1_234})).await;
+        let text = error_text(&result);
+        assert!(text.contains("row 1234 broke"), "{tool}: {text}");
+        assert_eq!(store.len(), 0, "{tool}: a truncated list was kept");
+        // The server goes on serving.
+        let ok = ok_json(&call(&server, tool, json!({"n": 3_000, "panic_at": 9_999})).await);
+        assert_eq!(
+            ok["total_size"].as_u64().map(|size| size > 600_000),
+            Some(true),
+            "{tool}: {ok}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_dropped_mid_stream_keeps_nothing_and_stops_the_producer() {
     let dir = TempDir::new("cancel");

@@ -73,6 +73,13 @@ impl<'a> MemoryWriter<'a> {
                 + (self.starts.len() + chunk.item_starts.len()) * OFFSET_BYTES;
             let limit = inner.memory_limit();
             if in_memory <= limit {
+                // Grown by doubling, but never past the limit: a body about
+                // to spill does not hold twice its size first.
+                let needed = self.body.len() + chunk.bytes.len();
+                if needed > self.body.capacity() {
+                    let grown = (self.body.capacity() * 2).clamp(needed, limit.max(needed));
+                    self.body.reserve_exact(grown - self.body.len());
+                }
                 self.body.extend_from_slice(&chunk.bytes);
                 self.starts.extend_from_slice(&chunk.item_starts);
                 return Ok(());
