@@ -835,3 +835,127 @@ async fn a_store_failing_mid_stream_answers_a_probe_without_token_with_exact_cou
     assert_eq!(store.dropped_uncommitted.load(Ordering::SeqCst), 1);
     assert_eq!(store.inner.len(), 0);
 }
+
+// ---------------------------------------------------------------------------
+// Streamed against whole: the same list, kept by the memory store (written
+// chunk by chunk, paged by range, summarized from the digest) and by a store
+// that keeps whole entries only (read back whole and served from the value),
+// answers every page, filter and summary alike.
+
+/// The items it is given, streamed.
+#[mcp_heavy]
+fn stream_given(items: Vec<Value>) -> ItemStream<Value> {
+    ItemStream::iter(items)
+}
+
+/// Keeps whole entries only, without their digests: every redemption is
+/// served from the whole value.
+#[derive(Default)]
+struct WholeOnly(std::sync::Mutex<std::collections::HashMap<Token, Entry>>);
+
+impl ContinuationStore for WholeOnly {
+    fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
+        let entry = entry.with_digest(None);
+        self.0.lock().unwrap().insert(token.clone(), entry);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn get<'a>(&'a self, token: &'a Token) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+        let entry = self.0.lock().unwrap().get(token).cloned();
+        Box::pin(async move { Ok(entry) })
+    }
+
+    fn ttl(&self) -> Duration {
+        Duration::from_secs(300)
+    }
+}
+
+fn any_item() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let field = prop_oneof![
+        Just(Value::Null),
+        any::<i32>().prop_map(Value::from),
+        prop::sample::select(vec!["ams1", "fra1", "lon1"]).prop_map(Value::from),
+        "[a-zé\"\\\\]{0,60}".prop_map(Value::from),
+        prop::collection::vec(prop::sample::select(vec!["prod", "edge", "lab"]), 0..4)
+            .prop_map(|tags| Value::from(tags)),
+    ];
+    let object = prop::collection::btree_map(
+        prop::sample::select(vec!["id", "site", "tags", "n", "note"]),
+        field.clone(),
+        0..5,
+    )
+    .prop_map(|map| {
+        Value::Object(
+            map.into_iter()
+                .map(|(key, value)| (key.to_owned(), value))
+                .collect(),
+        )
+    });
+    prop_oneof![8 => object, 1 => field]
+}
+
+#[test]
+fn a_streamed_list_pages_filters_and_summarizes_like_the_same_list_kept_whole() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestRunner};
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let streamed = server_over(Arc::new(MemoryStore::default()));
+    let whole = server_over(Arc::new(WholeOnly::default()));
+    let config = Config {
+        cases: 300,
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::XorShift,
+        rng_seed: RngSeed::Fixed(0x7374_7265_616d),
+        ..Config::default()
+    };
+    let strategy = (
+        prop::collection::vec(any_item(), 0..80),
+        1usize..12,
+        1usize..10,
+    );
+    let result = TestRunner::new(config).run(&strategy, |(items, page, page_size)| {
+        runtime.block_on(async {
+            let args = json!({"items": items});
+            let first = call(&streamed, "stream_given", args.clone()).await;
+            let other = call(&whole, "stream_given", args).await;
+            let (first, other) = (ok_json(&first), ok_json(&other));
+            let (Some(a), Some(b)) = (
+                first.get("continuation_token").cloned(),
+                other.get("continuation_token").cloned(),
+            ) else {
+                // Small enough to answer itself: the same list both ways.
+                prop_assert_eq!(&first, &other);
+                prop_assert_eq!(&first, &Value::from(items.clone()));
+                return Ok(());
+            };
+            prop_assert_eq!(&first["total_size"], &other["total_size"]);
+            prop_assert_eq!(&first["preview"], &other["preview"]);
+            let asks = [
+                json!({"page": page, "page_size": page_size}),
+                json!({"mode": "summary"}),
+                json!({"mode": "filtered", "filter_keys": ["site", "n"], "page": page, "page_size": page_size}),
+                json!({"mode": "filtered", "filter_keys": ["nowhere"]}),
+                json!({"mode": "full"}),
+            ];
+            for ask in asks {
+                let mut from_streamed = ask.clone();
+                from_streamed["continuation_token"] = a.clone();
+                let mut from_whole = ask.clone();
+                from_whole["continuation_token"] = b.clone();
+                let x = call(&streamed, "stream_given", from_streamed).await;
+                let y = call(&whole, "stream_given", from_whole).await;
+                prop_assert_eq!(x.is_error, y.is_error, "{}", ask);
+                prop_assert_eq!(&x.content[0].as_text().unwrap().text, &y.content[0].as_text().unwrap().text, "{}", ask);
+            }
+            Ok(())
+        })
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
