@@ -133,15 +133,28 @@ impl<T> std::fmt::Debug for ItemStream<T> {
 /// in batches (of 256, or what gathered in 50 ms), so that sending one
 /// costs a push, not a channel operation.
 pub struct ItemSender<T> {
-    sender: mpsc::Sender<Vec<Result<T, ToolError>>>,
-    batch: std::cell::RefCell<(Vec<Result<T, ToolError>>, Option<std::time::Instant>)>,
+    sender: mpsc::Sender<Batch<T>>,
+    batch: std::cell::RefCell<Gathered<T>>,
+}
+
+/// Items sent together.
+type Batch<T> = Vec<Result<T, ToolError>>;
+
+/// The items gathered for the next batch, and since when.
+struct Gathered<T> {
+    items: Batch<T>,
+    since: Option<std::time::Instant>,
 }
 
 impl<T> ItemSender<T> {
-    fn new(sender: mpsc::Sender<Vec<Result<T, ToolError>>>) -> Self {
+    fn new(sender: mpsc::Sender<Batch<T>>) -> Self {
+        let gathered = Gathered {
+            items: Vec::new(),
+            since: None,
+        };
         ItemSender {
             sender,
-            batch: std::cell::RefCell::new((Vec::new(), None)),
+            batch: std::cell::RefCell::new(gathered),
         }
     }
 
@@ -155,10 +168,9 @@ impl<T> ItemSender<T> {
     pub fn send(&self, item: T) -> Result<(), CallOver> {
         let full = {
             let mut batch = self.batch.borrow_mut();
-            let (items, since) = &mut *batch;
-            items.push(Ok(item));
-            let since = *since.get_or_insert_with(std::time::Instant::now);
-            items.len() >= crate::keep::BATCH || since.elapsed() >= BATCH_WAIT
+            batch.items.push(Ok(item));
+            let since = *batch.since.get_or_insert_with(std::time::Instant::now);
+            batch.items.len() >= crate::keep::BATCH || since.elapsed() >= BATCH_WAIT
         };
         if full { self.flush() } else { Ok(()) }
     }
@@ -167,8 +179,8 @@ impl<T> ItemSender<T> {
     fn flush(&self) -> Result<(), CallOver> {
         let items = {
             let mut batch = self.batch.borrow_mut();
-            batch.1 = None;
-            std::mem::take(&mut batch.0)
+            batch.since = None;
+            std::mem::take(&mut batch.items)
         };
         if items.is_empty() {
             return Ok(());
@@ -178,7 +190,7 @@ impl<T> ItemSender<T> {
 
     /// Sends what is gathered and then `error`, the stream's last item.
     fn fail(&self, error: ToolError) {
-        self.batch.borrow_mut().0.push(Err(error));
+        self.batch.borrow_mut().items.push(Err(error));
         let _ = self.flush();
     }
 }
@@ -201,7 +213,7 @@ type Producer<T> = Box<dyn FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Sen
 struct Blocking<T> {
     produce: Option<Producer<T>>,
     sender: Option<ItemSender<T>>,
-    items: mpsc::Receiver<Vec<Result<T, ToolError>>>,
+    items: mpsc::Receiver<Batch<T>>,
     /// The batch being handed out.
     batch: std::vec::IntoIter<Result<T, ToolError>>,
     /// The producer's task, asked how it ended once it sends no more.

@@ -763,8 +763,12 @@ mod tests {
             name: format!("{}-{i}", "n".repeat(i % 50)),
             letter: char::from(b'a' + (i % 3) as u8),
             status,
-            maybe: (i % 2 == 0).then(|| format!("m{}", i % 5)),
-            nan: if i % 7 == 0 { f64::NAN } else { i as f64 },
+            maybe: i.is_multiple_of(2).then(|| format!("m{}", i % 5)),
+            nan: if i.is_multiple_of(7) {
+                f64::NAN
+            } else {
+                i as f64
+            },
             big: i128::from(i64::MIN) + i as i128,
             small: -(i as i8 % 100),
             tags: vec![Some("a".into()), None, Some(format!("t{}", i % 3))],
@@ -774,7 +778,7 @@ mod tests {
             nothing: (),
             unit: Unit,
             raw: vec![0; i % 5],
-            value: serde_json::json!({"nested": [i, "x"], "flag": i % 2 == 0}),
+            value: serde_json::json!({"nested": [i, "x"], "flag": i.is_multiple_of(2)}),
         }
     }
 

@@ -38,12 +38,12 @@ pub(super) const MAX_STRING_CHARS: usize = 40;
 
 /// The most distinct values counted for one field (1,000). Below it every
 /// count is exact; past it, values first seen after the limit are counted
-/// together (`untracked`), and `distinct` becomes `distinct_at_least`.
-/// Values are counted by their first [`MAX_STRING_CHARS`] characters.
+/// in `other`, and `distinct` becomes `distinct_at_least`.
+/// Values are counted by their first 40 characters.
 pub const MAX_TRACKED_VALUES: usize = 1_000;
 
 /// The most field names of a list's objects remembered (1,000), beyond the
-/// [`MAX_FIELDS`] described: `filtered` checks its keys against them.
+/// 30 described: `filtered` checks its keys against them.
 pub const MAX_FIELD_NAMES: usize = 1_000;
 
 /// `summary`: the type and size of `value`, and what its fields hold.

@@ -104,7 +104,7 @@ pub fn row(i: usize, width: usize) -> Value {
     json!({
         "id": i,
         "site": SITES[i % SITES.len()],
-        "status": if i % 5 == 0 { "planned" } else { "active" },
+        "status": if i.is_multiple_of(5) { "planned" } else { "active" },
         "pad": "x".repeat(width),
     })
 }
@@ -217,7 +217,7 @@ impl futures_core::Stream for Trickle {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
         self.polls += 1;
-        if self.polls % 7 == 0 {
+        if self.polls.is_multiple_of(7) {
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
@@ -878,7 +878,7 @@ fn any_item() -> impl proptest::strategy::Strategy<Value = Value> {
         prop::sample::select(vec!["ams1", "fra1", "lon1"]).prop_map(Value::from),
         "[a-zé\"\\\\]{0,60}".prop_map(Value::from),
         prop::collection::vec(prop::sample::select(vec!["prod", "edge", "lab"]), 0..4)
-            .prop_map(|tags| Value::from(tags)),
+            .prop_map(Value::from),
     ];
     let object = prop::collection::btree_map(
         prop::sample::select(vec!["id", "site", "tags", "n", "note"]),
