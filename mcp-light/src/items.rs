@@ -288,15 +288,16 @@ where
     note = "a heavy tool's stream yields `Result<T, E>` where `T: Serialize` and `E` converts into `ToolError`: map plain items with `.map(Ok::<_, ToolError>)`, or return an iterator of them"
 )]
 pub trait StreamItem: Send + 'static {
-    /// The item.
-    type Item: Serialize + Send + 'static;
+    /// The item; the tag that takes it asks it to be `Serialize`, where
+    /// the compiler's report of one that is not reads as a sentence.
+    type Item: Send + 'static;
     /// The item, or its error as a [`ToolError`].
     fn into_item(self) -> Result<Self::Item, ToolError>;
 }
 
 impl<T, E> StreamItem for Result<T, E>
 where
-    T: ToolResult + Send + 'static,
+    T: Send + 'static,
     E: IntoToolError + Send + 'static,
 {
     type Item = T;
@@ -379,6 +380,7 @@ pub mod heavy_kind {
         where
             S: Stream + Send + 'static,
             S::Item: StreamItem,
+            <S::Item as StreamItem>::Item: ToolResult,
         {
             let stream = match out {
                 Ok(stream) => stream,
@@ -403,6 +405,7 @@ pub mod heavy_kind {
         where
             I: Iterator + Send + 'static,
             I::Item: StreamItem,
+            <I::Item as StreamItem>::Item: ToolResult,
         {
             match out {
                 Ok(items) => {
