@@ -430,18 +430,26 @@ impl Redemption<'_> {
     }
 
     /// `answer` with the usage report, the stored result's counts read from
-    /// its digest; only with a report is the digest read.
+    /// its digest, or counted from the whole result when it was kept
+    /// without one (a write's, put whole) and is small enough to read; only
+    /// with a report is any of this read.
     async fn reported_from_info(&self, answer: CallToolResult) -> Served {
-        if self.usage.is_none() {
+        let Some(usage) = self.usage else {
             return Ok(answer);
-        }
+        };
         let info = self.info().await?;
-        let full = info
+        let mut full = info
             .digest
             .as_deref()
             .and_then(Digest::from_bytes)
             .and_then(|digest| digest.usage)
             .map(|(cl100k, o200k)| Counts { cl100k, o200k });
+        if full.is_none() && info.size <= self.continuations.heavy().max_full_bytes as u64 {
+            full = self
+                .get()
+                .await?
+                .map(|entry| usage.count_stored(&entry.body));
+        }
         Ok(self.reported(answer, full))
     }
 }
