@@ -25,7 +25,6 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 use rmcp::model::CallToolResult;
-use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::error::{IntoToolError, ToolError};
