@@ -86,11 +86,8 @@ impl Clock for SystemClock {
 /// let clock = Arc::new(ManualClock::new());
 /// let store = MemoryStore::with_clock(MemoryStoreConfig::default(), clock.clone());
 /// let token = Token::mint().unwrap();
-/// let entry = Entry {
-///     owner: Owner { caller: "process".into(), tool: "device_list".into() },
-///     origin: Origin::Read,
-///     body: Arc::from(&b"[]"[..]),
-/// };
+/// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+/// let entry = Entry::new(owner, Origin::Read, &b"[]"[..]);
 /// store.put(&token, entry).await.unwrap();
 ///
 /// clock.advance(Duration::from_secs(300)); // the default TTL
