@@ -93,26 +93,18 @@ pub(crate) struct Digest {
 }
 
 impl Digest {
-    /// The digest of a whole `value`.
+    /// The digest of a value kept whole, whose `filtered` reads it whole,
+    /// so no field names are kept. A pageable list is digested item by item
+    /// as it is written ([`ListDigest`]).
     pub(crate) fn of(value: &Value, origin: Origin) -> Digest {
-        let shape = Shape::of(value, origin);
-        let mut digest = Digest {
+        Digest {
             summary: summarize(value, origin),
-            shape,
+            shape: Shape::of(value, origin),
             fields: Vec::new(),
             fields_capped: false,
             first_keys: Vec::new(),
             usage: None,
-        };
-        if let (Shape::List { .. }, Value::Array(items)) = (&digest.shape, value) {
-            let mut list = ListSummary::default();
-            for item in items {
-                list.add(item);
-            }
-            (digest.fields, digest.fields_capped) = list.field_names();
-            digest.first_keys = list.first_keys().to_vec();
         }
-        digest
     }
 
     /// The digest as the bytes a store keeps.
