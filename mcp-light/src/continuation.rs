@@ -256,10 +256,7 @@ impl Redemption<'_> {
         }
         let info = self.info().await?;
         let digest = info.digest.as_deref().and_then(Digest::from_bytes);
-        let full_counts = digest
-            .as_ref()
-            .and_then(|digest| digest.usage)
-            .map(|(cl100k, o200k)| Counts { cl100k, o200k });
+        let full_counts = digest.as_ref().and_then(Digest::full_counts);
         match (&negotiation.mode, &digest) {
             (Mode::Summary, Some(digest)) => {
                 return Ok(self.reported(full_result(digest.summary.clone()), full_counts));
@@ -409,12 +406,7 @@ impl Redemption<'_> {
         })
         .await;
         if let Some(usage) = self.usage.filter(|_| served.is_error != Some(true)) {
-            let full = entry
-                .digest
-                .as_deref()
-                .and_then(Digest::from_bytes)
-                .and_then(|digest| digest.usage)
-                .map(|(cl100k, o200k)| Counts { cl100k, o200k })
+            let full = Digest::counts_in(entry.digest.as_deref())
                 .unwrap_or_else(|| usage.count_stored(&entry.body));
             usage.attach(&mut served, full);
         }
@@ -438,12 +430,7 @@ impl Redemption<'_> {
             return Ok(answer);
         };
         let info = self.info().await?;
-        let mut full = info
-            .digest
-            .as_deref()
-            .and_then(Digest::from_bytes)
-            .and_then(|digest| digest.usage)
-            .map(|(cl100k, o200k)| Counts { cl100k, o200k });
+        let mut full = Digest::counts_in(info.digest.as_deref());
         if full.is_none() && info.size <= self.continuations.heavy().max_full_bytes as u64 {
             full = self
                 .get()

@@ -11,6 +11,7 @@ use super::preview::{ListPreview, fit_or_empty};
 use super::summary::{ListSummary, summarize};
 use super::{HeavyConfig, kind};
 use crate::store::Origin;
+use crate::usage::Counts;
 
 /// What a result is, as far as paging and filtering go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -105,6 +106,16 @@ impl Digest {
             first_keys: Vec::new(),
             usage: None,
         }
+    }
+
+    /// The full result's token counts, when they were kept.
+    pub(crate) fn full_counts(&self) -> Option<Counts> {
+        self.usage.map(|(cl100k, o200k)| Counts { cl100k, o200k })
+    }
+
+    /// The counts kept in the digest `bytes`, if there are both.
+    pub(crate) fn counts_in(bytes: Option<&[u8]>) -> Option<Counts> {
+        bytes.and_then(Digest::from_bytes)?.full_counts()
     }
 
     /// The digest as the bytes a store keeps.

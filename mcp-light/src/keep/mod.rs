@@ -27,7 +27,7 @@ use crate::error::ToolError;
 use crate::heavy;
 use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::token::Token;
-use crate::usage::{Counts, UsageReport};
+use crate::usage::UsageReport;
 
 pub(crate) use encoder::{Encoded, Encoder, Failed};
 
@@ -304,8 +304,8 @@ impl Keep<'_> {
 
     /// `answer` with the usage report, counting the full result.
     fn reported(&self, mut answer: CallToolResult, encoded: &Encoded) -> CallToolResult {
-        if let (Some(usage), Some((cl100k, o200k))) = (&self.usage, encoded.digest.usage) {
-            usage.attach(&mut answer, Counts { cl100k, o200k });
+        if let (Some(usage), Some(full)) = (&self.usage, encoded.digest.full_counts()) {
+            usage.attach(&mut answer, full);
         }
         answer
     }
