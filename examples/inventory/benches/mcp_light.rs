@@ -523,7 +523,9 @@ fn store(c: &mut Criterion, rt: &Runtime) {
     }
 }
 
-/// The usage report's cost per call: the same call, report off and on.
+/// The usage report's cost per call: the same call, report off and on
+/// (`cargo bench -p inventory --features usage`).
+#[cfg(feature = "usage")]
 fn usage(c: &mut Criterion, rt: &Runtime) {
     let off = server();
     let on = server().with_usage_report(true);
@@ -801,6 +803,9 @@ fn print_summary(dir: &Path, since: SystemTime, memory: &[MemoryRow]) {
     }
 
     println!("\n## The usage report's cost per call (this run)\n");
+    if !cfg!(feature = "usage") {
+        println!("Not built: `cargo bench -p inventory --features usage` measures it.\n");
+    }
     println!("| call | report on | report off | on / off |");
     println!("|---|---:|---:|---:|");
     for name in ["bulk_create_60_ids", "device_get", "redeem_page_256KB"] {
@@ -988,6 +993,7 @@ fn main() {
     store(&mut c, &rt);
     args_parse(&mut c);
     redeem_parts(&mut c);
+    #[cfg(feature = "usage")]
     usage(&mut c, &rt);
     c.final_summary();
     print_summary(&dir, since, &memory);

@@ -2,7 +2,7 @@
 //! N devices, driven over stdio by the official rmcp client.
 //!
 //! ```text
-//! cargo build --release -p inventory --bin inventory
+//! cargo build --release -p inventory --features redis --bin inventory
 //! cargo run --release -p inventory --example heavy_scale                      # 20,000 devices
 //! cargo run --release -p inventory --example heavy_scale -- --devices 1000000
 //! ```
@@ -139,7 +139,7 @@ fn inventory_binary() -> PathBuf {
         .join("inventory");
     assert!(
         binary.exists(),
-        "{} is missing: build it first with `cargo build --release -p inventory --bin inventory`, \
+        "{} is missing: build it first with `cargo build --release -p inventory --features redis --bin inventory`, \
          or set INVENTORY_BIN",
         binary.display()
     );

@@ -1,8 +1,8 @@
 //! What a bulk write costs an agent's context, in real model tokens.
 //!
 //! ```sh
-//! cargo run --release -p inventory --bin token_report            # a Markdown table
-//! cargo run --release -p inventory --bin token_report -- --json  # one JSON row per answer
+//! cargo run --release -p inventory --features usage --bin token_report            # a Markdown table
+//! cargo run --release -p inventory --features usage --bin token_report -- --json  # one JSON row per answer
 //! ```
 //!
 //! Every text counted here is the text content a real call answered, made

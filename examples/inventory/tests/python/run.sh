@@ -12,8 +12,10 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r examples/inventory/tests/python/requirements.txt
 
 # The binary cargo just built, wherever the target directory is
-# (CARGO_TARGET_DIR included); INVENTORY_BIN set by the caller wins.
-built=$(cargo build -p inventory --bin inventory --message-format=json-render-diagnostics |
+# (CARGO_TARGET_DIR included), with the deployment features the tests use
+# (Redis, OAuth, the usage report); INVENTORY_BIN set by the caller wins.
+built=$(cargo build -p inventory --bin inventory --features redis,oauth,usage \
+    --message-format=json-render-diagnostics |
     "$venv/bin/python" -c 'import json, sys
 print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')
 export INVENTORY_BIN=${INVENTORY_BIN:-$built}

@@ -176,6 +176,22 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Refuses a flag whose part this build of the inventory left out (the
+    /// cargo features `redis`, `oauth`, `usage`), with the command that
+    /// builds it in.
+    pub fn check_features(&self) -> Result<(), String> {
+        if matches!(self.store, Store::Redis(_)) && !cfg!(feature = "redis") {
+            return Err(missing_feature("--store redis://…", "redis"));
+        }
+        if self.oauth_issuer.is_some() && !cfg!(feature = "oauth") {
+            return Err(missing_feature("--oauth-issuer", "oauth"));
+        }
+        if self.usage && !cfg!(feature = "usage") {
+            return Err(missing_feature("--usage", "usage"));
+        }
+        Ok(())
+    }
+
     /// Refuses the in-memory store's options beside `--store redis://…`,
     /// with a sentence that says what to do instead.
     pub fn check_store_options(&self) -> Result<(), String> {
@@ -197,6 +213,15 @@ impl Cli {
         }
         Ok(())
     }
+}
+
+/// The refusal of `flag` by a build without the cargo feature `feature`.
+pub fn missing_feature(flag: &str, feature: &str) -> String {
+    format!(
+        "{flag} needs the inventory's `{feature}` feature, which this build leaves out; \
+         build it in with `cargo run -p inventory --features {feature} -- …` \
+         (or --all-features)"
+    )
 }
 
 /// Where continuation results wait.
@@ -389,6 +414,44 @@ mod tests {
             parse(&["--token-ttl", "0"]).unwrap_err().kind(),
             ErrorKind::ValueValidation
         );
+    }
+
+    #[test]
+    fn a_flag_whose_feature_was_left_out_names_the_feature_and_the_command() {
+        let cases: [(&[&str], &str, bool); 3] = [
+            (
+                &["--store", "redis://127.0.0.1:6379"],
+                "redis",
+                cfg!(feature = "redis"),
+            ),
+            (
+                &[
+                    "--http",
+                    "127.0.0.1:0",
+                    "--oauth-issuer",
+                    "https://issuer.example",
+                    "--oauth-audience",
+                    "https://mcp.example/mcp",
+                ],
+                "oauth",
+                cfg!(feature = "oauth"),
+            ),
+            (&["--usage"], "usage", cfg!(feature = "usage")),
+        ];
+        for (args, feature, built) in cases {
+            let checked = parse(args).unwrap().check_features();
+            if built {
+                assert_eq!(checked, Ok(()), "{args:?}");
+            } else {
+                let error = checked.unwrap_err();
+                assert!(error.contains(&format!("`{feature}` feature")), "{error}");
+                assert!(
+                    error.contains(&format!("cargo run -p inventory --features {feature} --")),
+                    "{error}"
+                );
+            }
+        }
+        assert_eq!(parse(&[]).unwrap().check_features(), Ok(()));
     }
 
     #[test]

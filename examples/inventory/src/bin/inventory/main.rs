@@ -7,8 +7,14 @@
 //! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
-//! cargo run -p inventory -- --usage --output-schema      # token report in _meta, outputSchema
+//! cargo run -p inventory -- --output-schema              # an outputSchema for every tool
+//! cargo run -p inventory --features usage -- --usage     # token report in _meta
 //! ```
+//!
+//! The deployment parts are cargo features, off by default: `redis`
+//! (`--store redis://…`), `oauth` (`--oauth-issuer`) and `usage`
+//! (`--usage`). A flag whose feature a build left out is refused with the
+//! command that builds it in.
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
 //! to stderr. The tools, the database and the fixture are the `inventory`
@@ -24,8 +30,12 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use inventory::db::{self, Db};
 use inventory::fixture;
-use mcp_light::auth::{Auth, OAuthResource};
-use mcp_light::store::{MemoryStore, MemoryStoreConfig, RedisStore, RedisStoreConfig};
+use mcp_light::auth::Auth;
+#[cfg(feature = "oauth")]
+use mcp_light::auth::OAuthResource;
+use mcp_light::store::{MemoryStore, MemoryStoreConfig};
+#[cfg(feature = "redis")]
+use mcp_light::store::{RedisStore, RedisStoreConfig};
 use mcp_light::{HttpOptions, Server};
 
 use crate::cli::{Cli, Store};
@@ -53,6 +63,7 @@ fn main() -> ExitCode {
 /// over HTTP, until ctrl-c.
 async fn run(cli: Cli) -> Result<(), String> {
     // Before a seed that may take a while.
+    cli.check_features()?;
     cli.check_store_options()?;
     let db = Db::open(cli.db.as_deref()).map_err(|e| match &cli.db {
         Some(path) => format!("cannot open the database {}: {e}", path.display()),
@@ -66,9 +77,10 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
     let server = inventory::server(db).map_err(|e| e.to_string())?;
-    let server = with_store(server, &cli)
-        .await?
-        .with_usage_report(cli.usage)
+    let server = with_store(server, &cli).await?;
+    #[cfg(feature = "usage")]
+    let server = server.with_usage_report(cli.usage);
+    let server = server
         .with_surface(cli.surface)
         .with_output_schemas(cli.output_schema);
     let auth = auth(&cli)?;
@@ -166,21 +178,30 @@ async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
             }
             Ok(server.with_store(MemoryStore::new(config)))
         }
-        Store::Redis(url) => {
-            let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
-                .map_err(|e| format!("--store: {e}"))?;
-            // A password stays out of the log.
-            let shown = url.rsplit_once('@').map_or(url.as_str(), |(_, host)| host);
-            match store.ping().await {
-                Ok(()) => eprintln!("inventory: continuation results kept in Redis at {shown}"),
-                Err(e) => eprintln!(
-                    "inventory: Redis at {shown} does not answer ({e}); answering without \
-                     continuation tokens until it does"
-                ),
-            }
-            Ok(server.with_store(store))
-        }
+        Store::Redis(url) => redis_store(server, url, ttl).await,
     }
+}
+
+/// `server` keeping continuation results in the Redis at `url`.
+#[cfg(feature = "redis")]
+async fn redis_store(server: Server, url: &str, ttl: Duration) -> Result<Server, String> {
+    let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
+        .map_err(|e| format!("--store: {e}"))?;
+    // A password stays out of the log.
+    let shown = url.rsplit_once('@').map_or(url, |(_, host)| host);
+    match store.ping().await {
+        Ok(()) => eprintln!("inventory: continuation results kept in Redis at {shown}"),
+        Err(e) => eprintln!(
+            "inventory: Redis at {shown} does not answer ({e}); answering without \
+             continuation tokens until it does"
+        ),
+    }
+    Ok(server.with_store(store))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_store(_: Server, _: &str, _: Duration) -> Result<Server, String> {
+    Err(cli::missing_feature("--store redis://…", "redis"))
 }
 
 /// The authentication `--auth-token` and `--oauth-*` ask for, if any.
@@ -192,14 +213,24 @@ fn auth(cli: &Cli) -> Result<Option<Auth>, String> {
             .map_err(|e| format!("--auth-token: {e}"))?;
     }
     if let (Some(issuer), Some(audience)) = (&cli.oauth_issuer, &cli.oauth_audience) {
-        let mut oauth =
-            OAuthResource::new(issuer, audience).with_required_scopes(cli.oauth_scope.iter());
-        if let Some(jwks) = &cli.oauth_jwks_url {
-            oauth = oauth.with_jwks_url(jwks);
-        }
-        auth = auth
-            .with_oauth(oauth)
-            .map_err(|e| format!("--oauth-*: {e}"))?;
+        auth = with_oauth(auth, cli, issuer, audience)?;
     }
     Ok(auth.is_configured().then_some(auth))
+}
+
+/// `auth` accepting the access tokens of `--oauth-issuer`.
+#[cfg(feature = "oauth")]
+fn with_oauth(auth: Auth, cli: &Cli, issuer: &str, audience: &str) -> Result<Auth, String> {
+    let mut oauth =
+        OAuthResource::new(issuer, audience).with_required_scopes(cli.oauth_scope.iter());
+    if let Some(jwks) = &cli.oauth_jwks_url {
+        oauth = oauth.with_jwks_url(jwks);
+    }
+    auth.with_oauth(oauth)
+        .map_err(|e| format!("--oauth-*: {e}"))
+}
+
+#[cfg(not(feature = "oauth"))]
+fn with_oauth(_: Auth, _: &Cli, _: &str, _: &str) -> Result<Auth, String> {
+    Err(cli::missing_feature("--oauth-issuer", "oauth"))
 }
