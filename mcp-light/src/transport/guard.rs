@@ -1,7 +1,10 @@
 //! A tower service in front of rmcp's Streamable HTTP service: each
 //! request's body is read up to the size limit, and a JSON POST whose body
 //! is no well-formed message is answered `400 Bad Request` with a JSON-RPC
-//! error (see [`super::jsonrpc`]) instead of reaching rmcp.
+//! error (see [`super::jsonrpc`]) instead of rmcp's plain-text refusal. The
+//! usual message is parsed once, by rmcp: the guard scans it without
+//! building anything, and parses the bytes itself only for the unusual
+//! ones and after rmcp refused them.
 
 use std::convert::Infallible;
 use std::task::{Context, Poll};
@@ -86,15 +89,23 @@ where
                     return Ok(refused(StatusCode::BAD_REQUEST, refusal));
                 }
             };
-            if parts.method == Method::POST
-                && is_json(&parts.headers)
+            let checked = parts.method == Method::POST && is_json(&parts.headers);
+            if checked && let Err(refusal) = jsonrpc::check(&bytes) {
+                return Ok(refused(StatusCode::BAD_REQUEST, *refusal));
+            }
+            let response = inner
+                .call(Request::from_parts(parts, Full::new(bytes.clone())))
+                .await?;
+            // rmcp answers a JSON body it could not read `415` in plain
+            // text; the bytes were not parsed before, so they are now, to
+            // say what is wrong in JSON-RPC's terms.
+            if checked
+                && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
                 && let Err(refusal) = jsonrpc::parse(&bytes)
             {
                 return Ok(refused(StatusCode::BAD_REQUEST, *refusal));
             }
-            inner
-                .call(Request::from_parts(parts, Full::new(bytes)))
-                .await
+            Ok(response)
         })
     }
 }

@@ -84,6 +84,77 @@ impl Refusal {
     }
 }
 
+/// Checks one message before rmcp reads it: `Ok` for a message rmcp
+/// serves as it is, or the refusal that answers it.
+///
+/// A `tools/call` of the usual shape (a `name`, `arguments` that are an
+/// object) and any message whose method rmcp cannot mistake for a custom
+/// request pass after a scan of their bytes that builds nothing: the
+/// message is parsed once, by rmcp. Bytes that turn out not to be a
+/// message rmcp can read are classified after rmcp refused them
+/// ([`parse`], which the HTTP guard calls on rmcp's refusal). Every other
+/// message is parsed here first.
+pub(crate) fn check(bytes: &[u8]) -> Result<(), Box<Refusal>> {
+    if plainly_served(bytes) {
+        return Ok(());
+    }
+    parse(bytes).map(drop)
+}
+
+/// Whether rmcp serves `bytes` as the message they are, or refuses them as
+/// unreadable, judged from a scan that allocates nothing: no request for a
+/// protocol method whose params rmcp could not read, which it would take
+/// for a custom request. `false` when unsure.
+fn plainly_served(bytes: &[u8]) -> bool {
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    /// The part of a message that says what it is.
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        method: Option<&'a str>,
+        #[serde(borrow)]
+        params: Option<&'a RawValue>,
+    }
+
+    /// `tools/call`'s params as rmcp reads them, the arguments left
+    /// unread.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[expect(dead_code, reason = "read only to check that they parse")]
+    struct CallParams<'a> {
+        #[serde(rename = "_meta")]
+        meta: Option<rmcp::model::RequestMetaObject>,
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+        input_responses: Option<rmcp::model::InputResponses>,
+        request_state: Option<String>,
+    }
+
+    let Ok(head) = serde_json::from_slice::<Head<'_>>(bytes) else {
+        // Not JSON, not an object, or an escaped method name: unsure.
+        return false;
+    };
+    match head.method {
+        // A notification, or a response to one of the server's requests.
+        None => true,
+        Some(method) if !PROTOCOL_METHODS.contains(&method) => true,
+        Some(method) if method == CallToolRequestMethod::VALUE => head
+            .params
+            .and_then(|params| serde_json::from_str::<CallParams<'_>>(params.get()).ok())
+            .is_some_and(|params| {
+                params.arguments.is_none_or(|arguments| {
+                    let raw = arguments.get();
+                    raw.starts_with('{') || raw == "null"
+                })
+            }),
+        Some(_) => false,
+    }
+}
+
 /// Parses one message, or the refusal that answers it (boxed: a parsed
 /// message is the common case, and a small `Result` moves cheaply).
 pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
@@ -244,6 +315,30 @@ mod tests {
         let refusal = refused(br#"{"jsonrpc":"2.0","id":5,"method":"vendor/thing","params":[1]}"#);
         assert_eq!(refusal.error.code, ErrorCode::INVALID_PARAMS);
         assert_eq!(refusal.id, Some(RequestId::Number(5)));
+    }
+
+    #[test]
+    fn the_usual_tools_call_passes_without_a_parse_and_odd_ones_are_parsed() {
+        for bytes in [
+            &br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,{"b":2}]}}}"#[..],
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":[1]}"#,
+        ] {
+            assert!(plainly_served(bytes), "{}", String::from_utf8_lossy(bytes));
+        }
+        for bytes in [
+            &br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#[..],
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
+            br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":7}}"#,
+            br#"{not json"#,
+        ] {
+            assert!(!plainly_served(bytes), "{}", String::from_utf8_lossy(bytes));
+        }
+        // Parsed here, they are refused as before.
+        assert!(check(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#).is_err());
+        assert!(check(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).is_ok());
     }
 
     #[test]
