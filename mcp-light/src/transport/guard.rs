@@ -13,10 +13,12 @@ use axum::body::{Bytes, HttpBody};
 use axum::http::{Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use rmcp::model::ErrorData;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{ErrorData, JsonObject, ProtocolVersion};
 use tower_service::Service;
 
-use super::jsonrpc::{self, Refusal};
+use super::jsonrpc::{self, Checked, Refusal};
 use crate::store::BoxFuture;
 
 /// The response every layer here answers with: rmcp's.
@@ -73,7 +75,7 @@ where
         let mut inner = self.inner.clone();
         let max = self.max_body_bytes;
         Box::pin(async move {
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
             let bytes = match Limited::new(body, max).collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
@@ -90,11 +92,23 @@ where
                 }
             };
             let checked = parts.method == Method::POST && is_json(&parts.headers);
-            if checked && let Err(refusal) = jsonrpc::check(&bytes) {
-                return Ok(refused(StatusCode::BAD_REQUEST, *refusal));
+            let mut body = bytes.clone();
+            if checked {
+                match jsonrpc::check(&bytes, may_take_arguments(&parts.headers)) {
+                    Err(refusal) => return Ok(refused(StatusCode::BAD_REQUEST, *refusal)),
+                    Ok(Checked::AsIs) => {}
+                    Ok(Checked::Arguments { span, arguments }) => {
+                        let mut rest = Vec::with_capacity(bytes.len() - span.len() + 2);
+                        rest.extend_from_slice(&bytes[..span.start]);
+                        rest.extend_from_slice(b"{}");
+                        rest.extend_from_slice(&bytes[span.end..]);
+                        body = Bytes::from(rest);
+                        parts.extensions.insert(TakenArguments::new(arguments));
+                    }
+                }
             }
             let response = inner
-                .call(Request::from_parts(parts, Full::new(bytes.clone())))
+                .call(Request::from_parts(parts, Full::new(body)))
                 .await?;
             // rmcp answers a JSON body it could not read `415` in plain
             // text; the bytes were not parsed before, so they are now, to
@@ -108,6 +122,37 @@ where
             Ok(response)
         })
     }
+}
+
+/// A `tools/call`'s arguments, parsed by the guard and handed to the call
+/// beside the message rmcp reads (which has `{}` in their place), in the
+/// request's extensions. Taken once.
+#[derive(Debug, Clone)]
+pub(crate) struct TakenArguments(Arc<Mutex<Option<JsonObject>>>);
+
+impl TakenArguments {
+    fn new(arguments: JsonObject) -> TakenArguments {
+        TakenArguments(Arc::new(Mutex::new(Some(arguments))))
+    }
+
+    /// The arguments, the first time.
+    pub(crate) fn take(&self) -> Option<JsonObject> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// Whether rmcp reads nothing of a `tools/call`'s arguments but hands them
+/// to the call: on protocol versions before 2026-07-28, which check no
+/// `Mcp-Param-*` header against them. A request without the version
+/// header is of an earlier version.
+fn may_take_arguments(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get("mcp-protocol-version")
+        .map(|version| version.as_bytes())
+        .is_none_or(|version| version < ProtocolVersion::STANDARD_HEADERS.as_str().as_bytes())
 }
 
 /// Whether the request says its body is JSON; rmcp answers any other

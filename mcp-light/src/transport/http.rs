@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use rmcp::model::Extensions;
+use rmcp::model::{CallToolRequestParams, Extensions};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
 use crate::auth::Auth;
 use crate::{Caller, Server};
 
-use super::guard::JsonRpcGuard;
+use super::guard::{JsonRpcGuard, TakenArguments};
 use super::listen::{self, ConnectionLimits};
 use super::sessions::{ValidatedSession, ValidatedSessions};
 use super::{McpHandler, ServeError};
@@ -44,6 +44,22 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     }
     let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;
     Some(Caller::Session(session.to_string()))
+}
+
+/// `request` with the arguments the HTTP guard parsed in place of the
+/// `{}` rmcp read, when it took them.
+pub(super) fn with_taken_arguments(
+    mut request: CallToolRequestParams,
+    extensions: &Extensions,
+) -> CallToolRequestParams {
+    let taken = extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<TakenArguments>())
+        .and_then(TakenArguments::take);
+    if let Some(arguments) = taken {
+        request.arguments = Some(arguments);
+    }
+    request
 }
 
 /// How [`Server::serve_http_with`] serves: who may call, from which hosts

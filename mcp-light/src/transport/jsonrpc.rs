@@ -84,28 +84,49 @@ impl Refusal {
     }
 }
 
-/// Checks one message before rmcp reads it: `Ok` for a message rmcp
-/// serves as it is, or the refusal that answers it.
+/// What the HTTP guard learned of a message rmcp may read.
+#[derive(Debug)]
+pub(crate) enum Checked {
+    /// rmcp reads the bytes as they are.
+    AsIs,
+    /// A `tools/call` whose arguments, at `span` of the bytes, are parsed
+    /// already: rmcp is handed the message with `{}` there, and the call
+    /// takes these.
+    Arguments {
+        span: std::ops::Range<usize>,
+        arguments: rmcp::model::JsonObject,
+    },
+}
+
+/// Arguments at least this long are parsed by the guard and handed to the
+/// call, rather than read by rmcp (whose reading of a whole message first
+/// buffers every value, then copies each into place): below it, either
+/// costs about the same.
+const TAKEN_ARGUMENTS_BYTES: usize = 2048;
+
+/// Checks one message before rmcp reads it: what to hand rmcp, or the
+/// refusal that answers the message.
 ///
 /// A `tools/call` of the usual shape (a `name`, `arguments` that are an
 /// object) and any message whose method rmcp cannot mistake for a custom
-/// request pass after a scan of their bytes that builds nothing: the
-/// message is parsed once, by rmcp. Bytes that turn out not to be a
-/// message rmcp can read are classified after rmcp refused them
-/// ([`parse`], which the HTTP guard calls on rmcp's refusal). Every other
-/// message is parsed here first.
-pub(crate) fn check(bytes: &[u8]) -> Result<(), Box<Refusal>> {
-    if plainly_served(bytes) {
-        return Ok(());
+/// request pass after a scan of their bytes that builds nothing, so they
+/// are parsed once, by rmcp; with `take_arguments`, a `tools/call`'s long
+/// arguments are parsed here instead, straight into a map, and handed to
+/// the call. Bytes that turn out not to be a message rmcp can read are
+/// classified after rmcp refused them ([`parse`], which the HTTP guard
+/// calls on rmcp's refusal). Every other message is parsed here first.
+pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<Refusal>> {
+    match plainly_served(bytes, take_arguments) {
+        Some(checked) => Ok(checked),
+        None => parse(bytes).map(|_| Checked::AsIs),
     }
-    parse(bytes).map(drop)
 }
 
-/// Whether rmcp serves `bytes` as the message they are, or refuses them as
-/// unreadable, judged from a scan that allocates nothing: no request for a
-/// protocol method whose params rmcp could not read, which it would take
-/// for a custom request. `false` when unsure.
-fn plainly_served(bytes: &[u8]) -> bool {
+/// What to hand rmcp when `bytes` are a message it serves as what it is,
+/// or refuses as unreadable, judged from a scan that allocates nothing: no
+/// request for a protocol method whose params rmcp could not read, which it
+/// would take for a custom request. `None` when unsure.
+fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
     use serde::Deserialize;
     use serde_json::value::RawValue;
 
@@ -134,24 +155,38 @@ fn plainly_served(bytes: &[u8]) -> bool {
         request_state: Option<String>,
     }
 
-    let Ok(head) = serde_json::from_slice::<Head<'_>>(bytes) else {
-        // Not JSON, not an object, or an escaped method name: unsure.
-        return false;
-    };
+    // Not JSON, not an object, or an escaped method name: unsure.
+    let head = serde_json::from_slice::<Head<'_>>(bytes).ok()?;
     match head.method {
         // A notification, or a response to one of the server's requests.
-        None => true,
-        Some(method) if !PROTOCOL_METHODS.contains(&method) => true,
-        Some(method) if method == CallToolRequestMethod::VALUE => head
-            .params
-            .and_then(|params| serde_json::from_str::<CallParams<'_>>(params.get()).ok())
-            .is_some_and(|params| {
-                params.arguments.is_none_or(|arguments| {
-                    let raw = arguments.get();
-                    raw.starts_with('{') || raw == "null"
-                })
-            }),
-        Some(_) => false,
+        None => Some(Checked::AsIs),
+        Some(method) if !PROTOCOL_METHODS.contains(&method) => Some(Checked::AsIs),
+        Some(method) if method == CallToolRequestMethod::VALUE => {
+            let params = serde_json::from_str::<CallParams<'_>>(head.params?.get()).ok()?;
+            let Some(arguments) = params.arguments else {
+                return Some(Checked::AsIs);
+            };
+            let raw = arguments.get();
+            if raw == "null" {
+                return Some(Checked::AsIs);
+            }
+            if !raw.starts_with('{') {
+                return None;
+            }
+            if !take_arguments || raw.len() < TAKEN_ARGUMENTS_BYTES {
+                return Some(Checked::AsIs);
+            }
+            // Arguments that do not parse (a number out of range, nesting
+            // too deep) are refused as the whole message is.
+            let parsed = serde_json::from_str(raw).ok()?;
+            // `raw` borrows from `bytes`: its place in them.
+            let start = raw.as_ptr() as usize - bytes.as_ptr() as usize;
+            Some(Checked::Arguments {
+                span: start..start + raw.len(),
+                arguments: parsed,
+            })
+        }
+        Some(_) => None,
     }
 }
 
@@ -325,7 +360,11 @@ mod tests {
             br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             br#"{"jsonrpc":"2.0","id":9,"method":"vendor/thing","params":[1]}"#,
         ] {
-            assert!(plainly_served(bytes), "{}", String::from_utf8_lossy(bytes));
+            assert!(
+                matches!(plainly_served(bytes, true), Some(Checked::AsIs)),
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
         }
         for bytes in [
             &br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#[..],
@@ -334,11 +373,47 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":7}}"#,
             br#"{not json"#,
         ] {
-            assert!(!plainly_served(bytes), "{}", String::from_utf8_lossy(bytes));
+            assert!(
+                plainly_served(bytes, true).is_none(),
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
         }
         // Parsed here, they are refused as before.
-        assert!(check(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#).is_err());
-        assert!(check(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).is_ok());
+        let array = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":[1]}"#;
+        assert!(check(array, true).is_err());
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        assert!(matches!(check(list, true), Ok(Checked::AsIs)));
+    }
+
+    #[test]
+    fn long_arguments_are_parsed_once_and_handed_over_with_their_place() {
+        let long = "x".repeat(TAKEN_ARGUMENTS_BYTES);
+        let arguments = format!(r#"{{"note":"{long}","n":[1,2]}}"#);
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+        );
+        let Ok(Checked::Arguments {
+            span,
+            arguments: parsed,
+        }) = check(message.as_bytes(), true)
+        else {
+            panic!("the arguments are taken");
+        };
+        assert_eq!(&message[span], arguments);
+        assert_eq!(parsed["note"], long.as_str());
+        assert_eq!(parsed["n"], serde_json::json!([1, 2]));
+        // Not taken when the guard may not, or when they are short.
+        assert!(matches!(
+            check(message.as_bytes(), false),
+            Ok(Checked::AsIs)
+        ));
+        let short = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}}"#;
+        assert!(matches!(check(short, true), Ok(Checked::AsIs)));
+        // Long arguments that do not parse are refused as a parse error.
+        let bad = message.replace(r#""n":[1,2]"#, r#""n":1e400"#);
+        let refusal = check(bad.as_bytes(), true).expect_err("refused");
+        assert_eq!(refusal.error.code, ErrorCode::PARSE_ERROR);
     }
 
     #[test]

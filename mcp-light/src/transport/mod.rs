@@ -131,6 +131,8 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         let caller = self.caller(&context);
+        #[cfg(feature = "http")]
+        let request = http::with_taken_arguments(request, &context.extensions);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let talk = Talk::new(
             context,

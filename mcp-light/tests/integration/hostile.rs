@@ -275,6 +275,75 @@ async fn tools_call_with_array_params_answers_invalid_params() {
 }
 
 #[tokio::test]
+async fn long_arguments_reach_the_tool_whole_and_bad_ones_answer_a_parse_error() {
+    let http = serve(HttpOptions::new()).await;
+    let opened = post(&http, INITIALIZE.as_bytes(), &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(post(&http, initialized, &in_session).await.status, 202);
+
+    // Arguments of some kilobytes: the guard parses them and hands them to
+    // the call, rmcp reads the rest of the message.
+    let devices = new_devices(80);
+    let call = |id: u64, arguments: &Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "device_bulk_create", "arguments": arguments}})
+        .to_string()
+    };
+    let arguments = json!({"devices": devices, "verify": true});
+    let body = call(2, &arguments);
+    assert!(body.len() > 4 * 1024, "{} bytes", body.len());
+    let answer = post(&http, body.as_bytes(), &in_session).await.message(2);
+    let created = &answer["result"]["structuredContent"];
+    let created = created.get("result").unwrap_or(created);
+    let names = |list: &Value| -> Vec<Value> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].clone())
+            .collect()
+    };
+    assert_eq!(names(created), names(&devices), "{answer}");
+
+    // A 2026-07-28 request without a session, where rmcp reads the
+    // arguments itself (to check `Mcp-Param-*` headers against them).
+    let stateless = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "device_bulk_create", "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "long", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "device_bulk_create"),
+    ];
+    let answer = post(&http, stateless.to_string().as_bytes(), &headers)
+        .await
+        .message(3);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+
+    // A number out of range deep in long arguments is a parse error, as in
+    // any other body.
+    let bad = call(4, &arguments).replacen("\"role\":", "\"weight\":1e400,\"role\":", 1);
+    assert!(bad.contains("1e400"));
+    let reply = post(&http, bad.as_bytes(), &in_session).await;
+    assert_eq!(
+        reply.status,
+        400,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(reply.json()["error"]["code"], -32700);
+}
+
+#[tokio::test]
 async fn a_body_over_the_limit_answers_413_with_a_json_rpc_error() {
     let http = serve(HttpOptions::new().with_max_body_bytes(1_000)).await;
     let padding = "x".repeat(2_000);
