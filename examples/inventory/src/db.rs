@@ -5,21 +5,60 @@
 //! drops the transaction, which rolls back, so the database is exactly as it
 //! was and the caller gets an [`InventoryError`] that says what to fix.
 //!
-//! rusqlite is synchronous. [`Db`] keeps its one `Connection` in a
-//! `std::sync::Mutex` and [`Db::run`] hands each piece of work to
-//! `tokio::task::spawn_blocking`: a write to a file database waits on fsync,
-//! and that wait belongs on the blocking pool, not on a runtime worker that
-//! is also serving other sessions' requests. The lock is taken and released
+//! # One writer, several readers
+//!
+//! A file database runs in SQLite's write-ahead log (WAL) mode, with one
+//! writer connection and [`READERS`] read-only connections. Every write
+//! (each create, update and delete, and seeding) goes to the writer, behind
+//! a mutex: SQLite lets one transaction write at a time anyway, and writes
+//! queue in the process instead of retrying on a busy database. Every read
+//! takes whichever reader is free. A WAL reader reads the database as it
+//! was at the last commit before its read began, so a read never waits on a
+//! write's transaction or on its sync to the disk, and a read that begins
+//! after a write committed sees that write.
+//!
+//! An in-memory database ([`Db::open`] with `None`) lives inside its one
+//! connection, so that connection serves the reads as well as the writes:
+//! there, a read waits for a write's transaction to end, and a write for a
+//! read.
+//!
+//! rusqlite is synchronous. [`Db::run`] (a write) and [`Db::read`] hand
+//! each piece of work to `tokio::task::spawn_blocking`: a write to a file
+//! database may wait on the disk, and a large read takes a while; those
+//! waits belong on the blocking pool, not on a runtime worker that is also
+//! serving other sessions' requests. A connection is taken and given back
 //! inside the blocking closure, so it is never held across an `.await`.
+//!
+//! # What a commit survives
+//!
+//! On a disk that keeps what it says it synced, the database file is never
+//! corrupted, whichever [`Synchronous`] level it was opened with: after any
+//! crash it opens as it was at a commit. What differs is which commit.
+//!
+//! - [`Synchronous::Normal`] (the default; `--db-sync normal`): a commit
+//!   writes the transaction to the WAL and returns without waiting for the
+//!   disk; SQLite syncs the WAL at each checkpoint, by default once the WAL
+//!   holds 1,000 pages (about 4 MB). A crash of the inventory process loses
+//!   nothing that was committed, since the operating system holds the
+//!   writes. A power cut or a crash of the operating system can roll back
+//!   the transactions committed since the WAL was last synced: writes that
+//!   were answered as done may be missing after the restart, and the
+//!   database opens as it was at an earlier commit.
+//! - [`Synchronous::Full`] (`--db-sync full`): every commit waits until the
+//!   WAL is synced, so a write answered as done survives a power cut too,
+//!   at the price of one disk sync per write.
 
 use std::collections::HashSet;
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Deref};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcp_light::ToolError;
-use rusqlite::{Connection, ErrorCode, OptionalExtension, Row, Transaction, params};
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Row, Transaction, TransactionBehavior,
+    params,
+};
 use uuid::Uuid;
 
 use crate::model::{
@@ -172,28 +211,229 @@ impl InventoryError {
     }
 }
 
-/// The inventory database: one SQLite connection behind a mutex, cheap to
-/// clone (every clone shares the connection).
+/// How many read-only connections a file database keeps beside its writer.
+///
+/// Four reads run at once, each on a thread of tokio's blocking pool; a
+/// fifth waits for one of them to finish. A small server has no more cores
+/// than that to run them on, and `device_list` takes a reader for one page
+/// at a time, so a long listing leaves the others free between its pages.
+/// An idle reader costs a file handle and its page cache.
+pub const READERS: usize = 4;
+
+/// How long a connection waits for a lock another process holds on the
+/// database file before its statement fails as busy, and the caller is
+/// told to try again.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// When a commit to a file database waits for the disk: SQLite's
+/// `synchronous` setting, in WAL mode. The module documentation says what a
+/// power cut can take back under each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Synchronous {
+    /// The WAL is synced at each checkpoint, not at each commit: a power cut
+    /// can roll back the last transactions committed before it.
+    #[default]
+    Normal,
+    /// Every commit waits until the WAL is synced: a commit survives a power
+    /// cut, and each write waits on the disk.
+    Full,
+}
+
+impl Synchronous {
+    /// The value as `PRAGMA synchronous` and `--db-sync` spell it:
+    /// `normal` or `full`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Synchronous::Normal => "normal",
+            Synchronous::Full => "full",
+        }
+    }
+}
+
+/// Why [`Db::open`] could not open the database.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// SQLite could not open the file, set it up or create the tables; its
+    /// message says why.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// SQLite kept another journal mode when asked for WAL.
+    #[error(
+        "SQLite answered journal mode `{mode}` when asked for WAL; the inventory needs WAL to \
+         read beside a write. WAL needs a local disk (not a network file system) and a \
+         database file, not `:memory:`"
+    )]
+    NotWal {
+        /// The journal mode SQLite answered, such as `delete` or `memory`.
+        mode: String,
+    },
+}
+
+/// The inventory database, cheap to clone (every clone shares the
+/// connections): for a file, one writer and [`READERS`] readers in WAL
+/// mode; in memory, one connection for everything.
 #[derive(Clone)]
 pub struct Db {
-    conn: Arc<Mutex<Connection>>,
+    inner: Arc<Connections>,
+}
+
+/// The connections of a [`Db`]. The readers are declared first so they
+/// close first: the writer, closing last, checkpoints the WAL into the
+/// database file and removes it.
+struct Connections {
+    /// `None` for an in-memory database, whose reads go to the writer.
+    readers: Option<Readers>,
+    writer: Mutex<Connection>,
+}
+
+/// The idle read-only connections, and a signal for a read waiting for one.
+struct Readers {
+    idle: Mutex<Vec<Connection>>,
+    returned: Condvar,
+}
+
+impl Readers {
+    /// Waits for an idle reader and takes it; it goes back when the guard
+    /// drops, even while unwinding from a panic.
+    fn take(&self) -> Reader<'_> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(conn) = idle.pop() {
+                return Reader {
+                    readers: self,
+                    conn: Some(conn),
+                };
+            }
+            idle = self
+                .returned
+                .wait(idle)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// A reader taken from [`Readers`], given back on drop.
+struct Reader<'a> {
+    readers: &'a Readers,
+    conn: Option<Connection>,
+}
+
+impl Deref for Reader<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.conn
+            .as_ref()
+            .expect("a reader holds its connection until dropped")
+    }
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            let mut idle = self
+                .readers
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            idle.push(conn);
+            self.readers.returned.notify_one();
+        }
+    }
+}
+
+/// A connection a read runs on: a reader, or the writer's lock for an
+/// in-memory database.
+enum ReadConnection<'a> {
+    Reader(Reader<'a>),
+    Writer(MutexGuard<'a, Connection>),
+}
+
+impl Deref for ReadConnection<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        match self {
+            ReadConnection::Reader(reader) => reader,
+            ReadConnection::Writer(writer) => writer,
+        }
+    }
 }
 
 impl Db {
     /// Opens the database at `path`, or an in-memory one for `None`, and
-    /// creates the tables if they are missing.
-    pub fn open(path: Option<&Path>) -> Result<Db, rusqlite::Error> {
-        let conn = match path {
-            Some(path) => Connection::open(path)?,
-            None => Connection::open_in_memory()?,
-        };
-        conn.execute_batch(SCHEMA)?;
-        Ok(Db {
-            conn: Arc::new(Mutex::new(conn)),
-        })
+    /// creates the tables if they are missing; a file database's commits
+    /// are synced as [`Synchronous::Normal`] says ([`Db::open_with`]
+    /// chooses).
+    pub fn open(path: Option<&Path>) -> Result<Db, OpenError> {
+        Db::open_with(path, Synchronous::default())
     }
 
-    /// Runs `work` on the connection on tokio's blocking pool.
+    /// Opens the database at `path`, or an in-memory one for `None`, and
+    /// creates the tables if they are missing.
+    ///
+    /// A file is switched to WAL mode (it stays in WAL mode, for every
+    /// program that opens it later) and its commits are synced as
+    /// `synchronous` says; then [`READERS`] read-only connections are
+    /// opened beside the writer. A file that SQLite keeps out of WAL mode is
+    /// refused with [`OpenError::NotWal`]. An in-memory database ignores
+    /// `synchronous`: it has no disk to sync.
+    pub fn open_with(path: Option<&Path>, synchronous: Synchronous) -> Result<Db, OpenError> {
+        let Some(path) = path else {
+            let conn = Connection::open_in_memory()?;
+            conn.execute_batch(SCHEMA)?;
+            return Ok(Db::from_parts(conn, None));
+        };
+        let mut writer = Connection::open(path)?;
+        // Another process (a second server, a `--seed` run) may hold the
+        // file's lock for a moment; wait instead of failing at once.
+        writer.busy_timeout(BUSY_TIMEOUT)?;
+        let mode: String =
+            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(OpenError::NotWal { mode });
+        }
+        writer.pragma_update(None, "synchronous", synchronous.as_str())?;
+        // A write transaction takes the write lock when it begins, so a
+        // lock held by another process is waited for under the busy
+        // timeout, never found half-way through the transaction.
+        writer.set_transaction_behavior(TransactionBehavior::Immediate);
+        writer.execute_batch(SCHEMA)?;
+        let readers = (0..READERS)
+            .map(|_| {
+                let reader = Connection::open_with_flags(
+                    path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | OpenFlags::SQLITE_OPEN_URI
+                        | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?;
+                reader.busy_timeout(BUSY_TIMEOUT)?;
+                // What `PRAGMA synchronous` reads back is the same on
+                // every connection, though a reader never syncs.
+                reader.pragma_update(None, "synchronous", synchronous.as_str())?;
+                Ok(reader)
+            })
+            .collect::<Result<Vec<_>, rusqlite::Error>>()?;
+        Ok(Db::from_parts(
+            writer,
+            Some(Readers {
+                idle: Mutex::new(readers),
+                returned: Condvar::new(),
+            }),
+        ))
+    }
+
+    fn from_parts(writer: Connection, readers: Option<Readers>) -> Db {
+        Db {
+            inner: Arc::new(Connections {
+                readers,
+                writer: Mutex::new(writer),
+            }),
+        }
+    }
+
+    /// Runs the write `work` on the writer connection, on tokio's blocking
+    /// pool; writes run one at a time, in the order they take the lock.
     ///
     /// A panic inside `work` rolls its transaction back (the transaction is
     /// dropped while unwinding) and comes back as an error, so recovering the
@@ -203,57 +443,92 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&mut Connection) -> Result<T, InventoryError> + Send + 'static,
     {
-        let conn = Arc::clone(&self.conn);
-        let result = tokio::task::spawn_blocking(move || {
-            let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
-            work(&mut conn)
-        })
-        .await
-        .map_err(|error| {
-            eprintln!("inventory: database work failed: {error}");
-            ToolError::new(
-                "the database work failed on the server's side (logged); nothing was written, \
-                 try again",
-            )
-        })?;
-        result.map_err(|error| {
-            if let Some(detail) = error.database_detail() {
-                eprintln!("inventory: database error: {detail}");
-            }
-            ToolError::from(error)
-        })
+        let db = self.clone();
+        let result = tokio::task::spawn_blocking(move || work(&mut db.writer()));
+        for_caller_of(result.await)
     }
 
-    /// Runs `work` on the connection on this thread, which must be one of
-    /// tokio's blocking pool (or any thread but an async worker): for a
-    /// producer that [`mcp_light::ItemStream::blocking`] already runs
-    /// there. Errors come back as [`Db::run`]'s do, database details
-    /// logged.
+    /// Runs the read `work` on a read-only connection, on tokio's blocking
+    /// pool: it sees every write committed before it began, and never waits
+    /// for a write in progress (on an in-memory database it runs on the one
+    /// connection, after the write). Errors come back as [`Db::run`]'s do.
     ///
-    /// The lock is held for all of `work`: a streaming read of a large
-    /// table keeps writers waiting until it ends.
-    pub fn run_blocking<T>(
-        &self,
-        work: impl FnOnce(&mut Connection) -> Result<T, InventoryError>,
-    ) -> Result<T, ToolError> {
-        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        work(&mut conn).map_err(|error| {
-            if let Some(detail) = error.database_detail() {
-                eprintln!("inventory: database error: {detail}");
-            }
-            ToolError::from(error)
-        })
+    /// `work` only reads: a file database's readers refuse to write.
+    /// Several statements in `work` each read the database as it is when
+    /// they start; `work` runs them in one transaction
+    /// (`Connection::unchecked_transaction`) if they must agree.
+    pub async fn read<T, F>(&self, work: F) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, InventoryError> + Send + 'static,
+    {
+        let db = self.clone();
+        let result = tokio::task::spawn_blocking(move || work(&db.reader()));
+        for_caller_of(result.await)
     }
 
-    /// Runs `work` on the connection on this thread, for setup before
-    /// serving.
+    /// [`Db::read`] on this thread, which must be one of tokio's blocking
+    /// pool (or any thread but an async worker): for a producer that
+    /// [`mcp_light::ItemStream::blocking`] already runs there, such as
+    /// [`DeviceRows`]. Errors come back as [`Db::run`]'s do, database
+    /// details logged.
+    pub fn read_blocking<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, InventoryError>,
+    ) -> Result<T, ToolError> {
+        work(&self.reader()).map_err(logged)
+    }
+
+    /// Runs `work` on the writer connection on this thread, for setup
+    /// before serving, such as seeding, and for tests.
     pub fn run_now<T>(
         &self,
         work: impl FnOnce(&mut Connection) -> Result<T, InventoryError>,
     ) -> Result<T, InventoryError> {
-        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        work(&mut conn)
+        work(&mut self.writer())
     }
+
+    /// The writer, locked. A panic in a write rolled its transaction back,
+    /// so the connection behind a poisoned lock is sound.
+    fn writer(&self) -> MutexGuard<'_, Connection> {
+        self.inner
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A connection to read on: an idle reader, or for an in-memory
+    /// database the writer.
+    fn reader(&self) -> ReadConnection<'_> {
+        match &self.inner.readers {
+            Some(readers) => ReadConnection::Reader(readers.take()),
+            None => ReadConnection::Writer(self.writer()),
+        }
+    }
+}
+
+/// What [`Db::run`] and [`Db::read`] answer for the result of their
+/// blocking task: a panic is the server's fault; a database failure is
+/// logged and told as [`InventoryError`] tells it.
+fn for_caller_of<T>(
+    result: Result<Result<T, InventoryError>, tokio::task::JoinError>,
+) -> Result<T, ToolError> {
+    let result = result.map_err(|error| {
+        eprintln!("inventory: database work failed: {error}");
+        ToolError::new(
+            "the database work failed on the server's side (logged); nothing was written, \
+             try again",
+        )
+    })?;
+    result.map_err(logged)
+}
+
+/// `error` for the caller, SQLite's own words in the server's log.
+fn logged(error: InventoryError) -> ToolError {
+    if let Some(detail) = error.database_detail() {
+        eprintln!("inventory: database error: {detail}");
+    }
+    ToolError::from(error)
 }
 
 /// Which devices a list returns; `None` matches everything.
@@ -273,10 +548,12 @@ pub struct DeviceFilter {
 pub fn create_site(conn: &mut Connection, site: NewSite) -> Result<Site, InventoryError> {
     check_site(&site)?;
     let tx = conn.transaction()?;
-    tx.execute(
+    let mut insert = tx.prepare_cached(
         "INSERT INTO sites (slug, name, status, region, facility, time_zone, physical_address, \
          description, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![
+    )?;
+    insert
+        .execute(params![
             site.slug,
             site.name,
             site.status.as_str(),
@@ -286,18 +563,18 @@ pub fn create_site(conn: &mut Connection, site: NewSite) -> Result<Site, Invento
             site.physical_address,
             site.description,
             now_rfc3339(),
-        ],
-    )
-    .map_err(|error| {
-        if is_unique_violation(&error, "sites.") {
-            InventoryError::DuplicateSite {
-                slug: site.slug.clone(),
-                name: site.name.clone(),
+        ])
+        .map_err(|error| {
+            if is_unique_violation(&error, "sites.") {
+                InventoryError::DuplicateSite {
+                    slug: site.slug.clone(),
+                    name: site.name.clone(),
+                }
+            } else {
+                error.into()
             }
-        } else {
-            error.into()
-        }
-    })?;
+        })?;
+    drop(insert);
     let id = tx.last_insert_rowid();
     let created = site_by_id(&tx, id)?;
     tx.commit()?;
@@ -307,11 +584,9 @@ pub fn create_site(conn: &mut Connection, site: NewSite) -> Result<Site, Invento
 /// Creates sites that do not exist yet (matched by slug); for seeding.
 pub fn ensure_sites(conn: &mut Connection, sites: Vec<NewSite>) -> Result<(), InventoryError> {
     for site in sites {
-        let exists: bool = conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM sites WHERE slug = ?1)",
-            [&site.slug],
-            |row| row.get(0),
-        )?;
+        let exists: bool = conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM sites WHERE slug = ?1)")?
+            .query_row([&site.slug], |row| row.get(0))?;
         if !exists {
             create_site(conn, site)?;
         }
@@ -320,12 +595,12 @@ pub fn ensure_sites(conn: &mut Connection, sites: Vec<NewSite>) -> Result<(), In
 }
 
 /// The site with this id.
-pub fn get_site(conn: &mut Connection, id: i64) -> Result<Site, InventoryError> {
+pub fn get_site(conn: &Connection, id: i64) -> Result<Site, InventoryError> {
     site_by_id(conn, id)
 }
 
 /// Every site, by slug.
-pub fn list_sites(conn: &mut Connection) -> Result<Vec<Site>, InventoryError> {
+pub fn list_sites(conn: &Connection) -> Result<Vec<Site>, InventoryError> {
     let mut statement =
         conn.prepare_cached(&format!("SELECT {SITE_COLUMNS} FROM sites ORDER BY slug"))?;
     let sites = statement
@@ -335,13 +610,10 @@ pub fn list_sites(conn: &mut Connection) -> Result<Vec<Site>, InventoryError> {
 }
 
 fn site_by_id(conn: &Connection, id: i64) -> Result<Site, InventoryError> {
-    conn.query_row(
-        &format!("SELECT {SITE_COLUMNS} FROM sites WHERE id = ?1"),
-        [id],
-        site_from_row,
-    )
-    .optional()?
-    .ok_or(InventoryError::NoSite(id))
+    conn.prepare_cached(&format!("SELECT {SITE_COLUMNS} FROM sites WHERE id = ?1"))?
+        .query_row([id], site_from_row)
+        .optional()?
+        .ok_or(InventoryError::NoSite(id))
 }
 
 fn site_from_row(row: &Row<'_>) -> rusqlite::Result<Site> {
@@ -477,7 +749,7 @@ fn insert_device(
 }
 
 /// The device with this id.
-pub fn get_device(conn: &mut Connection, id: Uuid) -> Result<Device, InventoryError> {
+pub fn get_device(conn: &Connection, id: Uuid) -> Result<Device, InventoryError> {
     device_by_id(conn, id)
 }
 
@@ -512,21 +784,20 @@ fn write_device(
     device: NewDevice,
 ) -> Result<Device, InventoryError> {
     let created: String = tx
-        .query_row(
-            "SELECT created FROM devices WHERE id = ?1",
-            [id.to_string()],
-            |row| row.get(0),
-        )
+        .prepare_cached("SELECT created FROM devices WHERE id = ?1")?
+        .query_row([id.to_string()], |row| row.get(0))
         .optional()?
         .ok_or(InventoryError::NoDevice(id))?;
     check_device(&device, &site_slugs(tx)?)?;
     let now = now_rfc3339();
-    tx.execute(
+    let mut update = tx.prepare_cached(
         "UPDATE devices SET name = ?2, site_slug = ?3, role = ?4, device_type = ?5, \
          platform = ?6, serial = ?7, asset_tag = ?8, status = ?9, rack = ?10, position = ?11, \
          face = ?12, airflow = ?13, comments = ?14, tags = ?15, custom_fields = ?16, \
          last_updated = ?17 WHERE id = ?1",
-        params![
+    )?;
+    update
+        .execute(params![
             id.to_string(),
             device.name,
             device.site_slug,
@@ -544,15 +815,16 @@ fn write_device(
             serde_json::to_string(&device.tags).expect("strings serialize"),
             serde_json::to_string(&device.custom_fields).expect("JSON values serialize"),
             now,
-        ],
-    )
-    .map_err(|error| unique_device_error(error, &device))?;
+        ])
+        .map_err(|error| unique_device_error(error, &device))?;
     Ok(device.into_device(id, created, now))
 }
 
 /// Deletes a device.
 pub fn delete_device(conn: &mut Connection, id: Uuid) -> Result<(), InventoryError> {
-    let deleted = conn.execute("DELETE FROM devices WHERE id = ?1", [id.to_string()])?;
+    let deleted = conn
+        .prepare_cached("DELETE FROM devices WHERE id = ?1")?
+        .execute([id.to_string()])?;
     if deleted == 0 {
         return Err(InventoryError::NoDevice(id));
     }
@@ -561,7 +833,7 @@ pub fn delete_device(conn: &mut Connection, id: Uuid) -> Result<(), InventoryErr
 
 /// The devices `filter` matches, oldest first.
 pub fn list_devices(
-    conn: &mut Connection,
+    conn: &Connection,
     filter: &DeviceFilter,
 ) -> Result<Vec<Device>, InventoryError> {
     let mut devices = Vec::new();
@@ -631,14 +903,17 @@ pub fn devices_after(
     Ok(page)
 }
 
-/// How many rows [`DeviceRows`] reads under one lock of the connection.
+/// How many rows [`DeviceRows`] reads each time it takes a connection.
 pub const ROWS_PER_LOCK: usize = 1_000;
 
 /// The devices a filter matches, oldest first, read [`ROWS_PER_LOCK`] at a
-/// time ([`devices_after`]) on the thread that iterates (tokio's blocking
-/// pool for a heavy tool): memory holds one page whatever the count, and
-/// the connection's lock is taken once a page, so writers wait
-/// milliseconds, not the whole read.
+/// time ([`devices_after`]) with [`Db::read_blocking`] on the thread that
+/// iterates (tokio's blocking pool for a heavy tool): memory holds one page
+/// whatever the count. A reader is taken once a page and given back
+/// between pages, so a long listing holds none of the [`READERS`] while
+/// its items are serialized; on an in-memory database the one connection
+/// is taken once a page, so writers wait a page's read, not the whole
+/// listing's.
 ///
 /// The read is not one snapshot: a device written between two pages is
 /// seen if it sorts after the page read last. Each device is read once.
@@ -679,7 +954,7 @@ impl Iterator for DeviceRows {
             let (filter, after) = (&self.filter, self.after);
             match self
                 .db
-                .run_blocking(|conn| devices_after(conn, filter, after, ROWS_PER_LOCK))
+                .read_blocking(|conn| devices_after(conn, filter, after, ROWS_PER_LOCK))
             {
                 Ok(page) => {
                     self.done = page.len() < ROWS_PER_LOCK;
@@ -755,16 +1030,17 @@ fn seed_batches(
 }
 
 /// How many devices there are.
-pub fn count_devices(conn: &mut Connection) -> Result<i64, InventoryError> {
-    Ok(conn.query_row("SELECT count(*) FROM devices", [], |row| row.get(0))?)
+pub fn count_devices(conn: &Connection) -> Result<i64, InventoryError> {
+    Ok(conn
+        .prepare_cached("SELECT count(*) FROM devices")?
+        .query_row([], |row| row.get(0))?)
 }
 
 fn device_by_id(conn: &Connection, id: Uuid) -> Result<Device, InventoryError> {
-    conn.query_row(
-        &format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?1"),
-        [id.to_string()],
-        device_from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?1"
+    ))?
+    .query_row([id.to_string()], device_from_row)
     .optional()?
     .ok_or(InventoryError::NoDevice(id))
 }
@@ -963,7 +1239,269 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Instant;
+
     use super::*;
+    use crate::fixture;
+
+    /// A directory of its own under the system's temporary directory,
+    /// removed with everything in it when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(test: &str) -> TempDir {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "inventory-db-{test}-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        /// The database file's path (and, beside it, its `-wal` and
+        /// `-shm`).
+        fn db(&self) -> PathBuf {
+            self.0.join("inventory.db")
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// `db` with the fixture sites and `count` fixture devices.
+    fn seeded(db: &Db, count: usize) {
+        db.run_now(|conn| {
+            ensure_sites(conn, fixture::new_sites())?;
+            create_devices(conn, fixture::new_devices(count, 1))
+        })
+        .unwrap();
+    }
+
+    fn pragma<T: rusqlite::types::FromSql>(conn: &Connection, name: &str) -> T {
+        conn.pragma_query_value(None, name, |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_file_database_opens_in_wal_mode_syncing_normal_unless_asked_for_full() {
+        let dir = TempDir::new("pragmas");
+        let db = Db::open(Some(&dir.db())).unwrap();
+        let writer = db
+            .run_now(|conn| {
+                Ok((
+                    pragma::<String>(conn, "journal_mode"),
+                    pragma::<i64>(conn, "synchronous"),
+                    pragma::<i64>(conn, "foreign_keys"),
+                    pragma::<i64>(conn, "busy_timeout"),
+                ))
+            })
+            .unwrap();
+        assert_eq!(writer, ("wal".to_owned(), 1, 1, 5_000));
+        let reader = db
+            .read_blocking(|conn| {
+                Ok((
+                    pragma::<String>(conn, "journal_mode"),
+                    pragma::<i64>(conn, "synchronous"),
+                    conn.is_readonly(rusqlite::MAIN_DB)?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(reader, ("wal".to_owned(), 1, true));
+        drop(db);
+        // The writer closes last, folds the WAL into the file and removes it.
+        let wal = dir.0.join("inventory.db-wal");
+        assert!(!wal.exists(), "{} is left behind", wal.display());
+        // WAL mode stays with the file, for whatever opens it next.
+        let plain = Connection::open(dir.db()).unwrap();
+        assert_eq!(pragma::<String>(&plain, "journal_mode"), "wal");
+        drop(plain);
+
+        let dir = TempDir::new("pragmas-full");
+        let db = Db::open_with(Some(&dir.db()), Synchronous::Full).unwrap();
+        let writer = db
+            .run_now(|conn| {
+                Ok((
+                    pragma::<String>(conn, "journal_mode"),
+                    pragma::<i64>(conn, "synchronous"),
+                ))
+            })
+            .unwrap();
+        assert_eq!(writer, ("wal".to_owned(), 2));
+        let reader = db.read_blocking(|conn| Ok(pragma::<i64>(conn, "synchronous")));
+        assert_eq!(reader.unwrap(), 2);
+    }
+
+    #[test]
+    fn a_database_sqlite_keeps_out_of_wal_mode_is_refused_with_the_mode_it_kept() {
+        // `:memory:` is SQLite's name for a database with no file.
+        let error = Db::open(Some(Path::new(":memory:"))).err().unwrap();
+        assert!(
+            matches!(&error, OpenError::NotWal { mode } if mode == "memory"),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(message.contains("journal mode `memory`"), "{message}");
+        assert!(message.contains("needs WAL"), "{message}");
+    }
+
+    #[test]
+    fn a_read_answers_while_a_write_transaction_is_open_and_sees_the_last_commit() {
+        // Made first, so dropped last: should a read wait for the writer,
+        // the channel that holds the writer is dropped first, the writer
+        // gives up, and the runtime can finish its blocking task.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap();
+        let dir = TempDir::new("read-beside-write");
+        let db = Db::open(Some(&dir.db())).unwrap();
+        seeded(&db, 1);
+        let before = db
+            .run_now(|conn| list_devices(conn, &DeviceFilter::default()))
+            .unwrap()
+            .remove(0);
+        let id = before.id;
+        // A site without the device, which the write deletes.
+        let spare = ["ams1", "fra2", "nyc3", "sin1"]
+            .into_iter()
+            .find(|slug| *slug != before.site_slug)
+            .unwrap();
+
+        // The writer renames the device and holds its transaction open
+        // until told to commit.
+        let (held, writer_holds) = mpsc::channel();
+        let (commit, committed) = mpsc::channel::<()>();
+        let writer = std::thread::spawn({
+            let db = db.clone();
+            move || {
+                db.run_now(|conn| {
+                    let tx = conn.transaction()?;
+                    tx.execute("UPDATE devices SET name = 'renamed'", [])?;
+                    tx.execute("DELETE FROM sites WHERE slug = ?1", [spare])?;
+                    held.send(()).unwrap();
+                    committed.recv().unwrap();
+                    tx.commit()?;
+                    Ok(())
+                })
+            }
+        });
+        writer_holds
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the writer opens its transaction");
+
+        // The async read, on the blocking pool, answers meanwhile.
+        let read = |db: &Db| {
+            let db = db.clone();
+            runtime.block_on(async move {
+                let read = db.read(move |conn| Ok((get_device(conn, id)?, list_sites(conn)?)));
+                tokio::time::timeout(Duration::from_secs(10), read)
+                    .await
+                    .expect("the read waited for the write's transaction")
+                    .unwrap()
+            })
+        };
+        let started = Instant::now();
+        let (device, sites) = read(&db);
+        assert_eq!(device, before);
+        assert_eq!(sites.len(), 4);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // So does a blocking read, on another thread.
+        let (answer, answered) = mpsc::channel();
+        std::thread::spawn({
+            let db = db.clone();
+            move || {
+                let _ = answer.send(db.read_blocking(move |conn| get_device(conn, id)));
+            }
+        });
+        let device = answered
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the blocking read waited for the write's transaction")
+            .unwrap();
+        assert_eq!(device, before);
+
+        // Once committed, the next read sees the write.
+        commit.send(()).unwrap();
+        writer.join().unwrap().unwrap();
+        let (device, sites) = read(&db);
+        assert_eq!(device.name, "renamed");
+        assert_eq!(sites.len(), 3);
+        assert!(sites.iter().all(|site| site.slug != spare));
+    }
+
+    #[test]
+    fn every_reader_sees_each_write_as_soon_as_it_is_committed() {
+        let dir = TempDir::new("read-your-writes");
+        let db = Db::open(Some(&dir.db())).unwrap();
+        seeded(&db, 0);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        for (round, device) in fixture::new_devices(3, 2).into_iter().enumerate() {
+            let created = runtime
+                .block_on(db.run(move |conn| create_devices(conn, vec![device])))
+                .unwrap()
+                .remove(0);
+            // Every reader at once: each read holds its reader until all
+            // of them are taken, so no two reads share a connection.
+            let taken = Arc::new(AtomicUsize::new(0));
+            let reads: Vec<_> = (0..READERS)
+                .map(|_| {
+                    let (db, taken) = (db.clone(), Arc::clone(&taken));
+                    std::thread::spawn(move || {
+                        db.read_blocking(|conn| {
+                            taken.fetch_add(1, Ordering::SeqCst);
+                            let deadline = Instant::now() + Duration::from_secs(10);
+                            while taken.load(Ordering::SeqCst) < READERS {
+                                assert!(Instant::now() < deadline, "fewer than {READERS} readers");
+                                std::thread::sleep(Duration::from_millis(1));
+                            }
+                            Ok((get_device(conn, created.id)?, count_devices(conn)?))
+                        })
+                    })
+                })
+                .collect();
+            for read in reads {
+                let (device, count) = read.join().unwrap().unwrap();
+                assert_eq!(device, created);
+                assert_eq!(count, round as i64 + 1);
+            }
+            // And an update, read back at once.
+            let id = created.id;
+            let patch = DevicePatch {
+                comments: Some(format!("round {round}")),
+                ..DevicePatch::default()
+            };
+            let patched = runtime
+                .block_on(db.run(move |conn| patch_device(conn, id, patch)))
+                .unwrap();
+            let read = runtime
+                .block_on(db.read(move |conn| get_device(conn, id)))
+                .unwrap();
+            assert_eq!(read, patched);
+            assert_eq!(read.comments, format!("round {round}"));
+        }
+    }
+
+    #[test]
+    fn a_read_cannot_write() {
+        let dir = TempDir::new("read-only");
+        let db = Db::open(Some(&dir.db())).unwrap();
+        seeded(&db, 2);
+        let refused = db.read_blocking(|conn| Ok(conn.execute("DELETE FROM devices", [])?));
+        assert!(refused.is_err());
+        assert_eq!(db.read_blocking(count_devices).unwrap(), 2);
+    }
 
     #[test]
     fn a_busy_database_asks_the_caller_to_try_again_without_sqlite_words() {
@@ -982,8 +1520,12 @@ mod tests {
 
     #[test]
     fn device_rows_page_through_every_match_in_order_like_list_devices() {
-        use crate::fixture;
-        let db = Db::open(None).unwrap();
+        device_rows_page_through(Db::open(None).unwrap());
+        let dir = TempDir::new("device-rows");
+        device_rows_page_through(Db::open(Some(&dir.db())).unwrap());
+    }
+
+    fn device_rows_page_through(db: Db) {
         let count = 2 * ROWS_PER_LOCK + 7;
         let mut reports = Vec::new();
         let seeded = db

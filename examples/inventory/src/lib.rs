@@ -7,7 +7,8 @@
 //! one set of tools:
 //!
 //! - [`model`]: the records, and what callers send to write them;
-//! - [`db`]: the SQLite schema, queries and transactions;
+//! - [`db`]: the SQLite schema, queries and transactions, on one writer
+//!   connection and, for a file database, a few read-only ones in WAL mode;
 //! - [`fixture`]: a seeded generator of realistic devices;
 //! - [`tools`]: the annotated tool functions, registered through `linkme`.
 //!

@@ -6,7 +6,9 @@
 //! `action`, so the `inventory` dispatcher routes to all of them.
 //!
 //! The work itself is in [`crate::db`]; a tool only takes the database from
-//! the server's state and hands the work to [`Db::run`].
+//! the server's state and hands the work to [`Db::run`] when it writes, or
+//! to [`Db::read`] when it reads: on a file database a read runs on a
+//! reader connection of its own and never waits for a write.
 //!
 //! Tools register themselves in [`mcp_light::TOOLS`]; [`registry`] picks
 //! this module's out of whatever else the binary registers.
@@ -23,7 +25,7 @@ use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site};
 #[mcp_tool(resource = "device", action = "retrieve")]
 pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolError> {
     ctx.state::<Db>()?
-        .run(move |conn| db::get_device(conn, id))
+        .read(move |conn| db::get_device(conn, id))
         .await
 }
 
@@ -31,8 +33,9 @@ pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolErro
 // The rows are read a page at a time (`DeviceRows`) on a thread of the
 // blocking pool, beside the one mcp-light serializes them on, and go into
 // the store one by one: a million devices never sit in memory as a list.
-// The connection's lock is taken once a page, so writers wait a page's
-// read, not the whole list's.
+// Each page is read on a reader connection taken for that page alone, so
+// writers never wait for the listing (in memory, they wait a page's read,
+// not the whole list's).
 #[mcp_heavy(resource = "device", action = "list")]
 pub async fn device_list(
     ctx: &Context,
@@ -145,7 +148,7 @@ async fn wrote(ctx: &Context, what: &str, resource: &str, key: serde_json::Value
 #[mcp_tool(resource = "site", action = "retrieve")]
 pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
     ctx.state::<Db>()?
-        .run(move |conn| db::get_site(conn, id))
+        .read(move |conn| db::get_site(conn, id))
         .await
 }
 
@@ -156,7 +159,7 @@ pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
 // answer.
 #[mcp_tool(resource = "site", action = "list")]
 pub async fn site_list(ctx: &Context) -> Result<Vec<Site>, ToolError> {
-    ctx.state::<Db>()?.run(db::list_sites).await
+    ctx.state::<Db>()?.read(db::list_sites).await
 }
 
 /// Create a site.

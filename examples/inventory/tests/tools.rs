@@ -282,3 +282,129 @@ fn the_binary_answers_a_malformed_request_on_stdio_with_its_id() {
     assert_eq!(answer["error"]["code"], -32602, "{line}");
     server.stop();
 }
+
+// ----- a file database, as deployed ------------------------------------------
+
+/// A directory of its own under the system's temporary directory, removed
+/// with everything in it when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("inventory-tools-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn db(&self) -> std::path::PathBuf {
+        self.0.join("inventory.db")
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The structured result of a call that succeeded.
+fn ok_of(result: mcp_light::CallToolResult) -> Value {
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    result.structured_content.unwrap()
+}
+
+#[tokio::test]
+async fn every_tool_reads_back_its_writes_on_a_file_database() {
+    let dir = TempDir::new("every-tool");
+    let server = inventory::server(Db::open(Some(&dir.db())).unwrap()).unwrap();
+    let call = |tool: &'static str, arguments: Value| {
+        server.call(tool, arguments, mcp_light::Caller::Process)
+    };
+
+    let site = ok_of(
+        call(
+            "site_create",
+            json!({"site": {"name": "Lab", "slug": "lab"}}),
+        )
+        .await,
+    );
+    let site_id = site["id"].clone();
+    let read = ok_of(call("site_retrieve", json!({"id": site_id})).await);
+    assert_eq!(
+        (&read["slug"], &read["device_count"]),
+        (&json!("lab"), &json!(0))
+    );
+
+    let created = ok_of(call("device_create", json!({"device": device("edge-01", "lab")})).await);
+    let id = created["id"].clone();
+    let read = ok_of(call("device_retrieve", json!({"id": id})).await);
+    assert_eq!(read["name"], "edge-01");
+    let bulk = json!({"devices": [device("edge-02", "lab"), device("edge-03", "lab")]});
+    assert_eq!(ok_of(call("device_bulk_create", bulk).await)["accepted"], 2);
+    let sites = ok_of(call("site_list", json!({})).await);
+    assert_eq!(sites["result"][0]["device_count"], 3, "{sites}");
+
+    let changes = json!({"id": id, "changes": {"comments": "racked"}});
+    ok_of(call("device_partial_update", changes).await);
+    let read = ok_of(call("device_retrieve", json!({"id": id})).await);
+    assert_eq!(read["comments"], "racked");
+    let replaced = json!({"id": id, "device": device("edge-01b", "lab")});
+    ok_of(call("device_update", replaced).await);
+    let read = ok_of(call("device_retrieve", json!({"id": id})).await);
+    assert_eq!(
+        (&read["name"], &read["comments"]),
+        (&json!("edge-01b"), &json!(""))
+    );
+
+    let probe = ok_of(call("device_list", json!({"site_slug": "lab"})).await);
+    let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "summary"});
+    let summary = call("device_list", redeem).await;
+    assert_eq!(summary.is_error, Some(false), "{summary:?}");
+    let summary: Value = serde_json::from_str(&summary.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(summary["count"], 3, "{summary}");
+
+    ok_of(call("device_destroy", json!({"id": id})).await);
+    let gone = error_of(&call("device_retrieve", json!({"id": id})).await);
+    assert!(gone.contains("no device with id"), "{gone}");
+    let read = ok_of(call("site_retrieve", json!({"id": site_id})).await);
+    assert_eq!(read["device_count"], 2);
+}
+
+#[test]
+fn the_binary_keeps_its_database_file_in_wal_mode_and_refuses_an_unknown_sync() {
+    let dir = TempDir::new("binary-wal");
+    let inventory = env!("CARGO_BIN_EXE_inventory");
+    // With stdin closed, the server seeds, finds no client and exits.
+    let seeded = Command::new(inventory)
+        .args(["--seed", "3", "--db-sync", "full", "--db"])
+        .arg(dir.db())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&seeded.stderr);
+    assert!(log.contains("the database holds 3 devices"), "{log}");
+    let file = rusqlite::Connection::open(dir.db()).unwrap();
+    let mode: String = file
+        .pragma_query_value(None, "journal_mode", |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let devices: i64 = file
+        .query_row("SELECT count(*) FROM devices", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(devices, 3);
+
+    let wrong = Command::new(inventory)
+        .args(["--db-sync", "off", "--db"])
+        .arg(dir.db())
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    let message = String::from_utf8(wrong.stderr).unwrap();
+    assert!(message.contains("'off'"), "{message}");
+    assert!(
+        message.contains("[possible values: normal, full]"),
+        "{message}"
+    );
+}

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
+use inventory::db::Synchronous;
 use mcp_light::Surface;
 
 /// What the command line asked for.
@@ -29,6 +30,25 @@ pub struct Cli {
     /// The file and its tables are created if missing.
     #[arg(long, value_name = "PATH", verbatim_doc_comment)]
     pub db: Option<PathBuf>,
+
+    /// When a commit to the --db file waits for the disk: normal or full
+    ///
+    /// The file is kept in SQLite's WAL mode and is never corrupted by a
+    /// crash. normal syncs the WAL at each checkpoint (about every 4 MB of
+    /// writes), not at each commit: a crash of the server loses nothing,
+    /// but a power cut or an OS crash can roll back the writes committed
+    /// since the last sync, though they were answered as done. full syncs
+    /// at every commit, so an answered write survives a power cut too;
+    /// each write then waits on the disk.
+    #[arg(
+        long,
+        value_name = "SYNC",
+        default_value = "normal",
+        value_parser = db_sync(),
+        requires = "db",
+        verbatim_doc_comment
+    )]
+    pub db_sync: Synchronous,
 
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio
     ///
@@ -259,12 +279,25 @@ const EXAMPLES: &str = "\
 Examples:
   inventory                          stdio, in-memory database
   inventory --db inventory.db        stdio, a SQLite file
+  inventory --db inventory.db --db-sync full
+                                     every commit synced to the disk
   inventory --http 127.0.0.1:8080    Streamable HTTP at http://127.0.0.1:8080/mcp
   inventory --seed 500               the 4 fixture sites and 500 devices first
   inventory --http 0.0.0.0:8080 --db /data/inventory.db --store redis://redis:6379 \\
             --auth-token ci=$(cat /run/secrets/ci-token)
                                      one of several replicas behind a load balancer
   inventory --surface dispatcher     tools/list is the one `inventory` tool";
+
+/// `--db-sync`'s values, named as [`Synchronous::as_str`] names them.
+fn db_sync() -> impl TypedValueParser<Value = Synchronous> {
+    const LEVELS: [Synchronous; 2] = [Synchronous::Normal, Synchronous::Full];
+    PossibleValuesParser::new(LEVELS.map(Synchronous::as_str)).map(|name| {
+        LEVELS
+            .into_iter()
+            .find(|level| level.as_str() == name)
+            .expect("the parser admits only these names")
+    })
+}
 
 /// `--surface`'s values, named as [`Surface`] names them.
 fn surface() -> impl TypedValueParser<Value = Surface> {
@@ -337,6 +370,39 @@ mod tests {
     }
 
     #[test]
+    fn db_sync_is_normal_or_full_needs_a_file_and_defaults_to_normal() {
+        assert_eq!(parse(&[]).unwrap().db_sync, Synchronous::Normal);
+        assert_eq!(
+            parse(&["--db", "x.db"]).unwrap().db_sync,
+            Synchronous::Normal
+        );
+        for (value, level) in [("normal", Synchronous::Normal), ("full", Synchronous::Full)] {
+            let cli = parse(&["--db", "x.db", "--db-sync", value]).unwrap();
+            assert_eq!(cli.db_sync, level, "{value}");
+            let cli = parse(&["--db=x.db", &format!("--db-sync={value}")]).unwrap();
+            assert_eq!(cli.db_sync, level, "{value}");
+        }
+        for bad in ["off", "FULL", "extra", "2", ""] {
+            let error = parse(&["--db", "x.db", "--db-sync", bad]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidValue, "{bad:?}");
+            let message = error.to_string();
+            assert!(message.contains("--db-sync <SYNC>"), "{message}");
+            assert!(
+                message.contains("[possible values: normal, full]"),
+                "{message}"
+            );
+        }
+        // An in-memory database has no disk to sync to.
+        let error = parse(&["--db-sync", "full"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument);
+        assert!(error.to_string().contains("--db <PATH>"), "{error}");
+        let help = parse(&["--help"]).unwrap_err().to_string();
+        assert!(help.contains("--db-sync <SYNC>"), "{help}");
+        assert!(help.contains("[default: normal]"), "{help}");
+        assert!(help.contains("a power cut or an OS crash"), "{help}");
+    }
+
+    #[test]
     fn takes_ipv6_addresses() {
         let cli = parse(&["--http", "[::1]:8080"]).unwrap();
         assert_eq!(cli.http, Some("[::1]:8080".parse().unwrap()));
@@ -375,7 +441,7 @@ mod tests {
 
     #[test]
     fn an_option_without_its_value_is_refused() {
-        for option in ["--db", "--http", "--seed", "--surface"] {
+        for option in ["--db", "--db-sync", "--http", "--seed", "--surface"] {
             let error = parse(&[option]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::InvalidValue, "{option}");
             assert_eq!(error.exit_code(), 2);

@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run -p inventory                                 # stdio, in-memory database
 //! cargo run -p inventory -- --db inventory.db            # stdio, a file
+//! cargo run -p inventory -- --db x.db --db-sync full     # every commit synced
 //! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
@@ -65,7 +66,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     // Before a seed that may take a while.
     cli.check_features()?;
     cli.check_store_options()?;
-    let db = Db::open(cli.db.as_deref()).map_err(|e| match &cli.db {
+    let db = Db::open_with(cli.db.as_deref(), cli.db_sync).map_err(|e| match &cli.db {
         Some(path) => format!("cannot open the database {}: {e}", path.display()),
         None => format!("cannot open an in-memory database: {e}"),
     })?;
@@ -73,7 +74,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         seed(&db, count)?;
     }
     let devices = db
-        .run_now(db::count_devices)
+        .read_blocking(db::count_devices)
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
     let server = inventory::server(db).map_err(|e| e.to_string())?;
