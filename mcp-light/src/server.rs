@@ -555,15 +555,19 @@ impl Server {
     /// The handler's own tools, if it has any, are not served: tools are
     /// mcp-light's.
     ///
+    /// Write the handler with [`mcp_light::rmcp`](crate::rmcp), the rmcp
+    /// this server is built on.
+    ///
     /// ```
     /// use mcp_light::prelude::*;
-    /// use rmcp::handler::server::ServerHandler;
-    /// use rmcp::model::{
+    /// use mcp_light::rmcp::ErrorData;
+    /// use mcp_light::rmcp::handler::server::ServerHandler;
+    /// use mcp_light::rmcp::model::{
     ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
     ///     PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
     ///     ServerConfig,
     /// };
-    /// use rmcp::service::{RequestContext, RoleServer};
+    /// use mcp_light::rmcp::service::{RequestContext, RoleServer};
     ///
     /// /// One prompt, written with rmcp.
     /// #[derive(Clone)]
@@ -578,7 +582,7 @@ impl Server {
     ///         &self,
     ///         _: Option<PaginatedRequestParams>,
     ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+    ///     ) -> Result<ListPromptsResult, ErrorData> {
     ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new("triage", None::<String>, None)]))
     ///     }
     ///
@@ -586,7 +590,7 @@ impl Server {
     ///         &self,
     ///         _: GetPromptRequestParams,
     ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+    ///     ) -> Result<GetPromptResponse, ErrorData> {
     ///         let text = PromptMessage::new_text(Role::User, "Triage the open alerts.");
     ///         Ok(GetPromptResult::new(vec![text]).into())
     ///     }
