@@ -1,207 +1,246 @@
 //! Serving mcp-light's tools beside an rmcp [`ServerHandler`] that answers
 //! everything else: prompts, resources and their templates, subscriptions,
-//! completions.
+//! completions, skills, tasks, custom requests, and every notification.
 //!
 //! mcp-light has tools and nothing more. A server that also needs prompts
 //! or resources writes them with rmcp (by hand or with its prompt router)
 //! and hands the handler to
 //! [`Server::with_handler`](crate::Server::with_handler): tools go to
-//! mcp-light, every other request to the handler, and the capabilities the
-//! client sees are the handler's with mcp-light's tools added.
+//! mcp-light, every other request and notification to the handler, and the
+//! capabilities the client sees are the handler's with mcp-light's tools
+//! added.
+//!
+//! Which `ServerHandler` methods reach the handler is written once, in
+//! `composed_methods!`: the object-safe `Delegate` that `Server` holds and
+//! the forwarding methods of the served rmcp handler (`McpHandler`) are
+//! both generated from that list, so the two cannot disagree.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
+use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
-    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CancelTaskParams, CancelledNotificationParam, CompleteRequestParams, CompleteResult,
+    CustomNotification, CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams,
+    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use crate::store::BoxFuture;
 
-type Answer<'a, T> = BoxFuture<'a, Result<T, rmcp::ErrorData>>;
+/// Calls `$then!` with every `ServerHandler` method whose call reaches the
+/// composed handler, in four groups: `passed_on` methods are the handler's
+/// to answer, `completed` ones are answered by the handler and then given
+/// mcp-light's tools, logging and name; `async` methods answer a future,
+/// `sync` ones a value. Every other method (`tools/list`, `tools/call`,
+/// `logging/setLevel`) is mcp-light's alone.
+///
+/// A method rmcp adds to `ServerHandler` belongs here, unless mcp-light
+/// answers it itself: clippy refuses the served handler while it is in
+/// neither place, and the forwarding tests drive each method listed.
+macro_rules! composed_methods {
+    ($then:ident) => {
+        $then! {
+            passed_on async {
+                fn ping(context: RequestContext<RoleServer>) -> Result<(), ErrorData>;
+                fn complete(
+                    request: CompleteRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<CompleteResult, ErrorData>;
+                fn get_prompt(
+                    request: GetPromptRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<GetPromptResponse, ErrorData>;
+                fn list_prompts(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListPromptsResult, ErrorData>;
+                fn list_resources(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListResourcesResult, ErrorData>;
+                fn list_resource_templates(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListResourceTemplatesResult, ErrorData>;
+                fn read_resource(
+                    request: ReadResourceRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ReadResourceResponse, ErrorData>;
+                fn read_resource_directory(
+                    request: ReadResourceDirectoryRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ReadResourceDirectoryResult, ErrorData>;
+                fn listen(context: SubscriptionContext) -> Result<(), ErrorData>;
+                // Still what a client on 2025-11-25 sends.
+                #[allow(deprecated)]
+                fn subscribe(
+                    request: SubscribeRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
+                #[allow(deprecated)]
+                fn unsubscribe(
+                    request: UnsubscribeRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
+                fn list_skills(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListSkillsResult, ErrorData>;
+                fn get_skill(
+                    request: GetSkillRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<GetSkillResult, ErrorData>;
+                fn get_task(
+                    request: GetTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<GetTaskResult, ErrorData>;
+                fn update_task(
+                    request: UpdateTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
+                fn cancel_task(
+                    request: CancelTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
+                fn on_custom_request(
+                    request: CustomRequest,
+                    context: RequestContext<RoleServer>
+                ) -> Result<CustomResult, ErrorData>;
+                // rmcp has already cancelled the call's token (a running
+                // tool sees it) when the handler hears of it.
+                fn on_cancelled(
+                    notification: CancelledNotificationParam,
+                    context: NotificationContext<RoleServer>
+                ) -> ();
+                fn on_progress(
+                    notification: ProgressNotificationParam,
+                    context: NotificationContext<RoleServer>
+                ) -> ();
+                fn on_initialized(context: NotificationContext<RoleServer>) -> ();
+                fn on_roots_list_changed(context: NotificationContext<RoleServer>) -> ();
+                fn on_custom_notification(
+                    notification: CustomNotification,
+                    context: NotificationContext<RoleServer>
+                ) -> ();
+            }
+            passed_on sync {
+                fn supported_protocol_versions() -> Cow<'static, [ProtocolVersion]>;
+                fn accepted_subscription_filter(
+                    requested: &SubscriptionFilter
+                ) -> Option<SubscriptionFilter>;
+            }
+            completed async {
+                fn initialize(
+                    request: InitializeRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<InitializeResult, ErrorData>;
+                fn discover(context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData>;
+            }
+            completed sync {
+                fn get_info() -> ServerConfig;
+                fn negotiate_initialize(
+                    request: &InitializeRequestParams
+                ) -> Result<InitializeResult, ErrorData>;
+            }
+        }
+    };
+}
+pub(crate) use composed_methods;
 
-/// The handler's methods that mcp-light does not answer itself, boxed so
-/// that [`Server`] holds any handler without a type parameter.
-pub(crate) trait Delegate: Send + Sync + 'static {
-    fn info(&self) -> ServerConfig;
-    fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, CompleteResult>;
-    fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, GetPromptResponse>;
-    fn list_prompts(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListPromptsResult>;
-    fn list_resources(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListResourcesResult>;
-    fn list_resource_templates(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListResourceTemplatesResult>;
-    fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ReadResourceResponse>;
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter>;
-    fn listen(&self, context: SubscriptionContext) -> Answer<'_, ()>;
-    fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ()>;
-    fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ()>;
-    fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, CustomResult>;
-    fn on_initialized(&self, context: NotificationContext<RoleServer>) -> BoxFuture<'_, ()>;
-    fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) -> BoxFuture<'_, ()>;
-    fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        context: NotificationContext<RoleServer>,
-    ) -> BoxFuture<'_, ()>;
+/// From `composed_methods!`: the object-safe `Delegate`, its impl for
+/// every `ServerHandler`, and the list of the methods' names.
+macro_rules! declare_delegate {
+    ($(
+        $role:ident $kind:tt {$(
+            $(#[$attr:meta])*
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;
+        )*}
+    )*) => {
+        /// The composed handler's methods that mcp-light calls, boxed so
+        /// that [`Server`](crate::Server) holds any handler without a type
+        /// parameter.
+        pub(crate) trait Delegate: Send + Sync + 'static {
+            $($(
+                declare_delegate!(@signature $kind $(#[$attr])* $name($($arg: $ty),*) -> $out);
+            )*)*
+        }
+
+        impl<H: ServerHandler> Delegate for H {
+            $($(
+                declare_delegate!(@call $kind $(#[$attr])* $name($($arg: $ty),*) -> $out);
+            )*)*
+        }
+
+        /// The `ServerHandler` methods whose calls reach the composed
+        /// handler.
+        #[cfg(test)]
+        pub(crate) const COMPOSED_METHODS: &[&str] = &[$($(stringify!($name)),*),*];
+    };
+    (@signature async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out>;
+    };
+    (@signature sync $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        fn $name(&self, $($arg: $ty),*) -> $out;
+    };
+    (@call async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        fn $name(&self, $($arg: $ty),*) -> BoxFuture<'_, $out> {
+            Box::pin(ServerHandler::$name(self, $($arg),*))
+        }
+    };
+    (@call sync $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        fn $name(&self, $($arg: $ty),*) -> $out {
+            ServerHandler::$name(self, $($arg),*)
+        }
+    };
 }
 
-impl<H: ServerHandler> Delegate for H {
-    fn info(&self) -> ServerConfig {
-        self.get_info()
-    }
+composed_methods!(declare_delegate);
 
-    fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, CompleteResult> {
-        Box::pin(ServerHandler::complete(self, request, context))
-    }
-
-    fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, GetPromptResponse> {
-        Box::pin(ServerHandler::get_prompt(self, request, context))
-    }
-
-    fn list_prompts(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListPromptsResult> {
-        Box::pin(ServerHandler::list_prompts(self, request, context))
-    }
-
-    fn list_resources(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListResourcesResult> {
-        Box::pin(ServerHandler::list_resources(self, request, context))
-    }
-
-    fn list_resource_templates(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ListResourceTemplatesResult> {
-        Box::pin(ServerHandler::list_resource_templates(
-            self, request, context,
-        ))
-    }
-
-    fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ReadResourceResponse> {
-        Box::pin(ServerHandler::read_resource(self, request, context))
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        ServerHandler::accepted_subscription_filter(self, requested)
-    }
-
-    fn listen(&self, context: SubscriptionContext) -> Answer<'_, ()> {
-        Box::pin(ServerHandler::listen(self, context))
-    }
-
-    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
-    fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ()> {
-        Box::pin(ServerHandler::subscribe(self, request, context))
-    }
-
-    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
-    fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, ()> {
-        Box::pin(ServerHandler::unsubscribe(self, request, context))
-    }
-
-    fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Answer<'_, CustomResult> {
-        Box::pin(ServerHandler::on_custom_request(self, request, context))
-    }
-
-    fn on_initialized(&self, context: NotificationContext<RoleServer>) -> BoxFuture<'_, ()> {
-        Box::pin(ServerHandler::on_initialized(self, context))
-    }
-
-    fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) -> BoxFuture<'_, ()> {
-        Box::pin(ServerHandler::on_roots_list_changed(self, context))
-    }
-
-    fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        context: NotificationContext<RoleServer>,
-    ) -> BoxFuture<'_, ()> {
-        Box::pin(ServerHandler::on_custom_notification(
-            self,
-            notification,
-            context,
-        ))
-    }
+/// From `composed_methods!`, inside a `ServerHandler` impl whose type has
+/// a `composed(&self) -> &dyn Delegate` method: the `passed_on` methods,
+/// each handing its call to the composed handler as it is. The `completed`
+/// ones are the impl's own to write.
+macro_rules! pass_on {
+    ($(
+        $role:ident $kind:tt {$(
+            $(#[$attr:meta])*
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;
+        )*}
+    )*) => {
+        $($(
+            pass_on!(@method $role $kind $(#[$attr])* $name($($arg: $ty),*) -> $out);
+        )*)*
+    };
+    (@method passed_on async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        async fn $name(&self, $($arg: $ty),*) -> $out {
+            self.composed().$name($($arg),*).await
+        }
+    };
+    (@method passed_on sync $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$attr])*
+        fn $name(&self, $($arg: $ty),*) -> $out {
+            self.composed().$name($($arg),*)
+        }
+    };
+    (@method completed $kind:tt $($rest:tt)*) => {};
 }
+pub(crate) use pass_on;
 
 /// What a server without a handler delegates to: rmcp's defaults, which
-/// advertise nothing and answer every request "method not found".
+/// advertise nothing, answer the handshake and `ping`, and every other
+/// request "method not found".
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct NoHandler;
 

@@ -362,6 +362,26 @@ pub use mcp_light_macros::mcp_heavy;
 /// used (serde `rename`, `rename_all`).
 pub use mcp_light_macros::LightKey;
 
+/// The rmcp this mcp-light is built on; name its types through
+/// `mcp_light::rmcp` so versions match.
+///
+/// mcp-light's API speaks rmcp's types: the [`CallToolResult`] a tool call
+/// answers, the `ServerHandler` composed with [`Server::with_handler`], the
+/// handler [`Server::into_handler`] serves over any rmcp transport. Naming
+/// them through this path needs no rmcp dependency of one's own, whose
+/// version could drift from this one. rmcp features mcp-light does not turn
+/// on (its client, its `#[prompt_router]` macros) are turned on by
+/// depending on rmcp with them as well; cargo unifies the two when their
+/// versions are compatible.
+///
+/// ```
+/// use mcp_light::rmcp::model::{ServerCapabilities, ServerConfig};
+///
+/// let config = ServerConfig::new(ServerCapabilities::builder().enable_prompts().build());
+/// assert!(config.capabilities.prompts.is_some());
+/// ```
+pub use rmcp;
+
 /// The result type of an MCP tool call, as answered on the wire.
 pub use rmcp::model::CallToolResult;
 

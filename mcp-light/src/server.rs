@@ -542,28 +542,36 @@ impl Server {
         self
     }
 
-    /// Serves `handler` beside this server's tools: `tools/list` and
-    /// `tools/call` are mcp-light's, every other request (prompts,
-    /// resources and resource templates, subscriptions, completions,
-    /// custom requests) is `handler`'s. The capabilities announced are the
-    /// handler's `get_info` ones with mcp-light's tools added, and so are
-    /// its instructions; the server's name and version stay
-    /// [`Server::with_implementation`]'s. [`Server::serve_stdio`],
+    /// Serves `handler` beside this server's tools: `tools/list`,
+    /// `tools/call` and `logging/setLevel` are mcp-light's, every other
+    /// request (prompts, resources, their templates and directories,
+    /// subscriptions, completions, skills, tasks, custom requests) and
+    /// every notification (progress, cancellations, roots, custom ones) is
+    /// `handler`'s. The handshake (`initialize`, `server/discover`) answers
+    /// what `handler` answers, its capabilities, instructions and protocol
+    /// versions, with mcp-light's tools and logging added; the server's
+    /// name and version stay [`Server::with_implementation`]'s. So every
+    /// capability the client is told of is served. [`Server::serve_stdio`],
     /// [`Server::serve_http`] and [`Server::http_service`] serve the
     /// composition; a second call replaces the handler.
     ///
     /// The handler's own tools, if it has any, are not served: tools are
-    /// mcp-light's.
+    /// mcp-light's. A client's cancellation of a tool call still stops the
+    /// tool ([`Context::cancelled`]); `handler` hears of it too.
+    ///
+    /// Write the handler with [`mcp_light::rmcp`](crate::rmcp), the rmcp
+    /// this server is built on.
     ///
     /// ```
     /// use mcp_light::prelude::*;
-    /// use rmcp::handler::server::ServerHandler;
-    /// use rmcp::model::{
+    /// use mcp_light::rmcp::ErrorData;
+    /// use mcp_light::rmcp::handler::server::ServerHandler;
+    /// use mcp_light::rmcp::model::{
     ///     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
     ///     PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities,
     ///     ServerConfig,
     /// };
-    /// use rmcp::service::{RequestContext, RoleServer};
+    /// use mcp_light::rmcp::service::{RequestContext, RoleServer};
     ///
     /// /// One prompt, written with rmcp.
     /// #[derive(Clone)]
@@ -578,7 +586,7 @@ impl Server {
     ///         &self,
     ///         _: Option<PaginatedRequestParams>,
     ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+    ///     ) -> Result<ListPromptsResult, ErrorData> {
     ///         Ok(ListPromptsResult::with_all_items(vec![Prompt::new("triage", None::<String>, None)]))
     ///     }
     ///
@@ -586,7 +594,7 @@ impl Server {
     ///         &self,
     ///         _: GetPromptRequestParams,
     ///         _: RequestContext<RoleServer>,
-    ///     ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+    ///     ) -> Result<GetPromptResponse, ErrorData> {
     ///         let text = PromptMessage::new_text(Role::User, "Triage the open alerts.");
     ///         Ok(GetPromptResult::new(vec![text]).into())
     ///     }

@@ -1,4 +1,5 @@
-//! What the suite expects beyond tools, written with rmcp: resources and a
+//! What the suite expects beyond tools, written with rmcp (through
+//! `mcp_light::rmcp`, the version mcp-light serves): resources and a
 //! resource template, subscriptions, prompts (one of them asking the client
 //! for input on 2026-07-28) and completions. `main` composes it with the
 //! mcp-light tools through `Server::with_handler`.
@@ -6,8 +7,9 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rmcp::handler::server::ServerHandler;
-use rmcp::model::{
+use mcp_light::rmcp::ErrorData;
+use mcp_light::rmcp::handler::server::ServerHandler;
+use mcp_light::rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, InputRequiredResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
@@ -15,7 +17,7 @@ use rmcp::model::{
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
     ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use mcp_light::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 
 use crate::tools::PNG;
@@ -56,7 +58,7 @@ impl ServerHandler for Library {
         &self,
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
+    ) -> Result<ListResourcesResult, ErrorData> {
         let resource = |uri: &str, name: &str, title: &str, mime: &str| {
             Resource::new(uri, name)
                 .with_title(title)
@@ -88,7 +90,7 @@ impl ServerHandler for Library {
         &self,
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let template = ResourceTemplate::new(TEMPLATE, "template")
             .with_title("Resource Template")
             .with_description("A resource template with parameter substitution")
@@ -100,7 +102,7 @@ impl ServerHandler for Library {
         &self,
         request: ReadResourceRequestParams,
         _: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+    ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let contents = match uri.as_str() {
             STATIC_TEXT => {
@@ -117,7 +119,7 @@ impl ServerHandler for Library {
                         .with_mime_type("application/json")
                 }
                 None => {
-                    return Err(rmcp::ErrorData::resource_not_found(
+                    return Err(ErrorData::resource_not_found(
                         format!("Resource not found: {uri}"),
                         Some(json!({"uri": uri})),
                     ));
@@ -141,7 +143,7 @@ impl ServerHandler for Library {
         &self,
         request: SubscribeRequestParams,
         _: RequestContext<RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
+    ) -> Result<(), ErrorData> {
         self.subscriptions().insert(request.uri);
         Ok(())
     }
@@ -150,7 +152,7 @@ impl ServerHandler for Library {
         &self,
         request: UnsubscribeRequestParams,
         _: RequestContext<RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
+    ) -> Result<(), ErrorData> {
         self.subscriptions().remove(&request.uri);
         Ok(())
     }
@@ -159,7 +161,7 @@ impl ServerHandler for Library {
         &self,
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+    ) -> Result<ListPromptsResult, ErrorData> {
         let argument = |name: &str, description: &str| {
             let mut argument = PromptArgument::new(name).with_description(description);
             argument.required = Some(true);
@@ -204,7 +206,7 @@ impl ServerHandler for Library {
         &self,
         request: GetPromptRequestParams,
         _: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+    ) -> Result<GetPromptResponse, ErrorData> {
         let argument = |name: &str| {
             request
                 .arguments
@@ -257,7 +259,7 @@ impl ServerHandler for Library {
                 )]
             }
             other => {
-                return Err(rmcp::ErrorData::invalid_params(
+                return Err(ErrorData::invalid_params(
                     format!("no prompt named `{other}`"),
                     None,
                 ));
@@ -270,7 +272,7 @@ impl ServerHandler for Library {
         &self,
         request: CompleteRequestParams,
         _: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, rmcp::ErrorData> {
+    ) -> Result<CompleteResult, ErrorData> {
         let typed = request.argument.value;
         let values: Vec<String> = ["paris", "park", "party", "test-value"]
             .into_iter()
@@ -278,7 +280,7 @@ impl ServerHandler for Library {
             .map(str::to_owned)
             .collect();
         let mut completion = CompletionInfo::new(values)
-            .map_err(|problem| rmcp::ErrorData::internal_error(problem, None))?;
+            .map_err(|problem| ErrorData::internal_error(problem, None))?;
         completion.total = Some(completion.values.len() as u32);
         completion.has_more = Some(false);
         Ok(CompleteResult::new(completion))
@@ -295,7 +297,7 @@ fn template_id(uri: &str) -> Option<&str> {
 
 /// The input-required result of `test_input_required_result_prompt`'s
 /// first round: one elicitation, keyed `user_context`.
-fn ask_for_context() -> Result<InputRequiredResult, rmcp::ErrorData> {
+fn ask_for_context() -> Result<InputRequiredResult, ErrorData> {
     serde_json::from_value(json!({
         "resultType": "input_required",
         "inputRequests": {
@@ -312,5 +314,5 @@ fn ask_for_context() -> Result<InputRequiredResult, rmcp::ErrorData> {
             },
         },
     }))
-    .map_err(|error| rmcp::ErrorData::internal_error(error.to_string(), None))
+    .map_err(|error| ErrorData::internal_error(error.to_string(), None))
 }

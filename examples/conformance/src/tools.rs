@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use mcp_light::prelude::*;
+use mcp_light::rmcp::model::{CreateMessageRequestParams, ResourceContents, SamplingMessage};
 use mcp_light::{Elicitation, LogLevel};
-use rmcp::model::{CreateMessageRequestParams, ResourceContents, SamplingMessage};
 use serde_json::{Map, Value, json};
 
 /// A 1×1 red PNG.

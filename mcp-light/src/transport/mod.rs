@@ -2,9 +2,12 @@
 //!
 //! The rmcp handler is thin: `tools/list` publishes the registry and the
 //! dispatchers, `tools/call` hands the call to [`Server::call`] with the
-//! caller the transport identified. Everything else (prompts, resources,
-//! completions) goes to the rmcp handler composed with
-//! [`Server::with_handler`], if any. Framing, sessions and HTTP are rmcp's.
+//! caller the transport identified, `logging/setLevel` sets the session's
+//! level. Every other request and every notification (prompts, resources,
+//! completions, skills, tasks, progress, cancellations) goes to the rmcp
+//! handler composed with [`Server::with_handler`], if any, and the
+//! handshake answers what that handler says with mcp-light's tools added.
+//! Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
 mod guard;
@@ -31,18 +34,25 @@ pub use sessions::ValidatedSessions;
 #[cfg(feature = "stdio")]
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
 
+use std::borrow::Cow;
+
+use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    CustomNotification, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
+    CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
 
+use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::{Caller, Server};
 
@@ -65,7 +75,8 @@ pub enum ServeError {
 /// The rmcp [`ServerHandler`] over a [`Server`]. [`Server::serve_stdio`] and
 /// [`Server::serve_http`] use it; build one with [`Server::into_handler`] to
 /// serve it over another rmcp transport. Requests that are not about tools
-/// go to the handler composed with [`Server::with_handler`].
+/// or logging, and every notification, go to the handler composed with
+/// [`Server::with_handler`].
 #[derive(Debug, Clone)]
 pub struct McpHandler {
     server: Server,
@@ -89,32 +100,71 @@ impl McpHandler {
         let _ = context;
         self.default_caller.clone()
     }
+
+    /// The handler composed with [`Server::with_handler`], or rmcp's
+    /// defaults.
+    fn composed(&self) -> &dyn Delegate {
+        &*self.server.delegate
+    }
+
+    /// `config`, the composed handler's, with mcp-light's tools, logging
+    /// and name.
+    fn with_own(&self, mut config: ServerConfig) -> ServerConfig {
+        add_own_capabilities(&mut config.capabilities);
+        config.server_info = self.server.implementation().clone();
+        config
+    }
 }
 
+// Every method is written out, here or by `pass_on!`: a method rmcp adds
+// would otherwise answer rmcp's default, which says "method not found" for
+// what the composed handler may advertise.
+#[deny(clippy::missing_trait_methods)]
 impl ServerHandler for McpHandler {
-    /// The composed handler's capabilities and instructions
-    /// ([`Server::with_handler`]), with mcp-light's tools, logging and name.
-    #[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
+    /// The composed handler's configuration ([`Server::with_handler`]):
+    /// its capabilities, instructions and protocol version, with
+    /// mcp-light's tools, logging and name.
     fn get_info(&self) -> ServerConfig {
-        let delegated = self.server.delegate.info();
-        let mut capabilities = delegated.capabilities;
-        let own = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_logging()
-            .build();
-        capabilities.tools = own.tools;
-        capabilities.logging = own.logging;
-        let mut info = InitializeResult::new(capabilities)
-            .with_server_info(self.server.implementation().clone());
-        info.instructions = delegated.instructions;
-        info
+        self.with_own(self.composed().get_info())
+    }
+
+    /// The composed handler answers (and sees the client's introduction),
+    /// and its answer gets mcp-light's tools, logging and name, as
+    /// [`McpHandler::get_info`].
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let answer = self.composed().initialize(request, context).await?;
+        Ok(self.with_own(answer))
+    }
+
+    fn negotiate_initialize(
+        &self,
+        request: &InitializeRequestParams,
+    ) -> Result<InitializeResult, ErrorData> {
+        let answer = self.composed().negotiate_initialize(request)?;
+        Ok(self.with_own(answer))
+    }
+
+    /// The composed handler's discovery (its caching hints included), with
+    /// mcp-light's tools, logging and name.
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut answer = self.composed().discover(context).await?;
+        add_own_capabilities(&mut answer.capabilities);
+        answer.set_server_info(self.server.implementation().clone());
+        Ok(answer)
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+    ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.server.list_tools()))
     }
 
@@ -129,7 +179,7 @@ impl ServerHandler for McpHandler {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
         #[cfg(feature = "http")]
         let request = http::with_taken_arguments(request, &context.extensions);
@@ -151,11 +201,11 @@ impl ServerHandler for McpHandler {
         &self,
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
+    ) -> Result<(), ErrorData> {
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
         if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
-            return Err(rmcp::ErrorData::method_not_found::<
+            return Err(ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
             >());
         }
@@ -163,115 +213,21 @@ impl ServerHandler for McpHandler {
         Ok(())
     }
 
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, rmcp::ErrorData> {
-        self.server.delegate.complete(request, context).await
-    }
+    // Prompts, resources, subscriptions, completions, skills, tasks, custom
+    // requests and every notification: the composed handler's.
+    composed_methods!(pass_on);
+}
 
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
-        self.server.delegate.get_prompt(request, context).await
-    }
-
-    async fn list_prompts(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, rmcp::ErrorData> {
-        self.server.delegate.list_prompts(request, context).await
-    }
-
-    async fn list_resources(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
-        self.server.delegate.list_resources(request, context).await
-    }
-
-    async fn list_resource_templates(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
-        self.server
-            .delegate
-            .list_resource_templates(request, context)
-            .await
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
-        self.server.delegate.read_resource(request, context).await
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.server.delegate.accepted_subscription_filter(requested)
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), rmcp::ErrorData> {
-        self.server.delegate.listen(context).await
-    }
-
-    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
-        self.server.delegate.subscribe(request, context).await
-    }
-
-    #[allow(deprecated)] // Still what a client on 2025-11-25 sends.
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), rmcp::ErrorData> {
-        self.server.delegate.unsubscribe(request, context).await
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, rmcp::ErrorData> {
-        self.server
-            .delegate
-            .on_custom_request(request, context)
-            .await
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.server.delegate.on_initialized(context).await
-    }
-
-    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
-        self.server.delegate.on_roots_list_changed(context).await
-    }
-
-    async fn on_custom_notification(
-        &self,
-        notification: CustomNotification,
-        context: NotificationContext<RoleServer>,
-    ) {
-        self.server
-            .delegate
-            .on_custom_notification(notification, context)
-            .await
-    }
+/// Adds what mcp-light serves itself to what the composed handler
+/// advertises: tools, and logging (`logging/setLevel`).
+#[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
+fn add_own_capabilities(capabilities: &mut ServerCapabilities) {
+    let own = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    capabilities.tools = own.tools;
+    capabilities.logging = own.logging;
 }
 
 impl Server {
@@ -285,3 +241,6 @@ impl Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
