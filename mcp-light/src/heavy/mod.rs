@@ -64,8 +64,9 @@ pub use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
 };
-pub(crate) use page::{narrow_item, page_of_items, page_range};
-pub(crate) use probe::{probe, unkept_probe};
+pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
+pub(crate) use probe::{Probe, probe, unkept_probe};
+pub(crate) use summary::Summary;
 pub use summary::{MAX_FIELD_NAMES, MAX_TRACKED_VALUES};
 
 /// Marks a shortened string in a preview or a summary.
@@ -342,13 +343,20 @@ pub(crate) fn serve(
     negotiation.check(config)?;
     match negotiation.mode {
         Mode::Full => Ok(value),
-        Mode::Summary => Ok(summarize(&value, origin)),
+        Mode::Summary => Ok(to_json(summarize(&value, origin))),
         Mode::Paginated => {
             let layout = layout(&value, origin);
             Ok(paginate(value, layout, negotiation, None))
         }
         Mode::Filtered => filter(value, origin, negotiation),
     }
+}
+
+/// One of the answer shapes as a JSON value.
+fn to_json(answer: impl serde::Serialize) -> Value {
+    // The shapes hold strings, numbers and JSON values: nothing in them can
+    // fail to serialize.
+    serde_json::to_value(answer).expect("an answer shape serializes to JSON")
 }
 
 /// What a value is, with its article, for messages.
