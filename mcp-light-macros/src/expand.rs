@@ -11,6 +11,7 @@ use syn::{Ident, Item, Path};
 use crate::ast::{Param, Role, Tool};
 use crate::attr::{Attr, WriteKind};
 use crate::ctxt::Ctxt;
+use crate::symbol;
 use crate::valid::{self, Kind, Plan};
 
 /// The whole pipeline of one tool attribute: parse, check, generate. On
@@ -49,6 +50,18 @@ pub fn tool(attr: Attr, args: TokenStream, input: TokenStream) -> TokenStream {
             quote!(#item #errors)
         }
     }
+}
+
+/// `(verify, [negotiation fields])`, the names [`valid`] refuses, as string
+/// literals: what `__reserved_fields!()` expands to. It takes no input.
+pub fn reserved_fields(input: TokenStream) -> TokenStream {
+    if let Some(extra) = input.into_iter().next() {
+        return syn::Error::new_spanned(extra, "`__reserved_fields!()` takes no input")
+            .into_compile_error();
+    }
+    let verify = symbol::VERIFY;
+    let negotiation = symbol::NEGOTIATION_FIELDS;
+    quote!((#verify, [#(#negotiation),*]))
 }
 
 fn generate(plan: &Plan) -> TokenStream {

@@ -45,6 +45,16 @@ pub fn mcp_heavy(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(Attr::Heavy, args.into(), item.into()).into()
 }
 
+/// The field names mcp-light adds to published input schemas, as these
+/// macros refuse them for a tool's parameters: `(verify, [the negotiation
+/// fields])`. Not for users; the runtime's tests compare it with the fields
+/// the runtime adds, so that neither list can be renamed alone.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __reserved_fields(input: TokenStream) -> TokenStream {
+    expand::reserved_fields(input.into()).into()
+}
+
 /// Derives `LightKey` for a struct with named fields:
 /// `#[light_key(field, ..., id = field)]` lists the fields that identify an
 /// object in an envelope after `id`/`pk`, `url` and `name`/`display`.

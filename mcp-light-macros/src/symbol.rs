@@ -37,6 +37,21 @@ pub const LINTS: [Symbol; 5] = [
     Symbol("forbid"),
 ];
 
+// The fields mcp-light adds to published input schemas, which a tool's own
+// parameters may not be named: the runtime adds them, the macros refuse
+// them, and the runtime's tests compare the two lists
+// (`__reserved_fields!`).
+/// What every write's schema gains.
+pub const VERIFY: &str = "verify";
+/// What every heavy read's schema gains, in the order it is published.
+pub const NEGOTIATION_FIELDS: [&str; 5] = [
+    "continuation_token",
+    "mode",
+    "page",
+    "page_size",
+    "filter_keys",
+];
+
 // `#[derive(LightKey)]`.
 pub const LIGHT_KEY: Symbol = Symbol("light_key");
 pub const DOC: Symbol = Symbol("doc");

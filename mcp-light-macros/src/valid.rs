@@ -9,6 +9,7 @@ use syn::{LitStr, Path, Safety, Type, TypeReference};
 use crate::ast::{Param, Role, Tool, ungroup};
 use crate::attr::{self, Attr, ToolArgs, WriteKind};
 use crate::ctxt::Ctxt;
+use crate::symbol::{NEGOTIATION_FIELDS, VERIFY};
 
 /// What a checked tool registers.
 pub struct Plan<'a> {
@@ -33,15 +34,6 @@ pub enum Kind {
     Heavy,
     Write { kind: WriteKind, status: u16 },
 }
-
-/// The fields `#[mcp_heavy]` adds to a tool's schema.
-const NEGOTIATION_FIELDS: [&str; 5] = [
-    "continuation_token",
-    "mode",
-    "page",
-    "page_size",
-    "filter_keys",
-];
 
 /// Checks `tool`; `None` when it has errors (recorded in `cx`).
 pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
@@ -339,10 +331,12 @@ fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
         check_arg_type(cx, ident, &param.ty);
         let key = param.key().unwrap_or_default();
         match kind {
-            Kind::Write { .. } if key == "verify" => cx.error_spanned_by(
+            Kind::Write { .. } if key == VERIFY => cx.error_spanned_by(
                 ident,
-                "`verify` is injected by mcp-light into every write tool's schema \
-                 (`verify: true` returns the full result): rename this parameter",
+                format_args!(
+                    "`{VERIFY}` is injected by mcp-light into every write tool's schema \
+                     (`{VERIFY}: true` returns the full result): rename this parameter"
+                ),
             ),
             Kind::Heavy if NEGOTIATION_FIELDS.contains(&key.as_str()) => cx.error_spanned_by(
                 ident,

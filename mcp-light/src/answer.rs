@@ -1,9 +1,10 @@
 //! The tool results mcp-light answers with: a value in full, or an error.
 //!
-//! Every answer leaves through these two builders, so text content and
+//! Every answer leaves through these builders, so text content and
 //! `structuredContent` agree everywhere.
 
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// The key a result that is not a JSON object is wrapped under in
@@ -38,8 +39,13 @@ pub(crate) fn error_result(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-/// A lean answer (an envelope or a probe): structured content only, with its
-/// JSON as text.
-pub(crate) fn lean_result(map: Map<String, Value>) -> CallToolResult {
-    CallToolResult::structured(Value::Object(map))
+/// An answer of one of mcp-light's own shapes (an envelope, a probe, a page,
+/// a summary, a `describe` answer): its JSON as text and as
+/// `structuredContent`. Each shape is a type whose serialization is the
+/// wire form and whose schema the output schemas publish.
+pub(crate) fn shaped_result(answer: &impl Serialize) -> CallToolResult {
+    // The shapes are structs of strings, numbers and JSON values: nothing
+    // in them can fail to serialize.
+    let value = serde_json::to_value(answer).expect("an answer shape serializes to JSON");
+    CallToolResult::structured(value)
 }

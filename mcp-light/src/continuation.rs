@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result, full_result_with_text};
+use crate::answer::{error_result, full_result, full_result_with_text, shaped_result};
 use crate::args;
 use crate::context::Caller;
 use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, Shape};
@@ -378,7 +378,7 @@ impl Redemption<'_> {
                 .map(|item| heavy::narrow_item(item, &negotiation.filter_keys))
                 .collect();
         }
-        Ok(full_result(heavy::page_of_items(
+        Ok(shaped_result(&heavy::page_of_items(
             items,
             list.total,
             negotiation,

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::args;
@@ -38,7 +40,18 @@ pub(crate) enum Route<'r> {
         routed: Routed,
     },
     /// `describe: true`: the action's `params` schema, nothing run.
-    Describe(Map<String, Value>),
+    Describe(Described<'r>),
+}
+
+/// What `describe: true` answers: `{description?, params_schema}`, the
+/// action's description and the schema its `params` must match.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "describe")]
+pub(crate) struct Described<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    description: Option<&'r str>,
+    params_schema: &'r Map<String, Value>,
 }
 
 /// One tool that reaches many: `{resource, action, params, verify, ...}`.
@@ -267,16 +280,12 @@ impl Dispatcher {
 /// its `params` must match — the routed tool's parameters, compact, as its
 /// flat tool publishes them without the fields the dispatcher takes at its
 /// top level (`verify`, the negotiation fields).
-fn describe_action(tool: &PublishedTool) -> Map<String, Value> {
-    let mut answer = Map::new();
-    if !tool.def().description().is_empty() {
-        answer.insert("description".into(), tool.def().description().into());
+fn describe_action(tool: &PublishedTool) -> Described<'_> {
+    let description = tool.def().description();
+    Described {
+        description: (!description.is_empty()).then_some(description),
+        params_schema: tool.params_schema(),
     }
-    answer.insert(
-        "params_schema".into(),
-        Value::Object((**tool.params_schema()).clone()),
-    );
-    answer
 }
 
 fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> String {

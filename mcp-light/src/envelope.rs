@@ -1,8 +1,11 @@
 //! The lean confirmation envelopes a write answers.
 
+use std::borrow::Cow;
 use std::io;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
+use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
 
 use crate::light_key::KeyFields;
@@ -52,81 +55,160 @@ pub(crate) enum BulkReach {
     Ids(Vec<Value>),
 }
 
-/// A lean confirmation envelope, one variant per shape. Its JSON keeps
-/// the keys in one documented order: identity first, then the status.
-#[derive(Debug)]
+/// A lean confirmation envelope, one variant per shape. Each shape is a
+/// type whose fields, in order, are the envelope's keys: identity first,
+/// then the status.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
 pub(crate) enum LeanEnvelope {
-    /// `{id, url?, name?, <light keys>, status_code, data_size}` +
-    /// `continuation_token` where disclosed.
-    Single {
+    /// A single write's.
+    Single(SingleEnvelope),
+    /// A bulk write's.
+    Bulk(BulkEnvelope),
+    /// A destroy's.
+    Destroy(DestroyEnvelope),
+}
+
+/// `{id, url?, name?, <light keys>, status_code, data_size}`, plus
+/// `continuation_token` where the caller's schema discloses continuation.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "envelope")]
+pub(crate) struct SingleEnvelope {
+    /// The identifying fields, in envelope order. Which ones a result has
+    /// depends on its type, so the published schema names none of them.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    key: Map<String, Value>,
+    status_code: u16,
+    /// The byte length of the full result's compact JSON.
+    data_size: usize,
+    /// Left out, never `null`, when there is none: a string where present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    continuation_token: Option<String>,
+}
+
+impl SingleEnvelope {
+    /// The envelope of an object identified by `key`, with `token` where
+    /// one was minted.
+    pub(crate) fn new(
         key: KeyFields,
         status_code: u16,
         data_size: usize,
         token: Option<Token>,
-    },
-    /// `{accepted, status_code, data_size}` + `continuation_token` or `ids`.
-    Bulk {
+    ) -> SingleEnvelope {
+        SingleEnvelope {
+            key: key.into_map(),
+            status_code,
+            data_size,
+            continuation_token: token.map(|token| token.as_str().to_owned()),
+        }
+    }
+}
+
+/// `{accepted, status_code, data_size}` plus `continuation_token` or
+/// `ids`: exactly one of the two, as [`BulkReach`] says.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "envelope")]
+pub(crate) struct BulkEnvelope {
+    /// How many objects were written.
+    accepted: usize,
+    status_code: u16,
+    data_size: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    continuation_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<Value>")]
+    ids: Option<Vec<Value>>,
+}
+
+impl BulkEnvelope {
+    /// The envelope of `accepted` objects, reached as `reach` says.
+    pub(crate) fn new(
         accepted: usize,
         status_code: u16,
         data_size: usize,
         reach: BulkReach,
-    },
-    /// `{id, deleted: true, status_code}`, the id from the call's arguments.
-    Destroy {
-        id_name: &'static str,
-        id: Value,
-        status_code: u16,
-    },
+    ) -> BulkEnvelope {
+        let (continuation_token, ids) = match reach {
+            BulkReach::Token(token) => (Some(token.as_str().to_owned()), None),
+            BulkReach::Ids(ids) => (None, Some(ids)),
+        };
+        BulkEnvelope {
+            accepted,
+            status_code,
+            data_size,
+            continuation_token,
+            ids,
+        }
+    }
 }
 
-impl LeanEnvelope {
-    /// The envelope as a JSON object, keys in their documented order.
-    pub(crate) fn into_json(self) -> Map<String, Value> {
-        match self {
-            LeanEnvelope::Single {
-                key,
-                status_code,
-                data_size,
-                token,
-            } => {
-                let mut out = key.into_map();
-                out.insert("status_code".into(), status_code.into());
-                out.insert("data_size".into(), data_size.into());
-                if let Some(token) = token {
-                    out.insert("continuation_token".into(), token.as_str().into());
-                }
-                out
-            }
-            LeanEnvelope::Bulk {
-                accepted,
-                status_code,
-                data_size,
-                reach,
-            } => {
-                let mut out = Map::new();
-                out.insert("accepted".into(), accepted.into());
-                out.insert("status_code".into(), status_code.into());
-                out.insert("data_size".into(), data_size.into());
-                match reach {
-                    BulkReach::Token(token) => {
-                        out.insert("continuation_token".into(), token.as_str().into())
-                    }
-                    BulkReach::Ids(ids) => out.insert("ids".into(), Value::Array(ids)),
-                };
-                out
-            }
-            LeanEnvelope::Destroy {
-                id_name,
-                id,
-                status_code,
-            } => {
-                let mut out = Map::new();
-                out.insert(id_name.into(), id);
-                out.insert("deleted".into(), true.into());
-                out.insert("status_code".into(), status_code.into());
-                out
-            }
+/// `{<id>, deleted: true, status_code}`, the id from the call's arguments
+/// under its own name (`id`, `pk`, or the argument marked `#[id]`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "envelope")]
+pub(crate) struct DestroyEnvelope {
+    /// Named as the tool names it, so the published schema cannot.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    id: NamedId,
+    deleted: Deleted,
+    status_code: u16,
+}
+
+impl DestroyEnvelope {
+    /// The envelope of the object whose identifier `id` the call gave as
+    /// `id_name`.
+    pub(crate) fn new(id_name: &'static str, id: Value, status_code: u16) -> DestroyEnvelope {
+        DestroyEnvelope {
+            id: NamedId {
+                name: id_name,
+                value: id,
+            },
+            deleted: Deleted,
+            status_code,
         }
+    }
+}
+
+/// One field whose name is known only at run time: `{name: value}`.
+#[derive(Debug)]
+struct NamedId {
+    name: &'static str,
+    value: Value,
+}
+
+impl Serialize for NamedId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(self.name, &self.value)?;
+        map.end()
+    }
+}
+
+/// `deleted: true`, the only value a destroy envelope has there.
+#[derive(Debug)]
+struct Deleted;
+
+impl Serialize for Deleted {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bool(true)
+    }
+}
+
+impl JsonSchema for Deleted {
+    fn schema_name() -> Cow<'static, str> {
+        "Deleted".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"const": true})
     }
 }
 
@@ -135,8 +217,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn keys(map: &Map<String, Value>) -> Vec<&str> {
-        map.keys().map(String::as_str).collect()
+    fn keys(value: &Value) -> Vec<&str> {
+        value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    fn wire(envelope: LeanEnvelope) -> Value {
+        serde_json::to_value(envelope).unwrap()
     }
 
     #[test]
@@ -156,13 +247,12 @@ mod tests {
         key.field("name", "edge-01");
         key.field("site_slug", "hq");
         let token = Token::mint().unwrap();
-        let out = LeanEnvelope::Single {
+        let out = wire(LeanEnvelope::Single(SingleEnvelope::new(
             key,
-            status_code: 201,
-            data_size: 700,
-            token: Some(token),
-        }
-        .into_json();
+            201,
+            700,
+            Some(token),
+        )));
         assert_eq!(
             keys(&out),
             [
@@ -179,21 +269,19 @@ mod tests {
 
     #[test]
     fn bulk_envelope_key_order_with_ids_and_with_token() {
-        let ids = LeanEnvelope::Bulk {
-            accepted: 2,
-            status_code: 201,
-            data_size: 10,
-            reach: BulkReach::Ids(vec![json!(1), json!(2)]),
-        }
-        .into_json();
+        let ids = wire(LeanEnvelope::Bulk(BulkEnvelope::new(
+            2,
+            201,
+            10,
+            BulkReach::Ids(vec![json!(1), json!(2)]),
+        )));
         assert_eq!(keys(&ids), ["accepted", "status_code", "data_size", "ids"]);
-        let token = LeanEnvelope::Bulk {
-            accepted: 2,
-            status_code: 201,
-            data_size: 10,
-            reach: BulkReach::Token(Token::mint().unwrap()),
-        }
-        .into_json();
+        let token = wire(LeanEnvelope::Bulk(BulkEnvelope::new(
+            2,
+            201,
+            10,
+            BulkReach::Token(Token::mint().unwrap()),
+        )));
         assert_eq!(
             keys(&token),
             ["accepted", "status_code", "data_size", "continuation_token"]
@@ -202,14 +290,13 @@ mod tests {
 
     #[test]
     fn destroy_envelope_key_order() {
-        let out = LeanEnvelope::Destroy {
-            id_name: "id",
-            id: json!("9f1c"),
-            status_code: 204,
-        }
-        .into_json();
+        let out = wire(LeanEnvelope::Destroy(DestroyEnvelope::new(
+            "id",
+            json!("9f1c"),
+            204,
+        )));
         assert_eq!(
-            Value::Object(out).to_string(),
+            out.to_string(),
             r#"{"id":"9f1c","deleted":true,"status_code":204}"#
         );
     }

@@ -20,12 +20,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result, lean_result};
+use crate::answer::{error_result, full_result, shaped_result};
 use crate::args;
 use crate::content::ContentAnswer;
 use crate::context::Context;
 use crate::continuation::{Called, Continuations};
-use crate::envelope::{BulkReach, LeanEnvelope, data_size};
+use crate::envelope::{
+    BulkEnvelope, BulkReach, DestroyEnvelope, LeanEnvelope, SingleEnvelope, data_size,
+};
 use crate::error::ToolError;
 use crate::keep;
 use crate::kind::ToolKind;
@@ -206,14 +208,12 @@ impl Responder {
             &value,
             Origin::SingleWrite,
             || reachable.then_some(()),
-            |data_size, reach| LeanEnvelope::Single {
-                key,
-                status_code,
-                data_size,
-                token: match reach {
+            |data_size, reach| {
+                let token = match reach {
                     Reach::Token(token) => Some(token),
                     Reach::Tokenless(()) => None,
-                },
+                };
+                LeanEnvelope::Single(SingleEnvelope::new(key, status_code, data_size, token))
             },
         )
         .await
@@ -243,14 +243,17 @@ impl Responder {
                     })
                     .flatten()
             },
-            |data_size, reach| LeanEnvelope::Bulk {
-                accepted: items.len(),
-                status_code,
-                data_size,
-                reach: match reach {
+            |data_size, reach| {
+                let reach = match reach {
                     Reach::Token(token) => BulkReach::Token(token),
                     Reach::Tokenless(ids) => BulkReach::Ids(ids),
-                },
+                };
+                LeanEnvelope::Bulk(BulkEnvelope::new(
+                    items.len(),
+                    status_code,
+                    data_size,
+                    reach,
+                ))
             },
         )
         .await
@@ -307,11 +310,11 @@ impl Responder {
             Ok(value) => value,
             Err(reply) => return *reply,
         };
-        let answer = envelope(LeanEnvelope::Destroy {
+        let answer = envelope(LeanEnvelope::Destroy(DestroyEnvelope::new(
             id_name,
             id,
-            status_code: self.status_code(),
-        });
+            self.status_code(),
+        )));
         self.reported_value(answer, &value)
     }
 
@@ -422,7 +425,7 @@ enum Stash {
 }
 
 fn envelope(envelope: LeanEnvelope) -> CallToolResult {
-    lean_result(envelope.into_json())
+    shaped_result(&envelope)
 }
 
 /// Runs `invoke` on `invocation`, a panic in the tool answered as an error

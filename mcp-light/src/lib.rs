@@ -34,6 +34,7 @@
 mod answer;
 mod args;
 mod compose;
+mod config;
 mod content;
 mod context;
 mod continuation;
@@ -75,6 +76,7 @@ pub mod __private;
 
 pub use answer::WRAPPED_RESULT_KEY;
 pub use args::DEFAULT_MAX_ARGUMENT_STRING;
+pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
 pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
 pub use dispatch::Dispatcher;

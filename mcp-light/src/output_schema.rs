@@ -13,33 +13,46 @@
 //! protocol revisions require (and `structuredContent` always is one: a
 //! result that is not an object arrives wrapped as `{"result": ...}`).
 //!
-//! The full result's own schema is not known here (the registry records the
-//! parameters' schema, not the result's), so its branch admits any object:
-//! the schema validates the root and documents the other shapes.
+//! Each branch is derived from the type that writes that answer: one Rust
+//! type's `Serialize` makes the JSON and its `JsonSchema` the branch, so
+//! the two cannot drift apart. The full result's own schema is not known
+//! here (the registry records the parameters' schema, not the result's),
+//! so its branch admits any object: the schema validates the root and
+//! documents the other shapes.
 
+use std::sync::LazyLock;
+
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::transform::transform_subschemas;
+use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value, json};
 
-use crate::heavy::Mode;
+use crate::dispatch::Described;
+use crate::envelope::{BulkEnvelope, DestroyEnvelope, SingleEnvelope};
+use crate::heavy::{Page, Probe, Summary};
 use crate::kind::{ToolKind, WriteKind};
 
 /// One shape an answer can take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Shape {
-    /// `{id?, url?, name?, <light keys>, status_code, data_size,
-    /// continuation_token?}`.
+    /// [`SingleEnvelope`]: `{id?, url?, name?, <light keys>, status_code,
+    /// data_size, continuation_token?}`.
     SingleEnvelope,
-    /// `{accepted, status_code, data_size, continuation_token | ids}`.
+    /// [`BulkEnvelope`]: `{accepted, status_code, data_size,
+    /// continuation_token | ids}`.
     BulkEnvelope,
-    /// `{<id>, deleted: true, status_code}`.
+    /// [`DestroyEnvelope`]: `{<id>, deleted: true, status_code}`.
     DestroyEnvelope,
-    /// `{preview, total_size, available_modes, continuation_token, usage}`.
+    /// [`Probe`]: `{preview, total_size, available_modes,
+    /// continuation_token, usage}`.
     Probe,
-    /// `{items, page, page_size, total, has_more}`, a wrapper's other fields
-    /// first.
+    /// [`Page`]: `{items, page, page_size, total, has_more}`, a wrapper's
+    /// other fields first.
     Page,
-    /// `{type, count?, ...}`.
+    /// [`Summary`]: `{type, count?, ...}`.
     Summary,
-    /// A dispatcher's `describe` answer: `{description?, params_schema}`.
+    /// A dispatcher's `describe` answer, [`Described`]: `{description?,
+    /// params_schema}`.
     Described,
     /// The result itself (the `verify` echo too), wrapped as `{"result":
     /// ...}` when it is not an object.
@@ -47,6 +60,18 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
+    /// Every shape, in the order an output schema lists them.
+    const ALL: [Shape; 8] = [
+        Shape::SingleEnvelope,
+        Shape::BulkEnvelope,
+        Shape::DestroyEnvelope,
+        Shape::Probe,
+        Shape::Page,
+        Shape::Summary,
+        Shape::Described,
+        Shape::Result,
+    ];
+
     /// The shapes a tool of `kind` answers when its published schema
     /// `discloses` continuation or not.
     pub(crate) fn of(kind: ToolKind, discloses: bool) -> Vec<Shape> {
@@ -68,75 +93,88 @@ impl Shape {
         shapes
     }
 
-    /// The shape's schema: its fixed fields' types, and those it always has.
-    fn schema(self) -> Value {
-        let integer = || json!({"type": "integer"});
-        let string = || json!({"type": "string"});
-        match self {
-            Shape::SingleEnvelope => json!({
-                "title": "envelope",
-                "properties": {
-                    "status_code": integer(),
-                    "data_size": integer(),
-                    "continuation_token": string(),
-                },
-                "required": ["status_code", "data_size"],
-            }),
-            Shape::BulkEnvelope => json!({
-                "title": "envelope",
-                "properties": {
-                    "accepted": integer(),
-                    "status_code": integer(),
-                    "data_size": integer(),
-                    "continuation_token": string(),
-                    "ids": {"type": "array"},
-                },
-                "required": ["accepted", "status_code", "data_size"],
-            }),
-            Shape::DestroyEnvelope => json!({
-                "title": "envelope",
-                "properties": {"deleted": {"const": true}, "status_code": integer()},
-                "required": ["deleted", "status_code"],
-            }),
-            Shape::Probe => json!({
-                "title": "probe",
-                "properties": {
-                    "total_size": integer(),
-                    "available_modes": {
-                        "type": "array",
-                        "items": {"enum": Mode::ALL.map(Mode::as_str)},
-                    },
-                    "continuation_token": string(),
-                    "usage": string(),
-                },
-                "required": ["preview", "total_size", "available_modes", "continuation_token", "usage"],
-            }),
-            Shape::Page => json!({
-                "title": "page",
-                "properties": {
-                    "items": {"type": "array"},
-                    "page": integer(),
-                    "page_size": integer(),
-                    "total": integer(),
-                    "has_more": {"type": "boolean"},
-                },
-                "required": ["items", "page", "page_size", "total", "has_more"],
-            }),
-            Shape::Summary => json!({
-                "title": "summary",
-                "properties": {
-                    "type": {"enum": ["list", "object", "string", "number", "bool", "null"]},
-                    "count": integer(),
-                },
-                "required": ["type"],
-            }),
-            Shape::Described => json!({
-                "title": "describe",
-                "properties": {"description": string(), "params_schema": {"type": "object"}},
-                "required": ["params_schema"],
-            }),
-            Shape::Result => json!({"title": "result"}),
+    /// The shape's schema: derived once from the type that writes it.
+    fn schema(self) -> &'static Value {
+        static BRANCHES: LazyLock<[Value; 8]> = LazyLock::new(|| Shape::ALL.map(Shape::derive));
+        let at = Shape::ALL.iter().position(|shape| *shape == self);
+        &BRANCHES[at.expect("every shape is in Shape::ALL")]
+    }
+
+    /// The schema schemars derives from the shape's type, for what it
+    /// serializes, made [`compact`]. The root of an output schema says it
+    /// is an object, so a branch does not say it again.
+    fn derive(self) -> Value {
+        let schema = match self {
+            Shape::SingleEnvelope => derived::<SingleEnvelope>(),
+            Shape::BulkEnvelope => derived::<BulkEnvelope>(),
+            Shape::DestroyEnvelope => derived::<DestroyEnvelope>(),
+            Shape::Probe => derived::<Probe>(),
+            Shape::Page => derived::<Page>(),
+            Shape::Summary => derived::<Summary>(),
+            Shape::Described => derived::<Described<'static>>(),
+            // Any object: the registry records a tool's parameters, not the
+            // type of its result.
+            Shape::Result => return json!({"title": "result"}),
+        };
+        let mut branch = schema.to_value();
+        if let Some(branch) = branch.as_object_mut() {
+            branch.remove("type");
         }
+        branch
+    }
+}
+
+/// The schema of what `T` serializes to, compact, inlined, without `$schema`.
+fn derived<T: JsonSchema>() -> Schema {
+    let mut schema = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.meta_schema = None;
+            settings.contract = Contract::Serialize;
+            settings.inline_subschemas = true;
+        })
+        .into_generator()
+        .into_root_schema_for::<T>();
+    compact(&mut schema);
+    schema
+}
+
+/// Drops from a derived schema, and from each of its subschemas, what a
+/// Rust type adds that a client does not check, since every client pays
+/// for each schema in every `tools/list`: the doc comments (`description`),
+/// an integer's Rust width (`format`, `minimum`, `maximum`), the `type`
+/// beside an `enum` (its values say it), and the schemas that admit
+/// anything (`items: true`, `additionalProperties: true`, a property whose
+/// value may be any JSON).
+fn compact(schema: &mut Schema) {
+    // Subschemas first, so that one left admitting anything is seen as such.
+    transform_subschemas(&mut compact, schema);
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("description");
+        if object.contains_key("enum") {
+            object.remove("type");
+        }
+        if object.get("type").and_then(Value::as_str) == Some("integer") {
+            for width in ["format", "minimum", "maximum"] {
+                object.remove(width);
+            }
+        }
+        for keyword in ["items", "additionalProperties"] {
+            if object.get(keyword).is_some_and(admits_anything) {
+                object.remove(keyword);
+            }
+        }
+        if let Some(Value::Object(properties)) = object.get_mut("properties") {
+            properties.retain(|_, property| !admits_anything(property));
+        }
+    }
+}
+
+/// Whether `schema` admits any JSON value: `true`, or `{}`.
+fn admits_anything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(admits) => *admits,
+        Value::Object(keywords) => keywords.is_empty(),
+        _ => false,
     }
 }
 
@@ -150,7 +188,7 @@ pub(crate) fn output_schema(shapes: impl IntoIterator<Item = Shape>) -> Map<Stri
     schema.insert("type".into(), "object".into());
     // The result alone is any object: the root says it all.
     if shapes != [Shape::Result] {
-        let branches: Vec<Value> = shapes.iter().map(|shape| shape.schema()).collect();
+        let branches: Vec<Value> = shapes.iter().map(|shape| shape.schema().clone()).collect();
         schema.insert("anyOf".into(), branches.into());
     }
     schema
@@ -206,43 +244,81 @@ mod tests {
 
     /// Whether `value` matches the branch of `shape`, not just any object.
     fn is_shape(shape: Shape, value: &Value) -> bool {
-        admits(&shape.schema(), value)
+        admits(shape.schema(), value)
     }
 
     fn envelopes() -> [(Shape, Value); 4] {
         let mut key = KeyFields::new();
         key.id("id", &7);
         key.field("name", "edge-01");
-        let single = LeanEnvelope::Single {
+        let single = LeanEnvelope::Single(SingleEnvelope::new(
             key,
-            status_code: 201,
-            data_size: 700,
-            token: Some(Token::mint().unwrap()),
-        };
-        let bulk = LeanEnvelope::Bulk {
-            accepted: 2,
-            status_code: 201,
-            data_size: 90,
-            reach: BulkReach::Ids(vec![json!(1), json!(2)]),
-        };
-        let bulk_token = LeanEnvelope::Bulk {
-            accepted: 2,
-            status_code: 201,
-            data_size: 90,
-            reach: BulkReach::Token(Token::mint().unwrap()),
-        };
-        let destroy = LeanEnvelope::Destroy {
-            id_name: "pk",
-            id: json!("9f1c"),
-            status_code: 204,
-        };
+            201,
+            700,
+            Some(Token::mint().unwrap()),
+        ));
+        let bulk = LeanEnvelope::Bulk(BulkEnvelope::new(
+            2,
+            201,
+            90,
+            BulkReach::Ids(vec![json!(1), json!(2)]),
+        ));
+        let bulk_token = LeanEnvelope::Bulk(BulkEnvelope::new(
+            2,
+            201,
+            90,
+            BulkReach::Token(Token::mint().unwrap()),
+        ));
+        let destroy = LeanEnvelope::Destroy(DestroyEnvelope::new("pk", json!("9f1c"), 204));
         [
             (Shape::SingleEnvelope, single),
             (Shape::BulkEnvelope, bulk),
             (Shape::BulkEnvelope, bulk_token),
             (Shape::DestroyEnvelope, destroy),
         ]
-        .map(|(shape, envelope)| (shape, Value::Object(envelope.into_json())))
+        .map(|(shape, envelope)| (shape, serde_json::to_value(envelope).unwrap()))
+    }
+
+    /// The branches, word for word, as clients have them: deriving them
+    /// from the answer types changed nothing a client sees, and a change
+    /// to a type that would change one fails here first.
+    #[test]
+    fn the_derived_branches_publish_the_documented_shapes() {
+        let expected = [
+            (
+                Shape::SingleEnvelope,
+                r#"{"title":"envelope","properties":{"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"}},"required":["status_code","data_size"]}"#,
+            ),
+            (
+                Shape::BulkEnvelope,
+                r#"{"title":"envelope","properties":{"accepted":{"type":"integer"},"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"},"ids":{"type":"array"}},"required":["accepted","status_code","data_size"]}"#,
+            ),
+            (
+                Shape::DestroyEnvelope,
+                r#"{"title":"envelope","properties":{"deleted":{"const":true},"status_code":{"type":"integer"}},"required":["deleted","status_code"]}"#,
+            ),
+            (
+                Shape::Probe,
+                r#"{"title":"probe","properties":{"total_size":{"type":"integer"},"available_modes":{"type":"array","items":{"enum":["summary","paginated","filtered","full"]}},"continuation_token":{"type":"string"},"usage":{"type":"string"}},"required":["preview","total_size","available_modes","continuation_token","usage"]}"#,
+            ),
+            (
+                Shape::Page,
+                r#"{"title":"page","properties":{"items":{"type":"array"},"page":{"type":"integer"},"page_size":{"type":"integer"},"total":{"type":"integer"},"has_more":{"type":"boolean"}},"required":["items","page","page_size","total","has_more"]}"#,
+            ),
+            (
+                Shape::Summary,
+                r#"{"title":"summary","properties":{"type":{"enum":["list","object","string","number","bool","null"]},"count":{"type":"integer"}},"required":["type"]}"#,
+            ),
+            (
+                Shape::Described,
+                r#"{"title":"describe","properties":{"description":{"type":"string"},"params_schema":{"type":"object"}},"required":["params_schema"]}"#,
+            ),
+            (Shape::Result, r#"{"title":"result"}"#),
+        ];
+        assert_eq!(expected.map(|(shape, _)| shape), Shape::ALL);
+        for (shape, branch) in expected {
+            assert_eq!(shape.schema().to_string(), branch, "{shape:?}");
+        }
     }
 
     #[test]
@@ -260,7 +336,10 @@ mod tests {
         let shape = crate::heavy::Shape::of(&list, crate::store::Origin::Read);
         let probe =
             crate::heavy::probe("t", preview, &shape, 999, &Token::mint().unwrap(), &config);
-        assert!(is_shape(Shape::Probe, &Value::Object(probe)));
+        assert!(is_shape(
+            Shape::Probe,
+            &serde_json::to_value(probe).unwrap()
+        ));
     }
 
     #[test]
@@ -290,7 +369,7 @@ mod tests {
 
     #[test]
     fn pages_and_summaries_match_their_branches() {
-        use crate::heavy::{Negotiation, serve};
+        use crate::heavy::{Mode, Negotiation, serve};
         use crate::store::Origin;
 
         let config = HeavyConfig::new();

@@ -284,6 +284,40 @@ fn strip_titles(schema: &mut Map<String, Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kind::WriteKind;
+
+    /// The properties `publish` adds to a schema without any of its own.
+    fn added(kind: ToolKind) -> Vec<String> {
+        let Value::Object(empty) = json!({"type": "object", "properties": {}}) else {
+            unreachable!()
+        };
+        let published = publish(&empty, kind, &HeavyConfig::new());
+        published["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// The macros refuse a parameter named like a field the runtime adds;
+    /// renaming a field on one side only must fail here, not let a tool's
+    /// own parameter and an added field share a name.
+    #[test]
+    fn the_macros_refuse_exactly_the_fields_the_runtime_adds() {
+        let (verify, negotiation) = mcp_light_macros::__reserved_fields!();
+        for kind in WriteKind::ALL {
+            let write = ToolKind::Write {
+                kind,
+                status_code: kind.default_status(),
+            };
+            assert_eq!(added(write), [verify], "{kind:?}");
+        }
+        assert_eq!(added(ToolKind::Heavy), negotiation);
+        assert_eq!(heavy::NEGOTIATION_FIELDS, negotiation);
+        assert_eq!(VERIFY, verify);
+        assert!(added(ToolKind::Read).is_empty());
+    }
 
     fn compacted(value: Value) -> Value {
         let Value::Object(mut map) = value else {

@@ -10,7 +10,7 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result};
+use crate::answer::{error_result, shaped_result};
 use crate::args;
 use crate::compose::{Delegate, no_handler};
 use crate::context::{Caller, Context, StateMap, Talk};
@@ -730,7 +730,7 @@ impl Server {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
                 Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
                 Ok(Route::Describe(answer)) => {
-                    return Prepared::Answer(full_result(Value::Object(answer)));
+                    return Prepared::Answer(shaped_result(&answer));
                 }
                 Err(message) => return Prepared::Answer(error_result(message)),
             },

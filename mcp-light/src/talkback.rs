@@ -4,9 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{RequestStateCodec, RequestStateError};
+use rmcp::model::RequestStateCodec;
 
 use crate::Server;
+use crate::config::ConfigError;
 use crate::roundtrip::Talkback;
 
 impl Server {
@@ -16,18 +17,31 @@ impl Server {
     /// share a key, so a retry that lands on another replica still opens the
     /// state the first one sealed.
     ///
-    /// Fails when `key` is shorter than 32 bytes.
+    /// Fails when `key` is shorter than 32 bytes; the error gives its
+    /// length, never the key.
     ///
     /// ```
     /// let server = mcp_light::Server::from_registry()?
     ///     .with_request_state_key(*b"a 32-byte secret shared by all!!")?;
+    /// let short = mcp_light::Server::from_registry()?.with_request_state_key(*b"short");
+    /// assert_eq!(short.unwrap_err().setting(), "Server::request_state_key (its length in bytes)");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_request_state_key(
         mut self,
         key: impl Into<Vec<u8>>,
-    ) -> Result<Server, RequestStateError> {
-        let codec = RequestStateCodec::try_new(key)?;
+    ) -> Result<Server, ConfigError> {
+        let key = key.into();
+        if key.len() < RequestStateCodec::MIN_KEY_LENGTH {
+            return Err(ConfigError::at_least(
+                "Server::request_state_key (its length in bytes)",
+                key.len() as u64,
+                RequestStateCodec::MIN_KEY_LENGTH as u64,
+                "a shorter key is too easy to guess; draw one at random",
+            ));
+        }
+        // A key's length is all `try_new` checks.
+        let codec = RequestStateCodec::try_new(key).expect("a key long enough makes a codec");
         self.talkback = Arc::new(Talkback {
             codec,
             state_ttl: self.talkback.state_ttl,

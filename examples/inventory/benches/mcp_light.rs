@@ -671,6 +671,7 @@ fn store_memory(rt: &Runtime) -> Vec<MemoryRow> {
             let store = MemoryStore::new(
                 MemoryStoreConfig::new()
                     .with_max_bytes(usize::MAX)
+                    .unwrap()
                     .with_max_entries(ENTRIES),
             );
             rt.block_on(async {

@@ -131,7 +131,7 @@ async fn main() {
     .unwrap();
     let redis = RedisStore::open(&url, RedisStoreConfig::new()).unwrap();
     redis.ping().await.expect("Redis answers");
-    let memory = MemoryStore::new(MemoryStoreConfig::new().with_max_bytes(256 << 20));
+    let memory = MemoryStore::new(MemoryStoreConfig::new().with_max_bytes(256 << 20).unwrap());
 
     println!("## Page 1 (20 items) of a stored list against `full`, by `Server::call`\n");
     println!("| store | stored | page 1 | full | page / full |");

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::page::{Layout, layout};
 use super::preview::{ListPreview, fit_or_empty};
 use super::summary::{ListSummary, summarize};
-use super::{HeavyConfig, kind};
+use super::{HeavyConfig, kind, to_json};
 use crate::store::Origin;
 use crate::usage::Counts;
 
@@ -75,7 +75,8 @@ impl Shape {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Digest {
     pub(crate) shape: Shape,
-    /// The answer of `summary`.
+    /// The answer of `summary`: a [`Summary`](super::Summary), kept as the
+    /// JSON it serializes to.
     pub(crate) summary: Value,
     /// For a list of objects, every field name its objects have (at most
     /// [`MAX_FIELD_NAMES`](super::summary::MAX_FIELD_NAMES)).
@@ -99,7 +100,7 @@ impl Digest {
     /// as it is written ([`ListDigest`]).
     pub(crate) fn of(value: &Value, origin: Origin) -> Digest {
         Digest {
-            summary: summarize(value, origin),
+            summary: to_json(summarize(value, origin)),
             shape: Shape::of(value, origin),
             fields: Vec::new(),
             fields_capped: false,
@@ -170,7 +171,7 @@ impl ListDigest {
                 count: self.summary.count(),
                 objects: self.summary.objects(),
             },
-            summary: Value::Object(self.summary.render()),
+            summary: to_json(self.summary.render()),
             fields,
             fields_capped,
             first_keys: self.summary.first_keys().to_vec(),

@@ -52,6 +52,7 @@ mod test_support;
 
 use serde_json::Value;
 
+use crate::config::ConfigError;
 use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};
@@ -63,8 +64,9 @@ pub use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
 };
-pub(crate) use page::{narrow_item, page_of_items, page_range};
-pub(crate) use probe::{probe, unkept_probe};
+pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
+pub(crate) use probe::{Probe, probe, unkept_probe};
+pub(crate) use summary::Summary;
 pub use summary::{MAX_FIELD_NAMES, MAX_TRACKED_VALUES};
 
 /// Marks a shortened string in a preview or a summary.
@@ -74,20 +76,21 @@ const ELLIPSIS: char = '…';
 /// backstop and how many `filter_keys` a call may name.
 ///
 /// Start from [`HeavyConfig::new`] (the defaults) and change what you need
-/// with the `with_*` methods; the fields stay readable. The struct is
-/// `#[non_exhaustive]` so that later limits can be added without breaking
-/// callers, which is why it cannot be written as a literal outside
-/// mcp-light.
+/// with the `with_*` methods; the fields stay readable. A method whose
+/// value can be out of range (a page size of 0) returns
+/// `Result<HeavyConfig, ConfigError>`. The struct is `#[non_exhaustive]`
+/// so that later limits can be added without breaking callers, which is
+/// why it cannot be written as a literal outside mcp-light.
 ///
 /// ```
 /// use mcp_light::{HeavyConfig, Server};
 ///
 /// let config = HeavyConfig::new()
-///     .with_max_page_size(50)
+///     .with_max_page_size(50)?
 ///     .with_size_backstop(None);
 /// assert_eq!((config.default_page_size, config.max_page_size), (20, 50));
 /// let server = Server::from_registry()?.with_heavy_config(config);
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -157,30 +160,59 @@ impl HeavyConfig {
     /// [`max_page_size`](HeavyConfig::max_page_size): above it, a call that
     /// names no `page_size` is refused.
     ///
+    /// Fails when `default_page_size` is 0: such a page holds nothing.
+    ///
     /// ```
     /// use mcp_light::HeavyConfig;
     ///
-    /// let config = HeavyConfig::new().with_default_page_size(50);
+    /// let config = HeavyConfig::new().with_default_page_size(50)?;
     /// assert_eq!(config.default_page_size, 50);
+    /// assert!(HeavyConfig::new().with_default_page_size(0).is_err());
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_default_page_size(mut self, default_page_size: usize) -> HeavyConfig {
+    pub const fn with_default_page_size(
+        mut self,
+        default_page_size: usize,
+    ) -> Result<HeavyConfig, ConfigError> {
+        if default_page_size == 0 {
+            return Err(ConfigError::at_least(
+                "HeavyConfig::default_page_size",
+                0,
+                1,
+                "a page of 0 items holds nothing; the default is 20",
+            ));
+        }
         self.default_page_size = default_page_size;
-        self
+        Ok(self)
     }
 
     /// Sets [`max_page_size`](HeavyConfig::max_page_size), the largest
     /// `page_size` a caller may ask for (default 200). Tool schemas publish
     /// it as the maximum; a larger ask is an error, not clamped.
     ///
+    /// Fails when `max_page_size` is 0: every page would be refused.
+    ///
     /// ```
     /// use mcp_light::HeavyConfig;
     ///
-    /// let config = HeavyConfig::new().with_max_page_size(500);
+    /// let config = HeavyConfig::new().with_max_page_size(500)?;
     /// assert_eq!(config.max_page_size, 500);
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_max_page_size(mut self, max_page_size: usize) -> HeavyConfig {
+    pub const fn with_max_page_size(
+        mut self,
+        max_page_size: usize,
+    ) -> Result<HeavyConfig, ConfigError> {
+        if max_page_size == 0 {
+            return Err(ConfigError::at_least(
+                "HeavyConfig::max_page_size",
+                0,
+                1,
+                "with 0 every page is refused; the default is 200",
+            ));
+        }
         self.max_page_size = max_page_size;
-        self
+        Ok(self)
     }
 
     /// Sets [`size_backstop`](HeavyConfig::size_backstop): results larger
@@ -218,24 +250,32 @@ impl HeavyConfig {
     /// Sets [`max_filter_keys`](HeavyConfig::max_filter_keys), the most
     /// distinct `filter_keys` one call may name (default 64).
     ///
-    /// # Panics
-    ///
-    /// When `max_filter_keys` is 0: `filtered` needs at least one key, so
-    /// such a server could never filter.
+    /// Fails when `max_filter_keys` is 0: `filtered` needs at least one key,
+    /// so such a server could never filter.
     ///
     /// ```
     /// use mcp_light::HeavyConfig;
     ///
-    /// let config = HeavyConfig::new().with_max_filter_keys(16);
+    /// let config = HeavyConfig::new().with_max_filter_keys(16)?;
     /// assert_eq!(config.max_filter_keys, 16);
+    /// let refused = HeavyConfig::new().with_max_filter_keys(0).unwrap_err();
+    /// assert_eq!(refused.setting(), "HeavyConfig::max_filter_keys");
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_max_filter_keys(mut self, max_filter_keys: usize) -> HeavyConfig {
-        assert!(
-            max_filter_keys >= 1,
-            "HeavyConfig::with_max_filter_keys(0): mode filtered needs at least one key; give 1 or more"
-        );
+    pub const fn with_max_filter_keys(
+        mut self,
+        max_filter_keys: usize,
+    ) -> Result<HeavyConfig, ConfigError> {
+        if max_filter_keys == 0 {
+            return Err(ConfigError::at_least(
+                "HeavyConfig::max_filter_keys",
+                0,
+                1,
+                "mode filtered needs at least one key; the default is 64",
+            ));
+        }
         self.max_filter_keys = max_filter_keys;
-        self
+        Ok(self)
     }
 
     /// Sets [`max_full_bytes`](HeavyConfig::max_full_bytes), the largest
@@ -303,13 +343,20 @@ pub(crate) fn serve(
     negotiation.check(config)?;
     match negotiation.mode {
         Mode::Full => Ok(value),
-        Mode::Summary => Ok(summarize(&value, origin)),
+        Mode::Summary => Ok(to_json(summarize(&value, origin))),
         Mode::Paginated => {
             let layout = layout(&value, origin);
             Ok(paginate(value, layout, negotiation, None))
         }
         Mode::Filtered => filter(value, origin, negotiation),
     }
+}
+
+/// One of the answer shapes as a JSON value.
+fn to_json(answer: impl serde::Serialize) -> Value {
+    // The shapes hold strings, numbers and JSON values: nothing in them can
+    // fail to serialize.
+    serde_json::to_value(answer).expect("an answer shape serializes to JSON")
 }
 
 /// What a value is, with its article, for messages.

@@ -2,10 +2,13 @@
 //! lifted out of its arguments and checked, and the schema properties that
 //! publish them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::HeavyConfig;
@@ -52,6 +55,28 @@ impl Mode {
             Mode::Filtered => "filtered",
             Mode::Full => "full",
         }
+    }
+}
+
+/// A mode serializes as its name, as a caller sends it.
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One of the names in [`Mode::ALL`].
+impl JsonSchema for Mode {
+    fn schema_name() -> Cow<'static, str> {
+        "Mode".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "enum": Mode::ALL.map(Mode::as_str)})
     }
 }
 

@@ -2,13 +2,78 @@
 
 use std::ops::Range;
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::Negotiation;
+use super::{Negotiation, to_json};
 use crate::store::Origin;
 
-/// The fields of a page, in the order [`serve`](super::serve) writes them.
+/// The fields of a page, in the order a [`Page`] writes them.
 const PAGE_FIELDS: [&str; 5] = ["items", "page", "page_size", "total", "has_more"];
+
+/// One page of a list: `{items, page, page_size, total, has_more}`, a
+/// wrapper's other fields first.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "page")]
+pub(crate) struct Page {
+    /// The other fields of a wrapper object, in its order; none for a list.
+    /// They are the result's own, so the published schema names none.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    siblings: Map<String, Value>,
+    items: Vec<Value>,
+    /// Counted from 1.
+    page: usize,
+    page_size: usize,
+    /// How many items the whole list has.
+    total: usize,
+    /// Whether a later page has items.
+    has_more: bool,
+}
+
+impl Page {
+    /// The page `negotiation` asks for out of a list of `total` items, of
+    /// which `items` are the page's own, after `siblings`.
+    fn new(
+        siblings: Map<String, Value>,
+        items: Vec<Value>,
+        total: usize,
+        negotiation: &Negotiation,
+    ) -> Page {
+        let (_, end) = page_bounds(total, negotiation);
+        Page {
+            siblings,
+            items,
+            page: negotiation.page,
+            page_size: negotiation.page_size,
+            total,
+            has_more: end < total,
+        }
+    }
+
+    /// The page `negotiation` asks of the whole list `items`, after
+    /// `siblings`; `keep` narrows the page's objects to those fields.
+    fn of(
+        siblings: Map<String, Value>,
+        items: Vec<Value>,
+        negotiation: &Negotiation,
+        keep: Option<&[String]>,
+    ) -> Page {
+        let total = items.len();
+        let (start, _) = page_bounds(total, negotiation);
+        let taken: Vec<Value> = items
+            .into_iter()
+            .skip(start)
+            .take(negotiation.page_size)
+            .map(|item| match item {
+                Value::Object(map) if keep.is_some() => Value::Object(narrow(map, keep)),
+                other => other,
+            })
+            .collect();
+        Page::new(siblings, taken, total, negotiation)
+    }
+}
 
 /// How `paginated` and `filtered` treat a value.
 #[derive(Debug, PartialEq, Eq)]
@@ -48,28 +113,28 @@ pub(super) fn paginate(
     keep: Option<&[String]>,
 ) -> Value {
     match (layout, value) {
-        (Layout::List, Value::Array(items)) => Value::Object(page(items, negotiation, keep)),
-        (Layout::Wrapper(key), Value::Object(map)) => {
+        (Layout::List, Value::Array(items)) => {
+            to_json(Page::of(Map::new(), items, negotiation, keep))
+        }
+        (Layout::Wrapper(key), Value::Object(mut map)) => {
             let collides = map
                 .keys()
                 .any(|field| *field != key && PAGE_FIELDS.contains(&field.as_str()));
-            let mut out = Map::new();
-            for (field, inner) in map {
-                match inner {
-                    // The page takes the list's place for now; moved below.
-                    Value::Array(items) if field == key => {
-                        out.insert(field, Value::Object(page(items, negotiation, keep)));
-                    }
-                    other => {
-                        out.insert(field, other);
-                    }
+            if collides {
+                // Flat after the siblings would overwrite one of them: the
+                // page takes the list's place under the list's key instead.
+                if let Some(field) = map.get_mut(&key)
+                    && let Value::Array(items) = field.take()
+                {
+                    *field = to_json(Page::of(Map::new(), items, negotiation, keep));
                 }
+                return Value::Object(map);
             }
-            // Flat after the siblings unless that would overwrite one of them.
-            if !collides && let Some(Value::Object(fields)) = out.shift_remove(&key) {
-                out.extend(fields);
+            match map.shift_remove(&key) {
+                Some(Value::Array(items)) => to_json(Page::of(map, items, negotiation, keep)),
+                // Not reached: the layout names a list field.
+                _ => Value::Object(map),
             }
-            Value::Object(out)
         }
         (_, Value::Object(map)) if keep.is_some() => Value::Object(narrow(map, keep)),
         (_, value) => value,
@@ -85,8 +150,8 @@ pub(crate) fn page_range(negotiation: &Negotiation) -> Range<usize> {
 
 /// The page `negotiation` asks of a stored list of `total` items, from the
 /// items a store read for it ([`page_range`]): only the page was parsed.
-pub(crate) fn page_of_items(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Value {
-    Value::Object(page_fields(items, total, negotiation))
+pub(crate) fn page_of_items(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Page {
+    Page::new(Map::new(), items, total, negotiation)
 }
 
 /// Where the page `negotiation` asks for starts and ends in a list of
@@ -99,39 +164,6 @@ fn page_bounds(total: usize, negotiation: &Negotiation) -> (usize, usize) {
         start,
         start.saturating_add(negotiation.page_size).min(total),
     )
-}
-
-/// `{items, page, page_size, total, has_more}` for a page of `items` out of
-/// `total`.
-fn page_fields(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Map<String, Value> {
-    let (_, end) = page_bounds(total, negotiation);
-    let mut fields = Map::new();
-    fields.insert("items".into(), items.into());
-    fields.insert("page".into(), negotiation.page.into());
-    fields.insert("page_size".into(), negotiation.page_size.into());
-    fields.insert("total".into(), total.into());
-    fields.insert("has_more".into(), (end < total).into());
-    fields
-}
-
-/// One page of `items` as `{items, page, page_size, total, has_more}`.
-fn page(
-    items: Vec<Value>,
-    negotiation: &Negotiation,
-    keep: Option<&[String]>,
-) -> Map<String, Value> {
-    let total = items.len();
-    let (start, _) = page_bounds(total, negotiation);
-    let taken: Vec<Value> = items
-        .into_iter()
-        .skip(start)
-        .take(negotiation.page_size)
-        .map(|item| match item {
-            Value::Object(map) if keep.is_some() => Value::Object(narrow(map, keep)),
-            other => other,
-        })
-        .collect();
-    page_fields(taken, total, negotiation)
 }
 
 /// An item of a stored list as `filtered` answers it: an object keeps only
@@ -454,7 +486,7 @@ mod tests {
             .items
             .iter()
             .map(|item| serde_json::from_slice(item).unwrap());
-        page_of_items(items.collect(), read.total, negotiation)
+        to_json(page_of_items(items.collect(), read.total, negotiation))
     }
 
     #[tokio::test]

@@ -1,6 +1,8 @@
 //! The probe a first call to a heavy tool answers instead of its result.
 
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use super::digest::Shape;
 use super::{HeavyConfig, Mode};
@@ -9,6 +11,33 @@ use crate::token::Token;
 /// The probe a first call to a heavy tool answers instead of the result:
 /// `{preview, total_size, available_modes, continuation_token, usage}`, in
 /// that order.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "probe")]
+pub(crate) struct Probe {
+    /// The result cut short, still JSON.
+    preview: Value,
+    /// The stored result's size in bytes.
+    total_size: u64,
+    available_modes: Vec<Mode>,
+    continuation_token: String,
+    /// How to call again, in a sentence or two.
+    usage: String,
+}
+
+/// The probe of a result the store would not keep: `{preview, total_size,
+/// summary, why_no_token, usage}`, in that order.
+#[derive(Debug, Serialize)]
+pub(crate) struct UnkeptProbe {
+    preview: Value,
+    total_size: u64,
+    /// The summary of the whole result, as [`Mode::Summary`] answers it.
+    summary: Value,
+    /// The store's reason.
+    why_no_token: String,
+    usage: String,
+}
+
+/// The probe a first call to a heavy tool answers instead of the result.
 ///
 /// * `preview` is the value cut short, as real JSON (not a string holding
 ///   it), at most [`HeavyConfig::preview_chars`] characters when written as
@@ -32,24 +61,20 @@ pub(crate) fn probe(
     total_size: u64,
     token: &Token,
     config: &HeavyConfig,
-) -> Map<String, Value> {
-    let modes = available_modes(shape);
-    let mut probe = Map::new();
-    probe.insert("preview".into(), preview);
-    probe.insert("total_size".into(), total_size.into());
-    probe.insert(
-        "available_modes".into(),
-        modes.iter().map(|mode| mode.as_str()).collect(),
-    );
-    probe.insert("continuation_token".into(), token.as_str().into());
-    probe.insert("usage".into(), usage(tool, shape, &modes, config).into());
-    probe
+) -> Probe {
+    let available_modes = available_modes(shape);
+    Probe {
+        preview,
+        total_size,
+        usage: usage(tool, shape, &available_modes, config),
+        available_modes,
+        continuation_token: token.as_str().to_owned(),
+    }
 }
 
 /// The probe of a result the store would not keep (too large for it, or
 /// the store failing), answered instead of the result when that is over
-/// the size backstop: `{preview, total_size, summary, why_no_token,
-/// usage}`, in that order.
+/// the size backstop.
 ///
 /// There is no token, so no mode can be asked of this result later; the
 /// `summary` ([`Mode::Summary`], bounded in size) describes all of it now,
@@ -61,22 +86,18 @@ pub(crate) fn unkept_probe(
     summary: Value,
     total_size: u64,
     why: &str,
-) -> Map<String, Value> {
-    let mut probe = Map::new();
-    probe.insert("preview".into(), preview);
-    probe.insert("total_size".into(), total_size.into());
-    probe.insert("summary".into(), summary);
-    probe.insert("why_no_token".into(), why.into());
-    probe.insert(
-        "usage".into(),
-        format!(
+) -> UnkeptProbe {
+    UnkeptProbe {
+        preview,
+        total_size,
+        summary,
+        why_no_token: why.to_owned(),
+        usage: format!(
             "This result was not kept, so there is no token and no mode to ask for: \
              narrow the read with {tool}'s own arguments so that it selects less, and call it again. \
              summary describes the whole result."
-        )
-        .into(),
-    );
-    probe
+        ),
+    }
 }
 
 /// The modes worth offering for a value of `shape`, in [`Mode::ALL`] order.
@@ -126,13 +147,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::heavy::test_support::{config, probe_of, rows, token};
+    use crate::heavy::test_support::{config, keys, probe_of, rows, token};
 
     #[test]
     fn probe_keys_are_in_order() {
         let probe = probe_of("device_list", &rows(100), 4321, &token(), &config());
         assert_eq!(
-            probe.keys().collect::<Vec<_>>(),
+            keys(&probe),
             [
                 "preview",
                 "total_size",
@@ -147,15 +168,16 @@ mod tests {
     #[test]
     fn a_probe_without_token_summarizes_and_says_why_and_how_to_narrow() {
         let rows = rows(5_000);
-        let probe = unkept_probe(
+        let probe = serde_json::to_value(unkept_probe(
             "device_list",
             crate::heavy::digest::preview_of(&rows, &config()).0,
             crate::heavy::digest::Digest::of(&rows, crate::store::Origin::Read).summary,
             123_456,
             "the result is 123456 bytes, more than the store's limit of 1000 bytes",
-        );
+        ))
+        .unwrap();
         assert_eq!(
-            probe.keys().collect::<Vec<_>>(),
+            keys(&probe),
             ["preview", "total_size", "summary", "why_no_token", "usage"]
         );
         assert_eq!(probe["summary"]["count"], 5_000);
@@ -170,7 +192,7 @@ mod tests {
             usage.contains("device_list") && usage.contains("narrow"),
             "{usage}"
         );
-        assert!(Value::Object(probe).to_string().len() < 2_000);
+        assert!(probe.to_string().len() < 2_000);
     }
 
     #[test]
@@ -244,7 +266,7 @@ mod tests {
     #[test]
     fn the_whole_probe_stays_small() {
         let probe = probe_of("device_list", &rows(10_000), 987_654, &token(), &config());
-        let text = Value::Object(probe).to_string();
+        let text = probe.to_string();
         assert!(text.len() < 700, "{} bytes: {text}", text.len());
     }
 
@@ -264,7 +286,7 @@ mod tests {
         );
 
         assert_eq!(
-            probe.keys().collect::<Vec<_>>(),
+            keys(&probe),
             [
                 "preview",
                 "total_size",

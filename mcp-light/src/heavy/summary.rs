@@ -18,7 +18,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Map, Number, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde_json::{Number, Value};
 
 use super::ELLIPSIS;
 use super::page::{Layout, layout};
@@ -46,42 +49,218 @@ pub const MAX_TRACKED_VALUES: usize = 1_000;
 /// 30 described: `filtered` checks its keys against them.
 pub const MAX_FIELD_NAMES: usize = 1_000;
 
-/// `summary`: the type and size of `value`, and what its fields hold.
-pub(super) fn summarize(value: &Value, origin: Origin) -> Value {
-    match value {
-        Value::Array(items) => Value::Object(list_summary(items)),
-        Value::Object(map) => {
-            let mut summary = Map::new();
-            summary.insert("type".into(), "object".into());
-            summary.insert("count".into(), map.len().into());
-            let keys: Map<String, Value> = map
-                .iter()
-                .take(MAX_FIELDS)
-                .map(|(key, field)| (cut(key), shape(field).into()))
-                .collect();
-            summary.insert("keys".into(), keys.into());
-            if map.len() > MAX_FIELDS {
-                summary.insert("other_keys".into(), (map.len() - MAX_FIELDS).into());
+/// What a result holds, as `summary` answers it: `{type, count?, ...}`, the
+/// rest depending on the type.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "summary")]
+pub(crate) struct Summary {
+    #[serde(rename = "type")]
+    kind: Kind,
+    /// A list's items or an object's keys; a scalar has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
+    count: Option<usize>,
+    /// What a summary of this type says beyond its count. Its keys depend
+    /// on the type, so the published schema names only `type` and `count`,
+    /// which every summary of a list or an object has.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    detail: Detail,
+}
+
+/// What a summarized value is.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    List,
+    Object,
+    String,
+    Number,
+    Bool,
+    Null,
+}
+
+/// The keys of a summary after `type` and `count`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Detail {
+    List(ListDetail),
+    Object(ObjectDetail),
+    /// A string result: its length in characters, and its first ones.
+    Text {
+        length: usize,
+        value: String,
+    },
+    /// A number, a boolean or null: the value itself.
+    Scalar {
+        value: Value,
+    },
+}
+
+/// `{fields?, other_fields?, items?}` of a list.
+#[derive(Debug, Serialize)]
+struct ListDetail {
+    /// Per field of the items that are objects, at most [`MAX_FIELDS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<Named<FieldSummary>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_fields: Option<OtherFields>,
+    /// The items that are not objects, described like one field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    items: Option<FieldSummary>,
+}
+
+/// How many more fields the objects of a list have than are described.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum OtherFields {
+    Exactly(usize),
+    /// More names were seen than [`MAX_FIELD_NAMES`]: `{at_least}`.
+    AtLeast {
+        at_least: usize,
+    },
+}
+
+/// `{keys, other_keys?, paged?, list?}` of an object.
+#[derive(Debug, Serialize)]
+struct ObjectDetail {
+    /// Each key, at most [`MAX_FIELDS`], and the shape of its value:
+    /// `"list(93)"`, `"object(4)"`, `"string"`.
+    keys: Named<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_keys: Option<usize>,
+    /// A wrapper's paged list: its key, and its summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paged: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    list: Option<Box<Summary>>,
+}
+
+/// What one field holds across the objects of a list: `{type, nulls,
+/// missing?, min?, max?, length?, keys?, other_keys?, values?, other?,
+/// distinct? | distinct_at_least?}`.
+#[derive(Debug, Serialize)]
+struct FieldSummary {
+    /// The JSON types seen, `|`-joined (`"string|number"`), or `"null"`.
+    #[serde(rename = "type")]
+    types: String,
+    nulls: usize,
+    /// Items without the field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<Number>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<Number>,
+    /// The shortest and the longest list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<Lengths>,
+    /// The keys of object values, in the order first seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_keys: Option<usize>,
+    /// How many items hold each value, the most frequent first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    values: Option<Named<usize>>,
+    /// Items holding a value not listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distinct: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    distinct_at_least: Option<usize>,
+}
+
+/// `{min, max}` list lengths.
+#[derive(Debug, Serialize)]
+struct Lengths {
+    min: usize,
+    max: usize,
+}
+
+/// Names and their values in the order first given, written as a JSON
+/// object: a name given again keeps its place and takes the new value, as
+/// a key of a JSON object would (two long names may be cut to one).
+#[derive(Debug)]
+struct Named<V>(Vec<(String, V)>);
+
+impl<V> FromIterator<(String, V)> for Named<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Named<V> {
+        let mut named: Vec<(String, V)> = Vec::new();
+        for (name, value) in entries {
+            match named.iter_mut().find(|(known, _)| *known == name) {
+                Some(slot) => slot.1 = value,
+                None => named.push((name, value)),
             }
-            if let Layout::Wrapper(key) = layout(value, origin)
-                && let Some(Value::Array(items)) = map.get(&key)
-            {
-                summary.insert("paged".into(), cut(&key).into());
-                summary.insert("list".into(), Value::Object(list_summary(items)));
-            }
-            Value::Object(summary)
         }
-        Value::String(text) => json!({
-            "type": "string",
-            "length": text.chars().count(),
-            "value": cut(text),
-        }),
-        scalar => json!({"type": shape(scalar), "value": scalar}),
+        Named(named)
     }
 }
 
-/// `{type: "list", count, fields?, other_fields?, items?}` of `items`.
-fn list_summary(items: &[Value]) -> Map<String, Value> {
+impl<V: Serialize> Serialize for Named<V> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// `summary`: the type and size of `value`, and what its fields hold.
+pub(super) fn summarize(value: &Value, origin: Origin) -> Summary {
+    match value {
+        Value::Array(items) => list_summary(items),
+        Value::Object(map) => {
+            let keys = map
+                .iter()
+                .take(MAX_FIELDS)
+                .map(|(key, field)| (cut(key), shape(field)))
+                .collect();
+            let paged = match layout(value, origin) {
+                Layout::Wrapper(key) => match map.get(&key) {
+                    Some(Value::Array(items)) => Some((cut(&key), list_summary(items))),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (paged, list) = paged.unzip();
+            Summary {
+                kind: Kind::Object,
+                count: Some(map.len()),
+                detail: Detail::Object(ObjectDetail {
+                    keys,
+                    other_keys: (map.len() > MAX_FIELDS).then(|| map.len() - MAX_FIELDS),
+                    paged,
+                    list: list.map(Box::new),
+                }),
+            }
+        }
+        Value::String(text) => Summary {
+            kind: Kind::String,
+            count: None,
+            detail: Detail::Text {
+                length: text.chars().count(),
+                value: cut(text),
+            },
+        },
+        scalar => Summary {
+            kind: match scalar {
+                Value::Number(_) => Kind::Number,
+                Value::Bool(_) => Kind::Bool,
+                _ => Kind::Null,
+            },
+            count: None,
+            detail: Detail::Scalar {
+                value: scalar.clone(),
+            },
+        },
+    }
+}
+
+/// The summary of a list of `items`.
+fn list_summary(items: &[Value]) -> Summary {
     let mut summary = ListSummary::default();
     for item in items {
         summary.add(item);
@@ -189,26 +368,28 @@ impl ListSummary {
         &self.first_keys
     }
 
-    /// The summary.
-    pub(crate) fn render(&self) -> Map<String, Value> {
-        let mut summary = Map::new();
-        summary.insert("type".into(), "list".into());
-        summary.insert("count".into(), self.count.into());
+    /// The summary: `{type: "list", count, fields?, other_fields?,
+    /// items?}`.
+    pub(crate) fn render(&self) -> Summary {
+        let mut detail = ListDetail {
+            fields: None,
+            other_fields: None,
+            items: None,
+        };
         if self.objects > 0 {
-            let fields: Map<String, Value> = self
-                .fields
-                .iter()
-                .map(|(key, stats)| (cut(key), stats.render(self.objects)))
-                .collect();
-            summary.insert("fields".into(), fields.into());
+            detail.fields = Some(
+                self.fields
+                    .iter()
+                    .map(|(key, stats)| (cut(key), stats.render(self.objects)))
+                    .collect(),
+            );
             let others = self.other_fields.len();
             if others > 0 {
-                let value: Value = if self.names_capped {
-                    json!({"at_least": others})
+                detail.other_fields = Some(if self.names_capped {
+                    OtherFields::AtLeast { at_least: others }
                 } else {
-                    others.into()
-                };
-                summary.insert("other_fields".into(), value);
+                    OtherFields::Exactly(others)
+                });
             }
         }
         if self.objects < self.count {
@@ -220,9 +401,13 @@ impl ListSummary {
                 scalars.types |= OBJECT;
                 scalars.seen += self.objects;
             }
-            summary.insert("items".into(), scalars.render(self.count));
+            detail.items = Some(scalars.render(self.count));
         }
-        summary
+        Summary {
+            kind: Kind::List,
+            count: Some(self.count),
+            detail: Detail::List(detail),
+        }
     }
 }
 
@@ -353,41 +538,38 @@ impl Stats {
         }
     }
 
-    /// `{type, nulls, missing?, min?, max?, length?, keys?, values?, other?,
-    /// distinct?}` for a field of a list of `items` objects.
-    fn render(&self, items: usize) -> Value {
-        let mut out = Map::new();
+    /// What this field holds across a list of `items` objects.
+    fn render(&self, items: usize) -> FieldSummary {
         let types: Vec<&str> = TYPE_NAMES
             .iter()
             .filter(|(bit, _)| self.types & bit != 0)
             .map(|(_, name)| *name)
             .collect();
-        let type_name = if types.is_empty() {
-            "null".to_owned()
-        } else {
-            types.join("|")
+        let (min, max) = match (&self.min, &self.max) {
+            (Some(min), Some(max)) => (Some(min.clone()), Some(max.clone())),
+            _ => (None, None),
         };
-        out.insert("type".into(), type_name.into());
-        out.insert("nulls".into(), self.nulls.into());
-        if self.seen < items {
-            out.insert("missing".into(), (items - self.seen).into());
-        }
-        if let (Some(min), Some(max)) = (&self.min, &self.max) {
-            out.insert("min".into(), min.clone().into());
-            out.insert("max".into(), max.clone().into());
-        }
-        if let Some((min, max)) = self.lengths {
-            out.insert("length".into(), json!({"min": min, "max": max}));
-        }
-        if !self.keys.is_empty() {
-            let keys: Vec<Value> = self.keys.iter().map(|key| cut(key).into()).collect();
-            out.insert("keys".into(), keys.into());
-            if !self.other_keys.is_empty() {
-                out.insert("other_keys".into(), self.other_keys.len().into());
-            }
-        }
-        self.render_values(&mut out);
-        Value::Object(out)
+        let has_keys = !self.keys.is_empty();
+        let mut field = FieldSummary {
+            types: if types.is_empty() {
+                "null".to_owned()
+            } else {
+                types.join("|")
+            },
+            nulls: self.nulls,
+            missing: (self.seen < items).then(|| items - self.seen),
+            min,
+            max,
+            length: self.lengths.map(|(min, max)| Lengths { min, max }),
+            keys: has_keys.then(|| self.keys.iter().map(|key| cut(key)).collect()),
+            other_keys: (has_keys && !self.other_keys.is_empty()).then_some(self.other_keys.len()),
+            values: None,
+            other: None,
+            distinct: None,
+            distinct_at_least: None,
+        };
+        self.render_values(&mut field);
+        field
     }
 
     /// The value counts: all of them when there are at most [`MAX_VALUES`]
@@ -395,7 +577,7 @@ impl Stats {
     /// and `distinct`, when those cover at least half the values (so a
     /// field of names or ids, all different, lists none and says only how
     /// many there are).
-    fn render_values(&self, out: &mut Map<String, Value>) {
+    fn render_values(&self, out: &mut FieldSummary) {
         if self.values.is_empty() {
             return;
         }
@@ -410,21 +592,22 @@ impl Stats {
         let listed: usize = counted[..top].iter().map(|(_, n)| n).sum();
         let cut_off = counted.len() > MAX_VALUES || self.untracked > 0;
         if !cut_off || 2 * listed >= total {
-            let values: Map<String, Value> = counted[..top]
-                .iter()
-                .map(|(value, n)| ((*value).to_owned(), Value::from(*n)))
-                .collect();
-            out.insert("values".into(), values.into());
+            out.values = Some(
+                counted[..top]
+                    .iter()
+                    .map(|(value, n)| ((*value).to_owned(), *n))
+                    .collect(),
+            );
             if cut_off {
-                out.insert("other".into(), (total - listed).into());
+                out.other = Some(total - listed);
             }
         }
         if self.untracked > 0 {
             // Some values were first seen after the limit: how many distinct
             // values there are is known only from below.
-            out.insert("distinct_at_least".into(), (counted.len() + 1).into());
+            out.distinct_at_least = Some(counted.len() + 1);
         } else if cut_off {
-            out.insert("distinct".into(), counted.len().into());
+            out.distinct = Some(counted.len());
         }
     }
 }
@@ -460,6 +643,8 @@ fn cut(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Map, json};
+
     use super::*;
     use crate::heavy::test_support::{asked, config, rows};
     use crate::heavy::{Mode, serve};

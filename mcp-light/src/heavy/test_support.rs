@@ -54,8 +54,21 @@ pub(super) fn probe_of(
     total_size: u64,
     token: &Token,
     config: &HeavyConfig,
-) -> serde_json::Map<String, Value> {
+) -> Value {
     let shape = super::digest::Shape::of(value, crate::store::Origin::Read);
     let (preview, _) = super::digest::preview_of(value, config);
-    super::probe(tool, preview, &shape, total_size, token, config)
+    serde_json::to_value(super::probe(
+        tool, preview, &shape, total_size, token, config,
+    ))
+    .unwrap()
+}
+
+/// The keys of an answer, in order.
+pub(super) fn keys(answer: &Value) -> Vec<&str> {
+    answer
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
 }

@@ -21,7 +21,7 @@ use rmcp::model::CallToolResult;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::answer::{error_result, full_result, lean_result};
+use crate::answer::{error_result, full_result, shaped_result};
 use crate::continuation::{Called, Continuations};
 use crate::error::ToolError;
 use crate::heavy;
@@ -280,7 +280,7 @@ impl Keep<'_> {
             });
         let tool = &self.called.tool;
         let answer = match kept {
-            Ok(token) => lean_result(heavy::probe(
+            Ok(token) => shaped_result(&heavy::probe(
                 tool,
                 encoded.preview.clone(),
                 &encoded.digest.shape,
@@ -291,7 +291,7 @@ impl Keep<'_> {
             Err(_) if !config.over_backstop(encoded.size as usize) && encoded.small.is_some() => {
                 full_result(encoded.small.clone().expect("checked"))
             }
-            Err(why) => lean_result(heavy::unkept_probe(
+            Err(why) => shaped_result(&heavy::unkept_probe(
                 tool,
                 encoded.preview.clone(),
                 encoded.digest.summary.clone(),

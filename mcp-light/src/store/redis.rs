@@ -175,7 +175,15 @@ where
     /// A store on `connection`: a [`ConnectionManager`], a multiplexed
     /// connection, or a Redis Cluster connection (the `redis` crate's
     /// `cluster-async` feature), whose keys the hash tags keep together.
+    ///
+    /// # Panics
+    ///
+    /// When a setting makes no sense ([`RedisStoreConfig::check`]): a field
+    /// set to 0 directly, say.
     pub fn with_connection(connection: C, config: RedisStoreConfig) -> RedisStore<C> {
+        if let Err(problem) = config.check() {
+            panic!("{problem}");
+        }
         RedisStore { connection, config }
     }
 

@@ -7,6 +7,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 
 use crate::auth::Auth;
+use crate::config::ConfigError;
 use crate::{Caller, Server};
 
 use super::guard::{JsonRpcGuard, TakenArguments};
@@ -146,9 +147,24 @@ impl HttpOptions {
 
     /// Reads request bodies of at most `bytes`; a larger one is answered
     /// `413 Payload Too Large` with a JSON-RPC error.
-    pub fn with_max_body_bytes(mut self, bytes: usize) -> HttpOptions {
+    ///
+    /// Fails when `bytes` is 0: every request would be refused.
+    ///
+    /// ```
+    /// let options = mcp_light::HttpOptions::new().with_max_body_bytes(1 << 20)?;
+    /// # Ok::<(), mcp_light::ConfigError>(())
+    /// ```
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> Result<HttpOptions, ConfigError> {
+        if bytes == 0 {
+            return Err(ConfigError::at_least(
+                "HttpOptions::max_body_bytes",
+                0,
+                1,
+                "with 0 every request is refused; the default is 4 MiB",
+            ));
+        }
         self.max_body_bytes = bytes;
-        self
+        Ok(self)
     }
 
     /// Closes a connection whose client has not sent a request's headers
@@ -159,11 +175,27 @@ impl HttpOptions {
         self
     }
 
-    /// Serves at most `connections` connections at once (at least one);
-    /// further clients wait in the listen backlog until one closes.
-    pub fn with_max_connections(mut self, connections: usize) -> HttpOptions {
+    /// Serves at most `connections` connections at once; further clients
+    /// wait in the listen backlog until one closes.
+    ///
+    /// Fails when `connections` is 0: no client would ever be served.
+    ///
+    /// ```
+    /// let options = mcp_light::HttpOptions::new().with_max_connections(64)?;
+    /// assert!(mcp_light::HttpOptions::new().with_max_connections(0).is_err());
+    /// # Ok::<(), mcp_light::ConfigError>(())
+    /// ```
+    pub fn with_max_connections(mut self, connections: usize) -> Result<HttpOptions, ConfigError> {
+        if connections == 0 {
+            return Err(ConfigError::at_least(
+                "HttpOptions::max_connections",
+                0,
+                1,
+                "with 0 no client is ever served; the default is 512",
+            ));
+        }
         self.max_connections = connections;
-        self
+        Ok(self)
     }
 
     /// rmcp's configuration for these options.

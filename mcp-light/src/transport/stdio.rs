@@ -20,6 +20,7 @@ use tokio::sync::Mutex;
 
 use super::ServeError;
 use super::jsonrpc::{self, Refusal};
+use crate::config::ConfigError;
 use crate::{Caller, Server};
 
 /// The longest line [`Server::serve_stdio`] reads unless
@@ -30,8 +31,9 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// How [`Server::serve_stdio_with`] and [`Server::serve_lines`] read.
 ///
 /// ```
-/// let options = mcp_light::StdioOptions::new().with_max_line_bytes(1 << 20);
+/// let options = mcp_light::StdioOptions::new().with_max_line_bytes(1 << 20)?;
 /// assert_eq!(options.max_line_bytes(), 1 << 20);
+/// # Ok::<(), mcp_light::ConfigError>(())
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -56,9 +58,19 @@ impl StdioOptions {
     /// Reads lines (messages) of at most `bytes`. A longer one is skipped
     /// to its end without being kept, and answered with a `-32600` error
     /// carrying its id when its first `bytes` show one.
-    pub fn with_max_line_bytes(mut self, bytes: usize) -> StdioOptions {
+    ///
+    /// Fails when `bytes` is 0: every message would be refused.
+    pub fn with_max_line_bytes(mut self, bytes: usize) -> Result<StdioOptions, ConfigError> {
+        if bytes == 0 {
+            return Err(ConfigError::at_least(
+                "StdioOptions::max_line_bytes",
+                0,
+                1,
+                "with 0 every message is refused; the default is 4 MiB",
+            ));
+        }
         self.max_line_bytes = bytes;
-        self
+        Ok(self)
     }
 
     /// The longest line read.

@@ -24,6 +24,7 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
     let small = Arc::new(MemoryStore::new(
         MemoryStoreConfig::new()
             .with_max_bytes(30_000)
+            .unwrap()
             .with_max_disk_bytes(0),
     ));
     let server = h
@@ -60,7 +61,7 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
 async fn a_small_result_the_store_refuses_still_comes_back_whole() {
     let h = Harness::with_devices(5).await;
     let server = h.server.clone().with_store(MemoryStore::new(
-        MemoryStoreConfig::new().with_max_bytes(600),
+        MemoryStoreConfig::new().with_max_bytes(600).unwrap(),
     ));
     let answer = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
     assert_eq!(answer.as_array().map(Vec::len), Some(5), "{answer}");

@@ -36,6 +36,7 @@ fn rows() -> Vec<Value> {
 fn spilling(dir: &TempDir) -> MemoryStoreConfig {
     MemoryStoreConfig::new()
         .with_max_entry_bytes(64 << 10)
+        .unwrap()
         .with_disk_dir(dir.path())
 }
 
@@ -137,6 +138,7 @@ async fn an_unusable_spill_directory_answers_a_probe_without_token_naming_it() {
     let base = file.join("sub");
     let config = MemoryStoreConfig::new()
         .with_max_entry_bytes(64 << 10)
+        .unwrap()
         .with_disk_dir(&base);
     let store = Arc::new(MemoryStore::new(config));
     let server = server_over(store.clone());

@@ -34,7 +34,7 @@ fn resident_bytes() -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_large_results_keeps_the_store_under_its_cap_and_a_quiet_callers_token() {
     let store = Arc::new(MemoryStore::new(
-        MemoryStoreConfig::new().with_max_bytes(CAP),
+        MemoryStoreConfig::new().with_max_bytes(CAP).unwrap(),
     ));
     let server = Harness::new()
         .dispatched()

@@ -380,7 +380,7 @@ async fn the_page_size_maximum_is_published_and_configurable() {
     let server = h
         .server
         .clone()
-        .with_heavy_config(HeavyConfig::new().with_max_page_size(50));
+        .with_heavy_config(HeavyConfig::new().with_max_page_size(50).unwrap());
     let schema = server
         .registry()
         .get("device_list")

@@ -345,7 +345,7 @@ async fn long_arguments_reach_the_tool_whole_and_bad_ones_answer_a_parse_error()
 
 #[tokio::test]
 async fn a_body_over_the_limit_answers_413_with_a_json_rpc_error() {
-    let http = serve(HttpOptions::new().with_max_body_bytes(1_000)).await;
+    let http = serve(HttpOptions::new().with_max_body_bytes(1_000).unwrap()).await;
     let padding = "x".repeat(2_000);
     let body =
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"p":"{padding}"}}}}"#);
@@ -379,7 +379,7 @@ async fn a_half_sent_request_is_closed_at_the_header_deadline() {
 
 #[tokio::test]
 async fn clients_beyond_the_connection_bound_wait_for_a_free_one() {
-    let http = serve(HttpOptions::new().with_max_connections(2)).await;
+    let http = serve(HttpOptions::new().with_max_connections(2).unwrap()).await;
     let mut held = Vec::new();
     for _ in 0..2 {
         let mut tcp = TcpStream::connect(http.addr).await.unwrap();
@@ -467,7 +467,7 @@ async fn over_stdio_a_malformed_request_is_answered_with_its_id() {
 
 #[tokio::test]
 async fn over_stdio_a_line_over_the_limit_is_refused_and_the_next_one_served() {
-    let mut pipe = Pipe::open(StdioOptions::new().with_max_line_bytes(1_000)).await;
+    let mut pipe = Pipe::open(StdioOptions::new().with_max_line_bytes(1_000).unwrap()).await;
     let padding = "x".repeat(100_000);
     let long = format!(
         r#"{{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{{"name":"count","arguments":{{"p":"{padding}"}}}}}}"#

@@ -289,7 +289,7 @@ async fn an_entry_streamed_over_many_small_parts_reads_as_the_memory_stores() {
     let part_bytes = 1 << 10;
     let redis_store = RedisStore::open(
         &redis.url(),
-        RedisStoreConfig::new().with_part_bytes(part_bytes),
+        RedisStoreConfig::new().with_part_bytes(part_bytes).unwrap(),
     )
     .unwrap();
     let memory = MemoryStore::default();
@@ -304,6 +304,7 @@ async fn an_entry_streamed_over_many_small_parts_reads_as_the_memory_stores() {
     let on_disk = MemoryStore::new(
         mcp_light::store::MemoryStoreConfig::new()
             .with_max_entry_bytes(8 << 10)
+            .unwrap()
             .with_disk_dir(&spill),
     );
 
@@ -387,7 +388,7 @@ async fn a_redis_writer_dropped_before_commit_leaves_no_readable_entry() {
     let Some(redis) = Redis::start() else { return };
     let store = RedisStore::open(
         &redis.url(),
-        RedisStoreConfig::new().with_part_bytes(1 << 10),
+        RedisStoreConfig::new().with_part_bytes(1 << 10).unwrap(),
     )
     .unwrap();
     let (_, body, starts) = uneven_list(100);

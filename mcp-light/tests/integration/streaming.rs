@@ -530,6 +530,7 @@ async fn an_error_mid_stream_answers_the_tools_message_and_keeps_nothing() {
         // A tiny memory limit: the chunks written before the error spill.
         let config = MemoryStoreConfig::new()
             .with_max_entry_bytes(64 << 10)
+            .unwrap()
             .with_disk_dir(dir.path());
         let store = Arc::new(MemoryStore::new(config));
         let server = server_over(store.clone());
@@ -601,6 +602,7 @@ async fn a_call_dropped_mid_stream_keeps_nothing_and_stops_the_producer() {
     let dir = TempDir::new("cancel");
     let config = MemoryStoreConfig::new()
         .with_max_entry_bytes(64 << 10)
+        .unwrap()
         .with_disk_dir(dir.path());
     let store = Arc::new(MemoryStore::new(config));
     let server = server_over(store.clone());

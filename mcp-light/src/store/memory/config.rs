@@ -4,28 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-// The sentences a bad limit is refused with, as macros so that the
-// `const` builders can panic with them too.
-macro_rules! zero_max_bytes {
-    () => {
-        "MemoryStoreConfig: max_bytes is 0, so the store could keep nothing; give at least 1 (the default is 64 MiB)"
-    };
-}
-macro_rules! zero_max_entry_bytes {
-    () => {
-        "MemoryStoreConfig: max_entry_bytes is 0, so the store could keep nothing; give at least 1 (the default is 16 MiB)"
-    };
-}
-macro_rules! bad_share {
-    () => {
-        "MemoryStoreConfig: caller_share_percent must be from 1 to 100 (the default is 25)"
-    };
-}
+use crate::config::ConfigError;
 
 /// The limits of a [`MemoryStore`](super::MemoryStore).
 ///
 /// Start from [`MemoryStoreConfig::new`] (the defaults) and change what you
-/// need with the `with_*` methods; the fields stay readable. The struct is
+/// need with the `with_*` methods; the fields stay readable. A method whose
+/// value can be out of range (a limit of 0 bytes) returns
+/// `Result<MemoryStoreConfig, ConfigError>`. The struct is
 /// `#[non_exhaustive]` so that later limits can be added without breaking
 /// callers, which is why it cannot be written as a literal outside
 /// mcp-light.
@@ -36,10 +22,11 @@ macro_rules! bad_share {
 ///
 /// let store = MemoryStore::new(
 ///     MemoryStoreConfig::new()
-///         .with_max_bytes(16 << 20)
+///         .with_max_bytes(16 << 20)?
 ///         .with_ttl(Duration::from_secs(60)),
 /// );
 /// assert_eq!(store.config().max_entries, 10_000);
+/// # Ok::<(), mcp_light::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -142,19 +129,19 @@ impl MemoryStoreConfig {
     /// Sets [`max_bytes`](MemoryStoreConfig::max_bytes), the most bytes the
     /// store accounts for at once (default 64 MiB).
     ///
-    /// # Panics
-    ///
-    /// When `max_bytes` is 0: such a store could keep nothing.
+    /// Fails when `max_bytes` is 0: such a store could keep nothing.
     ///
     /// ```
     /// use mcp_light::store::MemoryStoreConfig;
     ///
-    /// assert_eq!(MemoryStoreConfig::new().with_max_bytes(1 << 20).max_bytes, 1 << 20);
+    /// assert_eq!(MemoryStoreConfig::new().with_max_bytes(1 << 20)?.max_bytes, 1 << 20);
+    /// assert!(MemoryStoreConfig::new().with_max_bytes(0).is_err());
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_max_bytes(mut self, max_bytes: usize) -> MemoryStoreConfig {
-        assert!(max_bytes >= 1, zero_max_bytes!());
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Result<MemoryStoreConfig, ConfigError> {
+        check_max_bytes(max_bytes)?;
         self.max_bytes = max_bytes;
-        self
+        Ok(self)
     }
 
     /// Sets [`max_entries`](MemoryStoreConfig::max_entries), the most
@@ -188,20 +175,22 @@ impl MemoryStoreConfig {
     /// Sets [`max_entry_bytes`](MemoryStoreConfig::max_entry_bytes), the
     /// most one entry may cost (default 16 MiB).
     ///
-    /// # Panics
-    ///
-    /// When `max_entry_bytes` is 0: such a store could keep nothing.
+    /// Fails when `max_entry_bytes` is 0: such a store could keep nothing.
     ///
     /// ```
     /// use mcp_light::store::MemoryStoreConfig;
     ///
-    /// let config = MemoryStoreConfig::new().with_max_entry_bytes(4 << 20);
+    /// let config = MemoryStoreConfig::new().with_max_entry_bytes(4 << 20)?;
     /// assert_eq!(config.max_entry_bytes, 4 << 20);
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_max_entry_bytes(mut self, max_entry_bytes: usize) -> MemoryStoreConfig {
-        assert!(max_entry_bytes >= 1, zero_max_entry_bytes!());
+    pub fn with_max_entry_bytes(
+        mut self,
+        max_entry_bytes: usize,
+    ) -> Result<MemoryStoreConfig, ConfigError> {
+        check_max_entry_bytes(max_entry_bytes)?;
         self.max_entry_bytes = max_entry_bytes;
-        self
+        Ok(self)
     }
 
     /// Sets [`caller_share_percent`](MemoryStoreConfig::caller_share_percent),
@@ -209,20 +198,23 @@ impl MemoryStoreConfig {
     /// are evicted first (default 25). 100 makes the store one queue for
     /// every caller.
     ///
-    /// # Panics
-    ///
-    /// When `percent` is 0 or over 100.
+    /// Fails when `percent` is 0 or over 100.
     ///
     /// ```
     /// use mcp_light::store::MemoryStoreConfig;
     ///
-    /// let config = MemoryStoreConfig::new().with_caller_share_percent(50);
+    /// let config = MemoryStoreConfig::new().with_caller_share_percent(50)?;
     /// assert_eq!(config.caller_share_percent, 50);
+    /// assert!(MemoryStoreConfig::new().with_caller_share_percent(101).is_err());
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub const fn with_caller_share_percent(mut self, percent: u8) -> MemoryStoreConfig {
-        assert!(percent >= 1 && percent <= 100, bad_share!());
+    pub fn with_caller_share_percent(
+        mut self,
+        percent: u8,
+    ) -> Result<MemoryStoreConfig, ConfigError> {
+        check_share(percent)?;
         self.caller_share_percent = percent;
-        self
+        Ok(self)
     }
 
     /// Checks the limits, naming the first one that makes no sense. The
@@ -235,19 +227,12 @@ impl MemoryStoreConfig {
     /// assert!(MemoryStoreConfig::new().check().is_ok());
     /// let mut config = MemoryStoreConfig::new();
     /// config.caller_share_percent = 0;
-    /// assert!(config.check().unwrap_err().contains("caller_share_percent"));
+    /// assert_eq!(config.check().unwrap_err().setting(), "MemoryStoreConfig::caller_share_percent");
     /// ```
-    pub fn check(&self) -> Result<(), &'static str> {
-        if self.max_bytes == 0 {
-            return Err(ZERO_MAX_BYTES);
-        }
-        if self.max_entry_bytes == 0 {
-            return Err(ZERO_MAX_ENTRY_BYTES);
-        }
-        if !(1..=100).contains(&self.caller_share_percent) {
-            return Err(BAD_SHARE);
-        }
-        Ok(())
+    pub fn check(&self) -> Result<(), ConfigError> {
+        check_max_bytes(self.max_bytes)?;
+        check_max_entry_bytes(self.max_entry_bytes)?;
+        check_share(self.caller_share_percent)
     }
 
     /// The bytes and entries one caller may hold before its own entries are
@@ -264,9 +249,41 @@ impl MemoryStoreConfig {
 /// How long an entry lives by default.
 pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(300);
 
-const ZERO_MAX_BYTES: &str = zero_max_bytes!();
-const ZERO_MAX_ENTRY_BYTES: &str = zero_max_entry_bytes!();
-const BAD_SHARE: &str = bad_share!();
+fn check_max_bytes(max_bytes: usize) -> Result<(), ConfigError> {
+    match max_bytes {
+        0 => Err(ConfigError::at_least(
+            "MemoryStoreConfig::max_bytes",
+            0,
+            1,
+            "a store of 0 bytes keeps nothing; the default is 64 MiB",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_max_entry_bytes(max_entry_bytes: usize) -> Result<(), ConfigError> {
+    match max_entry_bytes {
+        0 => Err(ConfigError::at_least(
+            "MemoryStoreConfig::max_entry_bytes",
+            0,
+            1,
+            "an entry of 0 bytes keeps nothing; the default is 16 MiB",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_share(percent: u8) -> Result<(), ConfigError> {
+    match percent {
+        1..=100 => Ok(()),
+        _ => Err(ConfigError::between(
+            "MemoryStoreConfig::caller_share_percent",
+            u64::from(percent),
+            (1, 100),
+            "the share of the store one caller may hold, in percent; the default is 25",
+        )),
+    }
+}
 
 impl Default for MemoryStoreConfig {
     fn default() -> MemoryStoreConfig {

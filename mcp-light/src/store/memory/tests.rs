@@ -144,7 +144,7 @@ async fn put_sweeps_expired_entries_without_a_read() {
 #[tokio::test]
 async fn a_flood_stays_under_the_byte_cap_and_keeps_the_newest() {
     let max_bytes = 16 << 20;
-    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes));
+    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes).unwrap());
     let mut puts = Vec::with_capacity(10_000);
     for i in 0..10_000 {
         // ~7 KB bodies of varying size, so eviction is not in lockstep.
@@ -185,7 +185,7 @@ fn entry_of(caller: &str, body_len: usize) -> Entry {
 
 #[tokio::test]
 async fn a_caller_flooding_the_store_evicts_its_own_entries_not_anothers() {
-    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(200_000));
+    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(200_000).unwrap());
     let small = token();
     store.put(&small, entry_of("bob", 100)).await.unwrap();
     let mut flood = Vec::new();
@@ -209,7 +209,11 @@ async fn a_caller_flooding_the_store_evicts_its_own_entries_not_anothers() {
 
 #[tokio::test]
 async fn an_entry_over_max_entry_bytes_is_refused_and_evicts_nothing() {
-    let (store, _) = store_with(MemoryStoreConfig::new().with_max_entry_bytes(5_000));
+    let (store, _) = store_with(
+        MemoryStoreConfig::new()
+            .with_max_entry_bytes(5_000)
+            .unwrap(),
+    );
     store.put(&token(), entry(100)).await.unwrap();
     let err = store.put(&token(), entry(5_000)).await.unwrap_err();
     assert!(
@@ -224,7 +228,8 @@ async fn a_caller_under_its_share_makes_room_from_the_largest_holder() {
     let (store, _) = store_with(
         MemoryStoreConfig::new()
             .with_max_entries(4)
-            .with_caller_share_percent(50),
+            .with_caller_share_percent(50)
+            .unwrap(),
     );
     let bob = token();
     store.put(&bob, entry_of("bob", 10)).await.unwrap();
@@ -256,13 +261,19 @@ async fn a_caller_under_its_share_makes_room_from_the_largest_holder() {
 }
 
 #[test]
-#[should_panic(expected = "caller_share_percent must be from 1 to 100")]
 fn a_share_of_zero_is_refused_with_a_sentence() {
-    let _ = MemoryStoreConfig::new().with_caller_share_percent(0);
+    let error = MemoryStoreConfig::new()
+        .with_caller_share_percent(0)
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "MemoryStoreConfig::caller_share_percent must be from 1 to 100; got 0 \
+         (the share of the store one caller may hold, in percent; the default is 25)"
+    );
 }
 
 #[test]
-#[should_panic(expected = "max_bytes is 0")]
+#[should_panic(expected = "MemoryStoreConfig::max_bytes must be at least 1; got 0")]
 fn a_zero_limit_set_directly_is_refused_when_the_store_is_made() {
     let mut config = MemoryStoreConfig::new();
     config.max_bytes = 0;
@@ -289,7 +300,7 @@ async fn the_entry_cap_evicts_the_oldest() {
 
 #[tokio::test]
 async fn too_large_leaves_the_store_untouched() {
-    let (store, clock) = store_with(MemoryStoreConfig::new().with_max_bytes(10_000));
+    let (store, clock) = store_with(MemoryStoreConfig::new().with_max_bytes(10_000).unwrap());
     let small = token();
     store.put(&small, entry(100)).await.unwrap();
     let expired = token();
@@ -325,7 +336,7 @@ async fn an_entry_of_exactly_max_bytes_fits_alone() {
     let first = Token::parse("000001aa000000aa000000aa000000aa").unwrap();
     let second = Token::parse("000002aa000000aa000000aa000000aa").unwrap();
     let max_bytes = cost_of(&first, &entry(body));
-    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes));
+    let (store, _) = store_with(MemoryStoreConfig::new().with_max_bytes(max_bytes).unwrap());
     store.put(&first, entry(body)).await.unwrap();
     store.put(&second, entry(body)).await.unwrap();
     assert_eq!(store.bytes(), max_bytes);
@@ -472,6 +483,7 @@ fn overhead_per_entry_is_measured() {
     let (store, _) = store_with(
         MemoryStoreConfig::new()
             .with_max_bytes(usize::MAX)
+            .unwrap()
             .with_max_entries(usize::MAX)
             .with_ttl(TTL),
     );

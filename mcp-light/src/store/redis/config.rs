@@ -3,11 +3,14 @@
 
 use std::time::Duration;
 
+use crate::config::ConfigError;
+
 /// The settings of a [`RedisStore`](super::RedisStore).
 ///
 /// Start from [`RedisStoreConfig::new`] (the defaults) and change what you
-/// need with the `with_*` methods. Every replica sharing one Redis should
-/// use the same prefix and TTL.
+/// need with the `with_*` methods; a method whose value can be out of range
+/// returns `Result<RedisStoreConfig, ConfigError>`. Every replica sharing
+/// one Redis should use the same prefix and TTL.
 ///
 /// ```
 /// use std::time::Duration;
@@ -17,7 +20,7 @@ use std::time::Duration;
 ///     .with_prefix("inventory:")?
 ///     .with_ttl(Duration::from_secs(600));
 /// assert_eq!(config.prefix, "inventory:");
-/// # Ok::<(), String>(())
+/// # Ok::<(), mcp_light::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -57,22 +60,23 @@ impl RedisStoreConfig {
         }
     }
 
-    /// Sets [`prefix`](RedisStoreConfig::prefix). A prefix may not contain
-    /// `{` or `}`: the token is the keys' hash tag.
+    /// Sets [`prefix`](RedisStoreConfig::prefix).
+    ///
+    /// Fails when `prefix` contains `{` or `}`: the token is the keys' hash
+    /// tag.
     ///
     /// ```
     /// use mcp_light::store::RedisStoreConfig;
     ///
-    /// assert!(RedisStoreConfig::new().with_prefix("{app}:").is_err());
+    /// let refused = RedisStoreConfig::new().with_prefix("{app}:").unwrap_err();
+    /// assert_eq!(refused.setting(), "RedisStoreConfig::prefix");
     /// ```
-    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Result<RedisStoreConfig, String> {
+    pub fn with_prefix(
+        mut self,
+        prefix: impl Into<String>,
+    ) -> Result<RedisStoreConfig, ConfigError> {
         let prefix = prefix.into();
-        if prefix.contains(['{', '}']) {
-            return Err(format!(
-                "the Redis key prefix `{prefix}` has a brace; leave braces out (such as `mcp-light:`): \
-                 the continuation token is each key's hash tag"
-            ));
-        }
+        check_prefix(&prefix)?;
         self.prefix = prefix;
         Ok(self)
     }
@@ -92,42 +96,39 @@ impl RedisStoreConfig {
 
     /// Sets [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes).
     ///
-    /// # Panics
-    ///
-    /// When `max_entry_bytes` is 0: nothing could be kept.
+    /// Fails when `max_entry_bytes` is 0: nothing could be kept.
     ///
     /// ```
     /// use mcp_light::store::RedisStoreConfig;
     ///
-    /// assert_eq!(RedisStoreConfig::new().with_max_entry_bytes(1 << 20).max_entry_bytes, 1 << 20);
+    /// assert_eq!(RedisStoreConfig::new().with_max_entry_bytes(1 << 20)?.max_entry_bytes, 1 << 20);
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub fn with_max_entry_bytes(mut self, max_entry_bytes: u64) -> RedisStoreConfig {
-        assert!(
-            max_entry_bytes >= 1,
-            "RedisStoreConfig: max_entry_bytes is 0, so the store could keep nothing; give at least 1 (the default is 1 GiB)"
-        );
+    pub fn with_max_entry_bytes(
+        mut self,
+        max_entry_bytes: u64,
+    ) -> Result<RedisStoreConfig, ConfigError> {
+        check_max_entry_bytes(max_entry_bytes)?;
         self.max_entry_bytes = max_entry_bytes;
-        self
+        Ok(self)
     }
 
     /// Sets [`part_bytes`](RedisStoreConfig::part_bytes).
     ///
-    /// # Panics
-    ///
-    /// When `part_bytes` is 0 or over 512 MiB (Redis's largest string).
+    /// Fails when `part_bytes` is 0 or over 512 MiB (Redis's largest
+    /// string).
     ///
     /// ```
     /// use mcp_light::store::RedisStoreConfig;
     ///
-    /// assert_eq!(RedisStoreConfig::new().with_part_bytes(64 << 20).part_bytes, 64 << 20);
+    /// assert_eq!(RedisStoreConfig::new().with_part_bytes(64 << 20)?.part_bytes, 64 << 20);
+    /// assert!(RedisStoreConfig::new().with_part_bytes(1 << 30).is_err());
+    /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
-    pub fn with_part_bytes(mut self, part_bytes: u64) -> RedisStoreConfig {
-        assert!(
-            (1..=512 << 20).contains(&part_bytes),
-            "RedisStoreConfig: part_bytes must be from 1 to 512 MiB (Redis's largest string); got {part_bytes}"
-        );
+    pub fn with_part_bytes(mut self, part_bytes: u64) -> Result<RedisStoreConfig, ConfigError> {
+        check_part_bytes(part_bytes)?;
         self.part_bytes = part_bytes;
-        self
+        Ok(self)
     }
 
     /// Sets [`timeout`](RedisStoreConfig::timeout).
@@ -142,6 +143,67 @@ impl RedisStoreConfig {
     pub fn with_timeout(mut self, timeout: Duration) -> RedisStoreConfig {
         self.timeout = timeout;
         self
+    }
+}
+
+impl RedisStoreConfig {
+    /// Checks the settings, naming the first one that makes no sense. The
+    /// `with_*` methods refuse those values already; this catches a field
+    /// set directly.
+    /// [`RedisStore::with_connection`](super::RedisStore::with_connection)
+    /// calls it.
+    ///
+    /// ```
+    /// use mcp_light::store::RedisStoreConfig;
+    ///
+    /// assert!(RedisStoreConfig::new().check().is_ok());
+    /// let mut config = RedisStoreConfig::new();
+    /// config.part_bytes = 0;
+    /// assert_eq!(config.check().unwrap_err().setting(), "RedisStoreConfig::part_bytes");
+    /// ```
+    pub fn check(&self) -> Result<(), ConfigError> {
+        check_prefix(&self.prefix)?;
+        check_max_entry_bytes(self.max_entry_bytes)?;
+        check_part_bytes(self.part_bytes)
+    }
+}
+
+fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
+    if prefix.contains(['{', '}']) {
+        return Err(ConfigError::InvalidText {
+            setting: "RedisStoreConfig::prefix",
+            value: prefix.to_owned(),
+            allowed: "text without `{` or `}`, such as `mcp-light:` (the continuation token \
+                      is each key's hash tag)",
+        });
+    }
+    Ok(())
+}
+
+fn check_max_entry_bytes(max_entry_bytes: u64) -> Result<(), ConfigError> {
+    match max_entry_bytes {
+        0 => Err(ConfigError::at_least(
+            "RedisStoreConfig::max_entry_bytes",
+            0,
+            1,
+            "an entry of 0 bytes keeps nothing; the default is 1 GiB",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Redis's largest string.
+const MAX_PART_BYTES: u64 = 512 << 20;
+
+fn check_part_bytes(part_bytes: u64) -> Result<(), ConfigError> {
+    match part_bytes {
+        1..=MAX_PART_BYTES => Ok(()),
+        _ => Err(ConfigError::between(
+            "RedisStoreConfig::part_bytes",
+            part_bytes,
+            (1, MAX_PART_BYTES),
+            "a part is one Redis string, at most 512 MiB; the default is 1 MiB",
+        )),
     }
 }
 

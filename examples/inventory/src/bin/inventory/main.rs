@@ -175,7 +175,8 @@ async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
                 })?;
                 config = config
                     .with_max_bytes(bytes)
-                    .with_max_entry_bytes((bytes / 4).max(1));
+                    .and_then(|config| config.with_max_entry_bytes((bytes / 4).max(1)))
+                    .map_err(|e| format!("--store-max-mb {mb}: {e}"))?;
             }
             Ok(server.with_store(MemoryStore::new(config)))
         }
