@@ -11,6 +11,8 @@ use syn::{Ident, Item, Path};
 use crate::ast::{Param, Role, Tool};
 use crate::attr::{Attr, WriteKind};
 use crate::ctxt::Ctxt;
+use crate::handle;
+use crate::symbol::CFG;
 use crate::valid::{self, Kind, Plan};
 
 /// The whole pipeline of one tool attribute: parse, check, generate. On
@@ -52,53 +54,32 @@ pub fn tool(attr: Attr, args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 fn generate(plan: &Plan) -> TokenStream {
-    let tool = plan.tool;
-    let item = &tool.item;
-    let companion = companion(plan);
+    let item = &plan.tool.item;
+    let krate = &plan.krate;
+    let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
+    // A function compiled out takes its handle with it.
+    let cfgs = item.attrs.iter().filter(|attr| attr.path() == CFG);
     let light_key_check = light_key_check(plan);
     let args_struct = args_struct(plan);
     let invoke = invoke_fn(plan);
     let definition = definition(plan);
     let header_checks = header_checks(plan);
+    // The definition and everything it is built from sit in the handle's
+    // initializer, where no name they use reaches the user's scope.
     quote! {
         #item
-        #companion
-        const _: () = {
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unreachable_pub)]
+        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
+        #[linkme(crate = #krate::__private::linkme)]
+        #vis static #handle: #krate::ToolDef = {
             #header_checks
             #light_key_check
             #args_struct
             #invoke
             #definition
         };
-    }
-}
-
-/// A braced struct named like the function (type namespace only, so it does
-/// not clash with the function), through which `retrieve = path` is checked
-/// by the compiler. Only a retrieve tool implements `RetrieveTool`;
-/// naming any other tool gets the trait's sentence.
-fn companion(plan: &Plan) -> TokenStream {
-    let item = &plan.tool.item;
-    let krate = &plan.krate;
-    let (vis, ident) = (&item.vis, &item.sig.ident);
-    let is_retrieve = plan.tool.attrs[0].attr == Attr::Tool
-        && plan.kind == Kind::Read
-        && plan.action.as_deref() == Some("retrieve");
-    let retrieve_impl = is_retrieve.then(|| {
-        let name = &plan.name;
-        let resource = option_str(plan.resource.as_deref());
-        quote! {
-            impl #krate::__private::RetrieveTool for #ident {
-                const NAME: &'static str = #name;
-                const RESOURCE: ::core::option::Option<&'static str> = #resource;
-            }
-        }
-    });
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-        #retrieve_impl
     }
 }
 
@@ -563,7 +544,7 @@ fn definition(plan: &Plan) -> TokenStream {
     let action = option_str(plan.action.as_deref());
     let (retrieve_const, retrieve) = match plan.retrieve {
         Some(path) => (
-            retrieve_const(plan, path),
+            Some(retrieve_const(plan, path)),
             quote!(::core::option::Option::Some(__RETRIEVE)),
         ),
         None => (None, quote!(::core::option::Option::None)),
@@ -586,9 +567,7 @@ fn definition(plan: &Plan) -> TokenStream {
             #krate::__private::params_schema::<__Args<'static>>()
         }
 
-        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
-        #[linkme(crate = #krate::__private::linkme)]
-        static __TOOL: #krate::ToolDef = #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
+        #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
             name: #name,
             function: ::core::concat!(::core::module_path!(), "::", #function),
             description: #description,
@@ -600,58 +579,46 @@ fn definition(plan: &Plan) -> TokenStream {
             state_needs: #state_needs,
             invoke: #invoke,
             answers_content: #answers_content,
-        });
+        })
     }
 }
 
 /// The retrieve tool's name, checked by the compiler: `path` must name a
 /// `#[mcp_tool(action = "retrieve")]` function, of the write's resource when
-/// the write names one.
-fn retrieve_const(plan: &Plan, path: &Path) -> Option<TokenStream> {
+/// the write names one. The checks read the named tool's handle while the
+/// constant is evaluated, and a failed one is reported at `path`.
+fn retrieve_const(plan: &Plan, path: &Path) -> TokenStream {
     let span = path.span();
-    let krate = &plan.krate;
-    let retrieve_tool = quote_spanned!(span=> <#path as #krate::__private::RetrieveTool>);
+    let krate = respan(&plan.krate, span);
+    let handle = handle::path(path);
+    let path_text = quote!(#path).to_string().replace(' ', "");
+    let not_retrieve = format!(
+        "`retrieve = {path_text}` names a tool that is not a retrieve tool: annotate the \
+         function it names with `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, \
+         or point `retrieve` at one that is"
+    );
     let resource_check = plan.resource.as_deref().map(|resource| {
-        let path_text = quote!(#path).to_string().replace(' ', "");
-        let message = format!(
+        let other_resource = format!(
             "`retrieve = {path_text}` names the retrieve tool of another resource than this \
              write's `resource = \"{resource}\"`: point `retrieve` at the retrieve tool of \
              \"{resource}\""
-        )
-        .replace('{', "{{")
-        .replace('}', "}}");
+        );
         quote_spanned! {span=>
-            if !__same_resource(#retrieve_tool::RESOURCE, #resource) {
-                ::core::panic!(#message);
+            if !#krate::__private::is_resource(__retrieve, #resource) {
+                ::core::panic!("{}", #other_resource);
             }
         }
     });
-    let same_resource = resource_check.is_some().then(|| {
-        quote! {
-            const fn __same_resource(a: ::core::option::Option<&str>, b: &str) -> bool {
-                let ::core::option::Option::Some(a) = a else { return false };
-                let (a, b) = (a.as_bytes(), b.as_bytes());
-                if a.len() != b.len() {
-                    return false;
-                }
-                let mut i = 0;
-                while i < a.len() {
-                    if a[i] != b[i] {
-                        return false;
-                    }
-                    i += 1;
-                }
-                true
-            }
-        }
-    });
-    Some(quote_spanned! {span=>
-        #same_resource
+    quote_spanned! {span=>
         const __RETRIEVE: &str = {
+            let __retrieve: &#krate::ToolDef = &#handle;
+            if !#krate::__private::is_retrieve_tool(__retrieve) {
+                ::core::panic!("{}", #not_retrieve);
+            }
             #resource_check
-            #retrieve_tool::NAME
+            __retrieve.name()
         };
-    })
+    }
 }
 
 /// `tokens` with every span set to `span`, for paths interpolated where an

@@ -10,9 +10,11 @@ mod ast;
 mod attr;
 mod ctxt;
 mod expand;
+mod handle;
 mod light_key;
 mod suggest;
 mod symbol;
+mod tools;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -43,6 +45,13 @@ pub fn mcp_light(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_heavy(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(Attr::Heavy, args.into(), item.into()).into()
+}
+
+/// The definitions of the named tool functions, for a registry that serves
+/// exactly those: `tools![device_get, sites::site_list]`.
+#[proc_macro]
+pub fn tools(input: TokenStream) -> TokenStream {
+    tools::expand(input.into()).into()
 }
 
 /// Derives `LightKey` for a struct with named fields:

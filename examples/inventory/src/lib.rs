@@ -9,7 +9,7 @@
 //! - [`model`]: the records, and what callers send to write them;
 //! - [`db`]: the SQLite schema, queries and transactions;
 //! - [`fixture`]: a seeded generator of realistic devices;
-//! - [`tools`]: the annotated tool functions, registered through `linkme`.
+//! - [`tools`]: the annotated tool functions, and the registry that names them.
 //!
 //! ```
 //! use mcp_light::Caller;
@@ -45,7 +45,7 @@ pub const DISPATCHER: &str = "inventory";
 /// [`DISPATCHER`], with an in-memory continuation store. Clients meet it as
 /// `inventory` in this package's version.
 ///
-/// Only this library's tools are served, even in a binary that registers
+/// Only this library's tools are served, even in a binary that links in
 /// tools of its own (the token report, the benchmarks).
 pub fn server(db: Db) -> Result<Server, RegistryError> {
     Server::new(tools::registry()?)
