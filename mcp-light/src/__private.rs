@@ -13,6 +13,7 @@ pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::offload::run_sync;
 pub use crate::output::{ToolResult, answer_kind, kind};
+pub use crate::state::StateIsNotAnArgument;
 pub use crate::store::BoxFuture;
 pub use crate::tool::ToolParts;
 
