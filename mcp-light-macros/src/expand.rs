@@ -103,7 +103,7 @@ fn result_assertions(plan: &Plan) -> TokenStream {
     let krate = respan(&plan.krate, span);
     let kind_check = match plan.kind {
         Kind::Write { kind, .. } if kind.is_bulk() => {
-            Some(quote_spanned!(span=> #krate::__private::assert_bulk_result(&__out);))
+            Some(quote_spanned!(span=> __assert_bulk(&__out);))
         }
         Kind::Write { kind, .. } if kind != WriteKind::Destroy => {
             Some(quote_spanned!(span=> __assert_light_key(&__out);))
@@ -160,17 +160,29 @@ fn header_checks(plan: &Plan) -> TokenStream {
         .collect()
 }
 
-/// A single write's result names its identifying fields. The sentence lives
-/// on a local trait, so that it speaks of the write rather than of
-/// `LightKey` in general.
+/// A write's result names its identifying fields: a single write's result
+/// is `LightKey`, a bulk write's is a list of `LightKey` items
+/// (`BulkResult`). The checks are local functions, so that a failing one
+/// is reported at the user's type and attribute, not in mcp-light. A single
+/// write's sentence lives on a local trait, so that it speaks of the write
+/// rather than of `LightKey` in general; a bulk write's is `BulkResult`'s,
+/// or `BulkItem`'s for a list whose items lack `LightKey`.
 fn light_key_check(plan: &Plan) -> Option<TokenStream> {
     let Kind::Write { kind, .. } = plan.kind else {
         return None;
     };
-    if kind.is_bulk() || kind == WriteKind::Destroy {
+    let krate = &plan.krate;
+    if kind.is_bulk() {
+        return Some(quote! {
+            fn __assert_bulk<T: #krate::BulkResult>(
+                _: &::core::result::Result<T, #krate::ToolError>,
+            ) {
+            }
+        });
+    }
+    if kind == WriteKind::Destroy {
         return None;
     }
-    let krate = &plan.krate;
     Some(quote! {
         #[diagnostic::on_unimplemented(
             message = "the result `{Self}` of a single write must implement `LightKey`, which names the fields that identify it in the envelope",

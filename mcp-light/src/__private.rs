@@ -11,6 +11,7 @@ pub use crate::extract::StateNeed;
 pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::light_key::BulkItem;
 pub use crate::offload::run_sync;
 pub use crate::output::{ToolResult, answer_kind, kind};
 pub use crate::state::StateIsNotAnArgument;
@@ -64,9 +65,6 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// takes the converted result, so the type checked is the one the compiler
 /// inferred, whatever alias the function was written with.
 pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::ToolError>) {}
-
-/// Checks at compile time that a bulk write's success type is a list.
-pub fn assert_bulk_result<T: crate::BulkResult>(_: &Result<T, crate::ToolError>) {}
 
 /// What a tool without extractors needs of the host state: nothing.
 pub fn no_state_needs(_: &mut Vec<StateNeed>) {}
