@@ -73,7 +73,7 @@ pub mod token;
 #[doc(hidden)]
 pub mod __private;
 
-pub use answer::WRAPPED_RESULT_KEY;
+pub use answer::{AnswerError, AnswerExt, WRAPPED_RESULT_KEY};
 pub use args::DEFAULT_MAX_ARGUMENT_STRING;
 pub use content::{Content, ContentAnswer};
 pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
@@ -211,11 +211,11 @@ pub use usage::USAGE_META_KEY;
 /// let server = Server::from_registry()?.with_state(Db { sites: vec!["hq".into()] });
 /// server.check_state()?;
 /// let found = server.call("site_retrieve", json!({"slug": "hq"}), Caller::Process).await;
-/// assert_eq!(found.structured_content.unwrap(), json!({"result": "hq false"}));
+/// assert_eq!(found.json().unwrap(), json!({"result": "hq false"}));
 /// let missing = server.call("site_retrieve", json!({"slug": "dc"}), Caller::Process).await;
-/// assert_eq!(missing.is_error, Some(true));
+/// assert_eq!(missing.error_text().unwrap(), "`site_retrieve` failed: no site dc");
 /// let who = server.call("whoami", json!({}), Caller::Process).await;
-/// assert_eq!(who.structured_content.unwrap(), json!({"result": "process"}));
+/// assert_eq!(who.json().unwrap(), json!({"result": "process"}));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```
@@ -432,8 +432,8 @@ pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server, State,
-        ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
+        AnswerExt, BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
+        Server, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -54,7 +54,7 @@ use crate::usage::UsageReport;
 /// let server = Server::from_registry()?;
 /// let result = server.call("greet", serde_json::json!({"name": "edge"}), Caller::Anonymous).await;
 /// assert_eq!(result.is_error, Some(false));
-/// assert_eq!(result.structured_content.unwrap(), serde_json::json!({"result": "hello, edge"}));
+/// assert_eq!(result.json().unwrap(), serde_json::json!({"result": "hello, edge"}));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```

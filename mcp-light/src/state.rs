@@ -47,7 +47,7 @@ use crate::extract::{FromCall, StateNeed};
 /// let server = Server::from_registry()?.with_state(Db { name: "main" });
 /// server.check_state()?;
 /// let result = server.call("db_name", serde_json::json!({}), Caller::Process).await;
-/// assert_eq!(result.structured_content.unwrap(), serde_json::json!({"result": "main"}));
+/// assert_eq!(result.json().unwrap(), serde_json::json!({"result": "main"}));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```

@@ -4,7 +4,7 @@ use mcp_light::prelude::*;
 use mcp_light::{Registry, ToolKind, WriteKind};
 use serde_json::{Value, json};
 
-use crate::fixtures::{self, Harness, error_text, ok_json};
+use crate::fixtures::{self, Harness};
 
 fn schema(registry: &Registry, tool: &str) -> Value {
     Value::Object((**registry.get(tool).expect("registered").input_schema()).clone())
@@ -217,14 +217,12 @@ async fn a_tool_linked_in_but_not_named_is_not_served() {
 
     assert!(Registry::collect().unwrap().get("count").is_some());
     let unnamed = server.call("count", json!({"n": 2}), Caller::Process).await;
-    assert!(
-        error_text(&unnamed).starts_with("unknown tool `count`"),
-        "{unnamed:?}"
-    );
+    let message = unnamed.error_text().unwrap();
+    assert!(message.starts_with("unknown tool `count`"), "{message}");
     let named = server
         .call("record_get", json!({"id": 7}), Caller::Process)
         .await;
-    assert_eq!(ok_json(&named), json!({"id": 7}));
+    assert_eq!(named.json().unwrap(), json!({"id": 7}));
 }
 
 /// A write's retrieve tool is published only when it is named beside it.
