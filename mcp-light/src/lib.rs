@@ -321,7 +321,9 @@ pub use mcp_light_macros::mcp_light;
 /// (`summary|paginated|filtered|full`), `page`, `page_size` and
 /// `filter_keys`. A first call answers `{preview, total_size,
 /// available_modes, continuation_token, usage}` and keeps the result; a call
-/// with the token is served from the store without running the tool again.
+/// with the token is served from the store, in the `mode` and `page` it
+/// asks, without running the tool again. Those fields go with the token: on
+/// a first call they are an error that says so.
 /// On a function that also carries `#[mcp_light]`, in either order, the
 /// heavy behaviour wins. A synchronous function runs on the blocking pool
 /// unless it is `inline`, as [`mcp_tool`](mcp_tool#where-it-runs) says.

@@ -17,7 +17,7 @@ use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
-use crate::heavy::HeavyConfig;
+use crate::heavy::{self, HeavyConfig};
 use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::limits::CallLimits;
 use crate::output_schema::{Shape, output_schema};
@@ -796,8 +796,9 @@ impl Server {
             }
             Some(_) => false,
         };
+        // A first call of a heavy tool has nothing stored to negotiate.
         if def.kind().is_heavy()
-            && let Err(error) = self.continuations.strip_negotiation(&mut args)
+            && let Err(error) = heavy::refuse_negotiation(&mut args)
         {
             return Err(Box::new(error_result(format!(
                 "invalid arguments for `{}`: {error}",
