@@ -12,7 +12,6 @@ use crate::ast::{Param, Role, Tool};
 use crate::attr::{Attr, WriteKind};
 use crate::ctxt::Ctxt;
 use crate::handle;
-use crate::symbol::CFG;
 use crate::valid::{self, Kind, Plan};
 
 /// The whole pipeline of one tool attribute: parse, check, generate. On
@@ -57,8 +56,7 @@ fn generate(plan: &Plan) -> TokenStream {
     let item = &plan.tool.item;
     let krate = &plan.krate;
     let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
-    // A function compiled out takes its handle with it.
-    let cfgs = item.attrs.iter().filter(|attr| attr.path() == CFG);
+    let cfgs = &plan.tool.cfgs;
     let light_key_check = light_key_check(plan);
     let args_struct = args_struct(plan);
     let invoke = invoke_fn(plan);
@@ -737,6 +735,42 @@ mod tests {
         );
         assert!(!in_async.contains(run_sync), "{in_async}");
         assert!(in_async.contains("ping () . await"), "{in_async}");
+    }
+
+    /// Nothing is named after the function: beside it, only its handle,
+    /// under the prefix, which carries the function's `cfg`.
+    #[test]
+    fn the_only_item_beside_the_function_is_its_prefixed_handle() {
+        let out = tool(
+            Attr::Light,
+            quote!(create),
+            quote!(
+                #[cfg(feature = "devices")]
+                pub fn devices(name: String) -> Device {
+                    todo!()
+                }
+            ),
+        );
+        let file: syn::File = syn::parse2(out).unwrap();
+        let items: Vec<(String, usize)> = file
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Fn(f) => (f.sig.ident.to_string(), f.attrs.len()),
+                Item::Static(s) => {
+                    let cfgs = s.attrs.iter().filter(|a| a.path().is_ident("cfg"));
+                    (s.ident.to_string(), cfgs.count())
+                }
+                other => panic!("an item beside the function: {}", quote!(#other)),
+            })
+            .collect();
+        assert_eq!(
+            items,
+            [
+                ("devices".into(), 1),
+                ("__mcp_light_tool_devices".into(), 1)
+            ]
+        );
     }
 
     #[test]
