@@ -10,7 +10,7 @@ use syn::{
 
 use crate::attr::{Attr, ParamAttrs, ToolArgs};
 use crate::ctxt::Ctxt;
-use crate::symbol::DOC;
+use crate::symbol::{CFG, DOC};
 
 /// One annotated function.
 pub struct Tool {
@@ -22,6 +22,9 @@ pub struct Tool {
     pub attrs: Vec<ToolArgs>,
     /// The doc comment, lines trimmed and joined with `\n`.
     pub docs: String,
+    /// The function's `#[cfg(...)]` attributes, which its handle carries
+    /// too: a function compiled out takes its handle with it.
+    pub cfgs: Vec<Attribute>,
     pub params: Vec<Param>,
     pub output: Output,
 }
@@ -127,6 +130,12 @@ impl Tool {
                 None => true,
             });
         let docs = docs(&item.attrs);
+        let cfgs = item
+            .attrs
+            .iter()
+            .filter(|attr| attr.path() == CFG)
+            .cloned()
+            .collect();
         let params = item
             .sig
             .inputs
@@ -151,6 +160,7 @@ impl Tool {
             item,
             attrs,
             docs,
+            cfgs,
             params,
             output,
         }

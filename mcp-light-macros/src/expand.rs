@@ -11,6 +11,7 @@ use syn::{Ident, Item, Path};
 use crate::ast::{Param, Role, Tool};
 use crate::attr::{Attr, WriteKind};
 use crate::ctxt::Ctxt;
+use crate::handle;
 use crate::symbol;
 use crate::valid::{self, Kind, Plan};
 
@@ -65,53 +66,31 @@ pub fn reserved_fields(input: TokenStream) -> TokenStream {
 }
 
 fn generate(plan: &Plan) -> TokenStream {
-    let tool = plan.tool;
-    let item = &tool.item;
-    let companion = companion(plan);
+    let item = &plan.tool.item;
+    let krate = &plan.krate;
+    let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
+    let cfgs = &plan.tool.cfgs;
     let light_key_check = light_key_check(plan);
     let args_struct = args_struct(plan);
     let invoke = invoke_fn(plan);
     let definition = definition(plan);
     let header_checks = header_checks(plan);
+    // The definition and everything it is built from sit in the handle's
+    // initializer, where no name they use reaches the user's scope.
     quote! {
         #item
-        #companion
-        const _: () = {
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unreachable_pub)]
+        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
+        #[linkme(crate = #krate::__private::linkme)]
+        #vis static #handle: #krate::ToolDef = {
             #header_checks
             #light_key_check
             #args_struct
             #invoke
             #definition
         };
-    }
-}
-
-/// A braced struct named like the function (type namespace only, so it does
-/// not clash with the function), through which `retrieve = path` is checked
-/// by the compiler. Only a retrieve tool implements `RetrieveTool`;
-/// naming any other tool gets the trait's sentence.
-fn companion(plan: &Plan) -> TokenStream {
-    let item = &plan.tool.item;
-    let krate = &plan.krate;
-    let (vis, ident) = (&item.vis, &item.sig.ident);
-    let is_retrieve = plan.tool.attrs[0].attr == Attr::Tool
-        && plan.kind == Kind::Read
-        && plan.action.as_deref() == Some("retrieve");
-    let retrieve_impl = is_retrieve.then(|| {
-        let name = &plan.name;
-        let resource = option_str(plan.resource.as_deref());
-        quote! {
-            impl #krate::__private::RetrieveTool for #ident {
-                const NAME: &'static str = #name;
-                const RESOURCE: ::core::option::Option<&'static str> = #resource;
-            }
-        }
-    });
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-        #retrieve_impl
     }
 }
 
@@ -135,7 +114,7 @@ fn result_assertions(plan: &Plan) -> TokenStream {
     let krate = respan(&plan.krate, span);
     let kind_check = match plan.kind {
         Kind::Write { kind, .. } if kind.is_bulk() => {
-            Some(quote_spanned!(span=> #krate::__private::assert_bulk_result(&__out);))
+            Some(quote_spanned!(span=> __assert_bulk(&__out);))
         }
         Kind::Write { kind, .. } if kind != WriteKind::Destroy => {
             Some(quote_spanned!(span=> __assert_light_key(&__out);))
@@ -192,17 +171,29 @@ fn header_checks(plan: &Plan) -> TokenStream {
         .collect()
 }
 
-/// A single write's result names its identifying fields. The sentence lives
-/// on a local trait, so that it speaks of the write rather than of
-/// `LightKey` in general.
+/// A write's result names its identifying fields: a single write's result
+/// is `LightKey`, a bulk write's is a list of `LightKey` items
+/// (`BulkResult`). The checks are local functions, so that a failing one
+/// is reported at the user's type and attribute, not in mcp-light. A single
+/// write's sentence lives on a local trait, so that it speaks of the write
+/// rather than of `LightKey` in general; a bulk write's is `BulkResult`'s,
+/// or `BulkItem`'s for a list whose items lack `LightKey`.
 fn light_key_check(plan: &Plan) -> Option<TokenStream> {
     let Kind::Write { kind, .. } = plan.kind else {
         return None;
     };
-    if kind.is_bulk() || kind == WriteKind::Destroy {
+    let krate = &plan.krate;
+    if kind.is_bulk() {
+        return Some(quote! {
+            fn __assert_bulk<T: #krate::BulkResult>(
+                _: &::core::result::Result<T, #krate::ToolError>,
+            ) {
+            }
+        });
+    }
+    if kind == WriteKind::Destroy {
         return None;
     }
-    let krate = &plan.krate;
     Some(quote! {
         #[diagnostic::on_unimplemented(
             message = "the result `{Self}` of a single write must implement `LightKey`, which names the fields that identify it in the envelope",
@@ -576,7 +567,7 @@ fn definition(plan: &Plan) -> TokenStream {
     let action = option_str(plan.action.as_deref());
     let (retrieve_const, retrieve) = match plan.retrieve {
         Some(path) => (
-            retrieve_const(plan, path),
+            Some(retrieve_const(plan, path)),
             quote!(::core::option::Option::Some(__RETRIEVE)),
         ),
         None => (None, quote!(::core::option::Option::None)),
@@ -599,9 +590,7 @@ fn definition(plan: &Plan) -> TokenStream {
             #krate::__private::params_schema::<__Args<'static>>()
         }
 
-        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
-        #[linkme(crate = #krate::__private::linkme)]
-        static __TOOL: #krate::ToolDef = #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
+        #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
             name: #name,
             function: ::core::concat!(::core::module_path!(), "::", #function),
             description: #description,
@@ -613,58 +602,46 @@ fn definition(plan: &Plan) -> TokenStream {
             state_needs: #state_needs,
             invoke: #invoke,
             answers_content: #answers_content,
-        });
+        })
     }
 }
 
 /// The retrieve tool's name, checked by the compiler: `path` must name a
 /// `#[mcp_tool(action = "retrieve")]` function, of the write's resource when
-/// the write names one.
-fn retrieve_const(plan: &Plan, path: &Path) -> Option<TokenStream> {
+/// the write names one. The checks read the named tool's handle while the
+/// constant is evaluated, and a failed one is reported at `path`.
+fn retrieve_const(plan: &Plan, path: &Path) -> TokenStream {
     let span = path.span();
-    let krate = &plan.krate;
-    let retrieve_tool = quote_spanned!(span=> <#path as #krate::__private::RetrieveTool>);
+    let krate = respan(&plan.krate, span);
+    let handle = handle::path(path);
+    let path_text = quote!(#path).to_string().replace(' ', "");
+    let not_retrieve = format!(
+        "`retrieve = {path_text}` names a tool that is not a retrieve tool: annotate the \
+         function it names with `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, \
+         or point `retrieve` at one that is"
+    );
     let resource_check = plan.resource.as_deref().map(|resource| {
-        let path_text = quote!(#path).to_string().replace(' ', "");
-        let message = format!(
+        let other_resource = format!(
             "`retrieve = {path_text}` names the retrieve tool of another resource than this \
              write's `resource = \"{resource}\"`: point `retrieve` at the retrieve tool of \
              \"{resource}\""
-        )
-        .replace('{', "{{")
-        .replace('}', "}}");
+        );
         quote_spanned! {span=>
-            if !__same_resource(#retrieve_tool::RESOURCE, #resource) {
-                ::core::panic!(#message);
+            if !#krate::__private::is_resource(__retrieve, #resource) {
+                ::core::panic!("{}", #other_resource);
             }
         }
     });
-    let same_resource = resource_check.is_some().then(|| {
-        quote! {
-            const fn __same_resource(a: ::core::option::Option<&str>, b: &str) -> bool {
-                let ::core::option::Option::Some(a) = a else { return false };
-                let (a, b) = (a.as_bytes(), b.as_bytes());
-                if a.len() != b.len() {
-                    return false;
-                }
-                let mut i = 0;
-                while i < a.len() {
-                    if a[i] != b[i] {
-                        return false;
-                    }
-                    i += 1;
-                }
-                true
-            }
-        }
-    });
-    Some(quote_spanned! {span=>
-        #same_resource
+    quote_spanned! {span=>
         const __RETRIEVE: &str = {
+            let __retrieve: &#krate::ToolDef = &#handle;
+            if !#krate::__private::is_retrieve_tool(__retrieve) {
+                ::core::panic!("{}", #not_retrieve);
+            }
             #resource_check
-            #retrieve_tool::NAME
+            __retrieve.name()
         };
-    })
+    }
 }
 
 /// `tokens` with every span set to `span`, for paths interpolated where an
@@ -771,6 +748,42 @@ mod tests {
         );
         assert!(!in_async.contains(run_sync), "{in_async}");
         assert!(in_async.contains("ping () . await"), "{in_async}");
+    }
+
+    /// Nothing is named after the function: beside it, only its handle,
+    /// under the prefix, which carries the function's `cfg`.
+    #[test]
+    fn the_only_item_beside_the_function_is_its_prefixed_handle() {
+        let out = tool(
+            Attr::Light,
+            quote!(create),
+            quote!(
+                #[cfg(feature = "devices")]
+                pub fn devices(name: String) -> Device {
+                    todo!()
+                }
+            ),
+        );
+        let file: syn::File = syn::parse2(out).unwrap();
+        let items: Vec<(String, usize)> = file
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Fn(f) => (f.sig.ident.to_string(), f.attrs.len()),
+                Item::Static(s) => {
+                    let cfgs = s.attrs.iter().filter(|a| a.path().is_ident("cfg"));
+                    (s.ident.to_string(), cfgs.count())
+                }
+                other => panic!("an item beside the function: {}", quote!(#other)),
+            })
+            .collect();
+        assert_eq!(
+            items,
+            [
+                ("devices".into(), 1),
+                ("__mcp_light_tool_devices".into(), 1)
+            ]
+        );
     }
 
     #[test]

@@ -10,9 +10,11 @@ mod ast;
 mod attr;
 mod ctxt;
 mod expand;
+mod handle;
 mod light_key;
 mod suggest;
 mod symbol;
+mod tools;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -20,26 +22,35 @@ use syn::{DeriveInput, parse_macro_input};
 
 use crate::attr::Attr;
 
-/// Registers a plain (read) tool: `#[mcp_tool(name = "...", resource = "...",
-/// action = "...")]`, every argument optional. `action = "retrieve"` makes it
-/// the target of a write's `retrieve = path`.
+// Each macro's documentation is on its re-export in mcp-light, with
+// examples and links to the runtime's items. rustdoc appends an item's own
+// docs to its re-export's, so these are only for this crate's own pages
+// (`cfg(doc)`), and mcp-light's pages say everything once.
+
+#[cfg_attr(
+    doc,
+    doc = "Registers a plain tool. Documented, with examples, as `mcp_light::mcp_tool`."
+)]
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(Attr::Tool, args.into(), item.into()).into()
 }
 
-/// Registers a write tool that answers a lean envelope:
-/// `#[mcp_light(<kind>, name = "...", resource = "...", action = "...",
-/// retrieve = path, status = 201)]`, where `<kind>` is one of `create`,
-/// `update`, `partial_update`, `destroy`, `bulk_create`, `bulk_update`.
+#[cfg_attr(
+    doc,
+    doc = "Makes a write tool answer a lean envelope. Documented, with examples, as \
+           `mcp_light::mcp_light`."
+)]
 #[proc_macro_attribute]
 pub fn mcp_light(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(Attr::Light, args.into(), item.into()).into()
 }
 
-/// Registers a heavy read tool that answers a probe and a continuation token:
-/// `#[mcp_heavy(name = "...", resource = "...", action = "...")]`. Together
-/// with `#[mcp_light]`, in either order, the tool is heavy.
+#[cfg_attr(
+    doc,
+    doc = "Makes a read tool answer a probe and a continuation token. Documented, with \
+           examples, as `mcp_light::mcp_heavy`."
+)]
 #[proc_macro_attribute]
 pub fn mcp_heavy(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(Attr::Heavy, args.into(), item.into()).into()
@@ -55,9 +66,20 @@ pub fn __reserved_fields(input: TokenStream) -> TokenStream {
     expand::reserved_fields(input.into()).into()
 }
 
-/// Derives `LightKey` for a struct with named fields:
-/// `#[light_key(field, ..., id = field)]` lists the fields that identify an
-/// object in an envelope after `id`/`pk`, `url` and `name`/`display`.
+#[cfg_attr(
+    doc,
+    doc = "Names the tools a server serves. Documented, with examples, as \
+           `mcp_light::tools`."
+)]
+#[proc_macro]
+pub fn tools(input: TokenStream) -> TokenStream {
+    tools::expand(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "Derives `LightKey`. Documented, with examples, as `mcp_light::LightKey`."
+)]
 #[proc_macro_derive(LightKey, attributes(light_key))]
 pub fn derive_light_key(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

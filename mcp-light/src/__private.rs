@@ -11,8 +11,10 @@ pub use crate::extract::StateNeed;
 pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::light_key::BulkItem;
 pub use crate::offload::run_sync;
 pub use crate::output::{ToolResult, answer_kind, kind};
+pub use crate::state::StateIsNotAnArgument;
 pub use crate::store::BoxFuture;
 pub use crate::tool::ToolParts;
 
@@ -32,28 +34,37 @@ pub fn rejected(responder: &Responder, error: crate::ToolError) -> rmcp::model::
     responder.failed(error)
 }
 
-/// Implemented by `#[mcp_tool(..., action = "retrieve")]` for a hidden type
-/// named like the function, so that `retrieve = path` on a write is checked
-/// by the compiler.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a retrieve tool",
-    label = "`retrieve = ...` must name a function annotated `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`",
-    note = "annotate the retrieve function with `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, or drop `retrieve = ...`"
-)]
-pub trait RetrieveTool {
-    /// The retrieve tool's registered name.
-    const NAME: &'static str;
-    /// The resource it retrieves.
-    const RESOURCE: Option<&'static str>;
+/// Whether `def` is a retrieve tool (`#[mcp_tool(action = "retrieve")]`),
+/// which a write's `retrieve = path` may name. Evaluated by the compiler.
+pub const fn is_retrieve_tool(def: &crate::ToolDef) -> bool {
+    matches!(def.kind(), crate::ToolKind::Read)
+        && matches!(def.action(), Some(action) if same_str(action, "retrieve"))
+}
+
+/// Whether `def` names `resource` as its own. Evaluated by the compiler.
+pub const fn is_resource(def: &crate::ToolDef, resource: &str) -> bool {
+    matches!(def.resource(), Some(own) if same_str(own, resource))
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Checks at compile time that a tool's success type is `Serialize`. It
 /// takes the converted result, so the type checked is the one the compiler
 /// inferred, whatever alias the function was written with.
 pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::ToolError>) {}
-
-/// Checks at compile time that a bulk write's success type is a list.
-pub fn assert_bulk_result<T: crate::BulkResult>(_: &Result<T, crate::ToolError>) {}
 
 /// What a tool without extractors needs of the host state: nothing.
 pub fn no_state_needs(_: &mut Vec<StateNeed>) {}

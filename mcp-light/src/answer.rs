@@ -1,7 +1,12 @@
-//! The tool results mcp-light answers with: a value in full, or an error.
+//! The tool results mcp-light answers with: a value in full, or an error;
+//! and, in `read`, the same answers read back as a client reads them.
 //!
 //! Every answer leaves through these builders, so text content and
 //! `structuredContent` agree everywhere.
+
+mod read;
+
+pub use read::{AnswerError, AnswerExt};
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;

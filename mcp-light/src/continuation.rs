@@ -100,15 +100,6 @@ impl Continuations {
         args::take(args, CONTINUATION_TOKEN).filter(|token| !token.is_null())
     }
 
-    /// Takes the negotiation fields off the first call of a heavy tool: there
-    /// is nothing to negotiate until a token comes back, but they must be
-    /// well formed.
-    pub(crate) fn strip_negotiation(&self, args: &mut Map<String, Value>) -> Result<(), String> {
-        heavy::take_negotiation(args, &self.heavy)
-            .map(drop)
-            .map_err(|error| error.to_string())
-    }
-
     /// Keeps `body` for `called` under a fresh token, or `None` when that
     /// cannot be done (no store, no randomness, the store refused).
     pub(crate) async fn keep(

@@ -74,7 +74,7 @@ pub mod token;
 #[doc(hidden)]
 pub mod __private;
 
-pub use answer::WRAPPED_RESULT_KEY;
+pub use answer::{AnswerError, AnswerExt, WRAPPED_RESULT_KEY};
 pub use args::DEFAULT_MAX_ARGUMENT_STRING;
 pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
@@ -213,11 +213,11 @@ pub use usage::USAGE_META_KEY;
 /// let server = Server::from_registry()?.with_state(Db { sites: vec!["hq".into()] });
 /// server.check_state()?;
 /// let found = server.call("site_retrieve", json!({"slug": "hq"}), Caller::Process).await;
-/// assert_eq!(found.structured_content.unwrap(), json!({"result": "hq false"}));
+/// assert_eq!(found.json().unwrap(), json!({"result": "hq false"}));
 /// let missing = server.call("site_retrieve", json!({"slug": "dc"}), Caller::Process).await;
-/// assert_eq!(missing.is_error, Some(true));
+/// assert_eq!(missing.error_text().unwrap(), "`site_retrieve` failed: no site dc");
 /// let who = server.call("whoami", json!({}), Caller::Process).await;
-/// assert_eq!(who.structured_content.unwrap(), json!({"result": "process"}));
+/// assert_eq!(who.json().unwrap(), json!({"result": "process"}));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```
@@ -323,7 +323,9 @@ pub use mcp_light_macros::mcp_light;
 /// (`summary|paginated|filtered|full`), `page`, `page_size` and
 /// `filter_keys`. A first call answers `{preview, total_size,
 /// available_modes, continuation_token, usage}` and keeps the result; a call
-/// with the token is served from the store without running the tool again.
+/// with the token is served from the store, in the `mode` and `page` it
+/// asks, without running the tool again. Those fields go with the token: on
+/// a first call they are an error that says so.
 /// On a function that also carries `#[mcp_light]`, in either order, the
 /// heavy behaviour wins. A synchronous function runs on the blocking pool
 /// unless it is `inline`, as [`mcp_tool`](mcp_tool#where-it-runs) says.
@@ -351,6 +353,64 @@ pub use mcp_light_macros::mcp_light;
 /// }
 /// ```
 pub use mcp_light_macros::mcp_heavy;
+
+/// Names the tools a server serves.
+///
+/// ```text
+/// tools![function, module::function, ...]
+/// ```
+///
+/// Expands to the definitions of the named tool functions, an array of
+/// `&'static` [`ToolDef`], for [`Server::from_tools`] or
+/// [`Registry::from_tools`]: the server answers those tools and no other,
+/// whatever else is linked into the binary (a dependency's tools, a test's,
+/// another binary's of the same package). [`Server::from_registry`] is the
+/// convenience that serves every tool linked in.
+///
+/// Each entry is a function annotated with [`mcp_tool`], [`mcp_light`] or
+/// [`mcp_heavy`], named by its path from here. Each of those macros keeps
+/// the tool's definition in a hidden static beside the function, under a
+/// prefixed name that no module, type or function of yours can clash with;
+/// `tools!` reaches it through the same path. So name a tool where it is
+/// defined, through its module (`inventory::tools::device_get`), or where
+/// its module's items are imported with a glob (`use tools::*`): a `use` of
+/// the function alone (`use tools::device_get;`) imports the function and
+/// not its definition. rustc then says it cannot find
+/// `__mcp_light_tool_device_get`, the definition's hidden name, at the name
+/// you wrote: name the tool through its module, or check that the function
+/// carries a tool attribute.
+///
+/// ```standalone_crate
+/// use mcp_light::prelude::*;
+///
+/// mod devices {
+///     use mcp_light::prelude::*;
+///
+///     /// Count the devices.
+///     #[mcp_tool]
+///     pub fn device_count() -> u32 {
+///         3
+///     }
+/// }
+///
+/// /// Says who calls.
+/// #[mcp_tool]
+/// fn whoami(caller: &Caller) -> String {
+///     caller.identity()
+/// }
+///
+/// /// A tool this program links in but does not serve.
+/// #[mcp_tool]
+/// fn debug_dump() -> String {
+///     String::new()
+/// }
+///
+/// let server = Server::from_tools(tools![devices::device_count, whoami])?;
+/// let names: Vec<_> = server.registry().iter().map(|tool| tool.name()).collect();
+/// assert_eq!(names, ["device_count", "whoami"]);
+/// # Ok::<(), mcp_light::RegistryError>(())
+/// ```
+pub use mcp_light_macros::tools;
 
 /// Derives [`LightKey`](trait@LightKey) for a struct with named fields.
 ///
@@ -396,8 +456,8 @@ pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server, State,
-        ToolError, mcp_heavy, mcp_light, mcp_tool,
+        AnswerExt, BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
+        Server, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 /// time, so tools with dynamic results get envelopes too.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not say which of its fields identify it in a lean envelope",
-    label = "the result of a single write must implement `LightKey`",
+    label = "a write's envelope names its result's identifying fields through `LightKey`",
     note = "add `#[derive(LightKey)]` to `{Self}` (with `#[light_key(...)]` for extra key fields), or return a `serde_json::Value`"
 )]
 pub trait LightKey {
@@ -173,8 +173,9 @@ impl<T: LightKey + ?Sized> LightKey for Box<T> {
 }
 
 /// The result of a bulk write: a list of objects that each implement
-/// [`LightKey`]. Implemented for `Vec<T>`, slices, and `serde_json::Value`
-/// (an array; any other value counts as one object).
+/// [`LightKey`]. Implemented for `Vec<T>` and slices of any `T: LightKey +
+/// Serialize`, and for `serde_json::Value` (an array; any other value counts
+/// as one object).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a list of objects, so it cannot be the result of a bulk write",
     note = "a bulk write returns `Vec<T>` where `T: LightKey`, or a `serde_json::Value` array"
@@ -187,7 +188,23 @@ pub trait BulkResult: Serialize {
     fn items(&self) -> &[Self::Item];
 }
 
-impl<T: LightKey + Serialize> BulkResult for Vec<T> {
+/// The bound on the items of a bulk write's list: [`LightKey`], under a
+/// sentence about the bulk write, for a list whose items lack it.
+/// Implemented for every `LightKey` type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the items of a bulk write's `Vec<{Self}>` must implement `LightKey`, which names the fields that identify each of them in the envelope",
+    label = "the items of this list are not `LightKey`",
+    note = "add `#[derive(LightKey)]` to `{Self}` (and `#[light_key(...)]` for fields beyond id, url and name), or return a `Vec<serde_json::Value>`"
+)]
+pub trait BulkItem: LightKey {}
+
+// Not recommended, so that a list of items without `LightKey` is reported
+// with `BulkItem`'s sentence rather than `LightKey`'s.
+#[diagnostic::do_not_recommend]
+impl<T: LightKey + ?Sized> BulkItem for T {}
+
+impl<T: BulkItem + Serialize> BulkResult for Vec<T> {
     type Item = T;
 
     fn items(&self) -> &[T] {
@@ -195,7 +212,7 @@ impl<T: LightKey + Serialize> BulkResult for Vec<T> {
     }
 }
 
-impl<T: LightKey + Serialize> BulkResult for [T] {
+impl<T: BulkItem + Serialize> BulkResult for [T] {
     type Item = T;
 
     fn items(&self) -> &[T] {

@@ -1,4 +1,5 @@
-//! The tools registered in this binary, checked and published.
+//! The tools a server serves, checked and published: every tool linked into
+//! the binary, or the ones a program names.
 
 use std::sync::Arc;
 
@@ -12,22 +13,41 @@ use crate::schema::{self, PublishedSchema};
 use crate::tool::ToolDef;
 
 /// Every tool annotated with `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`
-/// anywhere in the binary, gathered by the linker (`linkme`).
+/// anywhere in the binary, gathered by the linker (`linkme`): a dependency's
+/// tools included.
 ///
-/// Read it through [`Registry::collect`], which checks it.
+/// Read it through [`Registry::collect`], which checks it. To serve some
+/// tools and not others, name them instead, with [`tools!`](crate::tools).
 #[linkme::distributed_slice]
 pub static TOOLS: [ToolDef];
 
 /// A checked set of tools with their published schemas.
 ///
-/// Built once at startup; two tools with one name are refused with an error
-/// naming both functions.
+/// Built once at startup, from the tools a program names
+/// ([`Registry::from_tools`] with [`tools!`](crate::tools)) or from every
+/// tool linked into the binary ([`Registry::collect`]). Two tools with one
+/// name are refused with an error naming both functions.
 ///
-/// ```
-/// let registry = mcp_light::Registry::collect()?;
-/// for tool in registry.iter() {
-///     println!("{}: {}", tool.name(), tool.def().description());
+/// ```standalone_crate
+/// use mcp_light::prelude::*;
+/// use mcp_light::{Registry, tools};
+///
+/// /// Count the devices.
+/// #[mcp_tool]
+/// fn device_count() -> u32 {
+///     3
 /// }
+///
+/// /// Delete every device.
+/// #[mcp_light(destroy)]
+/// fn device_purge(id: u32) {
+///     let _ = id;
+/// }
+///
+/// let registry = Registry::from_tools(tools![device_count])?;
+/// let names: Vec<_> = registry.iter().map(|tool| tool.name()).collect();
+/// assert_eq!(names, ["device_count"]);
+/// assert_eq!(Registry::collect()?.len(), 2);
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// ```
 #[derive(Debug)]
@@ -47,12 +67,14 @@ pub struct PublishedTool {
 }
 
 impl Registry {
-    /// Every tool registered in the binary.
+    /// Every tool linked into the binary ([`TOOLS`]): the program's own and
+    /// those of every crate it depends on.
     pub fn collect() -> Result<Registry, RegistryError> {
         Registry::from_tools(TOOLS.iter())
     }
 
-    /// A registry of the given tools only (to serve a subset of [`TOOLS`]).
+    /// A registry of the given tools only: usually the tools a program names
+    /// with [`tools!`](crate::tools), or a subset of [`TOOLS`].
     pub fn from_tools(
         defs: impl IntoIterator<Item = &'static ToolDef>,
     ) -> Result<Registry, RegistryError> {

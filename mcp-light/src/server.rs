@@ -17,7 +17,7 @@ use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::RegistryError;
-use crate::heavy::HeavyConfig;
+use crate::heavy::{self, HeavyConfig};
 use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::limits::CallLimits;
 use crate::output_schema::{Shape, output_schema};
@@ -54,7 +54,7 @@ use crate::usage::UsageReport;
 /// let server = Server::from_registry()?;
 /// let result = server.call("greet", serde_json::json!({"name": "edge"}), Caller::Anonymous).await;
 /// assert_eq!(result.is_error, Some(false));
-/// assert_eq!(result.structured_content.unwrap(), serde_json::json!({"result": "hello, edge"}));
+/// assert_eq!(result.json().unwrap(), serde_json::json!({"result": "hello, edge"}));
 /// # Ok::<(), mcp_light::RegistryError>(())
 /// # }).unwrap();
 /// ```
@@ -103,10 +103,44 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// A server for every tool registered in the binary, with an in-memory
+    /// A server for every tool linked into the binary, with an in-memory
     /// continuation store ([`MemoryStore::default`]).
+    ///
+    /// A convenience for a program whose binary holds its own tools and no
+    /// others: a dependency's tools are linked in too, and served. To serve
+    /// exactly the tools a program names, use [`Server::from_tools`].
     pub fn from_registry() -> Result<Server, RegistryError> {
         Ok(Server::new(Registry::collect()?))
+    }
+
+    /// A server for exactly the named tools, with an in-memory continuation
+    /// store: a tool linked into the binary but not named is not served.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::tools;
+    ///
+    /// /// Says hello.
+    /// #[mcp_tool]
+    /// fn greet(name: String) -> String {
+    ///     format!("hello, {name}")
+    /// }
+    ///
+    /// /// Says goodbye.
+    /// #[mcp_tool]
+    /// fn part(name: String) -> String {
+    ///     format!("goodbye, {name}")
+    /// }
+    ///
+    /// let server = Server::from_tools(tools![greet])?;
+    /// assert!(server.registry().get("greet").is_some());
+    /// assert!(server.registry().get("part").is_none());
+    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// ```
+    pub fn from_tools(
+        tools: impl IntoIterator<Item = &'static ToolDef>,
+    ) -> Result<Server, RegistryError> {
+        Ok(Server::new(Registry::from_tools(tools)?))
     }
 
     /// A server for `registry`, with an in-memory continuation store.
@@ -770,8 +804,9 @@ impl Server {
             }
             Some(_) => false,
         };
+        // A first call of a heavy tool has nothing stored to negotiate.
         if def.kind().is_heavy()
-            && let Err(error) = self.continuations.strip_negotiation(&mut args)
+            && let Err(error) = heavy::refuse_negotiation(&mut args)
         {
             return Err(Box::new(error_result(format!(
                 "invalid arguments for `{}`: {error}",

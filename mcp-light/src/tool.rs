@@ -6,7 +6,9 @@ use crate::kind::ToolKind;
 
 /// The definition one annotated function registers in [`TOOLS`](crate::TOOLS).
 ///
-/// The macros build it; a host reads it to see what is registered. Its
+/// The macros build it and keep it in a hidden static beside the function,
+/// which [`tools!`](crate::tools) reaches from the function's path; a host
+/// reads it to see what is registered. Its
 /// fields are private so that it can grow without breaking anyone: the
 /// generated code builds it through a hidden constructor that only the
 /// macros of the same version call.

@@ -51,7 +51,7 @@ use inventory::model::{Device, NewDevice};
 use mcp_light::prelude::*;
 use mcp_light::store::{ContinuationStore, Entry, MemoryStoreConfig, Origin, Owner};
 use mcp_light::token::Token;
-use mcp_light::{McpHandler, MemoryStore, Registry, TOOLS};
+use mcp_light::{McpHandler, MemoryStore, Registry};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolRequestParams, NumberOrString};
 use rmcp::service::{Peer, RequestContext, RoleServer};
@@ -260,9 +260,7 @@ fn args(value: Value) -> Map<String, Value> {
 /// A server of the bench's own tools: the inventory library's are linked in
 /// too (and share names with these), but are not what is measured.
 fn server() -> Server {
-    let own = TOOLS
-        .iter()
-        .filter(|def| !inventory::tools::is_inventory_tool(def));
+    let own = tools![device_get, device_bulk_create, add, add_inline];
     Server::new(Registry::from_tools(own).expect("the bench's tools register"))
         .with_dispatcher(DISPATCHER)
         .expect("one dispatcher")

@@ -10,7 +10,7 @@
 //! - [`db`]: the SQLite schema, queries and transactions, on one writer
 //!   connection and, for a file database, a few read-only ones in WAL mode;
 //! - [`fixture`]: a seeded generator of realistic devices;
-//! - [`tools`]: the annotated tool functions, registered through `linkme`.
+//! - [`tools`]: the annotated tool functions, and the registry that names them.
 //!
 //! ```
 //! use mcp_light::Caller;
@@ -46,7 +46,7 @@ pub const DISPATCHER: &str = "inventory";
 /// [`DISPATCHER`], with an in-memory continuation store. Clients meet it as
 /// `inventory` in this package's version.
 ///
-/// Only this library's tools are served, even in a binary that registers
+/// Only this library's tools are served, even in a binary that links in
 /// tools of its own (the token report, the benchmarks).
 pub fn server(db: Db) -> Result<Server, RegistryError> {
     Server::new(tools::registry()?)

@@ -10,11 +10,11 @@
 //! to [`Db::read`] when it reads: on a file database a read runs on a
 //! reader connection of its own and never waits for a write.
 //!
-//! Tools register themselves in [`mcp_light::TOOLS`]; [`registry`] picks
-//! this module's out of whatever else the binary registers.
+//! [`registry`] names this module's tools: the server serves them, and no
+//! other tool linked into the same binary.
 
 use mcp_light::prelude::*;
-use mcp_light::{LogLevel, Registry, RegistryError, TOOLS, ToolDef};
+use mcp_light::{LogLevel, Registry, RegistryError};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -173,17 +173,20 @@ pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError
     Ok(site)
 }
 
-/// Whether `def` is one of the tools of this module, rather than a tool that
-/// another part of the same binary registers (the token report and the
-/// benchmarks have their own).
-pub fn is_inventory_tool(def: &ToolDef) -> bool {
-    // The macros record each tool's function as `module_path!()::name`.
-    def.function()
-        .strip_prefix(module_path!())
-        .is_some_and(|rest| rest.starts_with("::"))
-}
-
-/// The inventory's tools, checked and with their published schemas.
+/// The inventory's tools, checked and with their published schemas: only
+/// these, though the token report and the benchmarks link in tools of
+/// their own.
 pub fn registry() -> Result<Registry, RegistryError> {
-    Registry::from_tools(TOOLS.iter().filter(|def| is_inventory_tool(def)))
+    Registry::from_tools(tools![
+        device_retrieve,
+        device_list,
+        device_create,
+        device_bulk_create,
+        device_update,
+        device_partial_update,
+        device_destroy,
+        site_retrieve,
+        site_list,
+        site_create,
+    ])
 }

@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use inventory::db::Db;
+use mcp_light::AnswerExt;
 use serde_json::{Value, json};
 
 /// The flat tools, sorted by name as `tools/list` shows them.
@@ -168,12 +169,6 @@ fn the_binary_prints_help_on_stdout_and_refuses_unknown_flags() {
 
 // ----- what callers see when something is wrong ------------------------------
 
-/// The error text of an `isError` answer.
-fn error_of(result: &mcp_light::CallToolResult) -> String {
-    assert_eq!(result.is_error, Some(true), "{result:?}");
-    result.content[0].as_text().unwrap().text.clone()
-}
-
 /// A server over a fresh in-memory database with the `lab` site, and the
 /// database.
 async fn lab() -> (mcp_light::Server, Db) {
@@ -199,7 +194,7 @@ async fn a_failing_device_of_a_batch_is_counted_from_one() {
     let result = server
         .call("device_bulk_create", batch, mcp_light::Caller::Process)
         .await;
-    let text = error_of(&result);
+    let text = result.error_text().unwrap();
     assert!(
         text.contains("device 2 of 3 in the batch (`b`): unknown site `atlantis`"),
         "{text}"
@@ -216,21 +211,20 @@ async fn a_damaged_record_answers_a_server_fault_without_database_internals() {
             mcp_light::Caller::Process,
         )
         .await;
-    let id = created.structured_content.unwrap()["id"].clone();
+    let id = created.json().unwrap()["id"].clone();
     db.run_now(|conn| {
         conn.execute("UPDATE devices SET position = 'upper'", [])?;
         Ok(())
     })
     .unwrap();
-    let text = error_of(
-        &server
-            .call(
-                "device_retrieve",
-                json!({"id": id}),
-                mcp_light::Caller::Process,
-            )
-            .await,
-    );
+    let answer = server
+        .call(
+            "device_retrieve",
+            json!({"id": id}),
+            mcp_light::Caller::Process,
+        )
+        .await;
+    let text = answer.error_text().unwrap();
     for internal in ["Invalid column type", "index", "Text"] {
         assert!(!text.contains(internal), "{text}");
     }
@@ -245,15 +239,14 @@ async fn a_name_longer_than_its_published_max_length_is_refused() {
     let name_schema = &create.input_schema["properties"]["device"]["properties"]["name"];
     assert_eq!(name_schema["maxLength"], 64, "{name_schema}");
     let long = "n".repeat(65);
-    let text = error_of(
-        &server
-            .call(
-                "device_create",
-                json!({"device": device(&long, "lab")}),
-                mcp_light::Caller::Process,
-            )
-            .await,
-    );
+    let answer = server
+        .call(
+            "device_create",
+            json!({"device": device(&long, "lab")}),
+            mcp_light::Caller::Process,
+        )
+        .await;
+    let text = answer.error_text().unwrap();
     assert!(
         text.contains("`name` is 65 characters long; at most 64 are allowed"),
         "{text}"
@@ -309,10 +302,11 @@ impl Drop for TempDir {
     }
 }
 
-/// The structured result of a call that succeeded.
+/// The JSON of a call that succeeded.
 fn ok_of(result: mcp_light::CallToolResult) -> Value {
-    assert_eq!(result.is_error, Some(false), "{result:?}");
-    result.structured_content.unwrap()
+    result
+        .json()
+        .unwrap_or_else(|error| panic!("{error}: {result:?}"))
 }
 
 #[tokio::test]
@@ -360,13 +354,15 @@ async fn every_tool_reads_back_its_writes_on_a_file_database() {
 
     let probe = ok_of(call("device_list", json!({"site_slug": "lab"})).await);
     let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "summary"});
-    let summary = call("device_list", redeem).await;
-    assert_eq!(summary.is_error, Some(false), "{summary:?}");
-    let summary: Value = serde_json::from_str(&summary.content[0].as_text().unwrap().text).unwrap();
+    let summary = ok_of(call("device_list", redeem).await);
     assert_eq!(summary["count"], 3, "{summary}");
 
     ok_of(call("device_destroy", json!({"id": id})).await);
-    let gone = error_of(&call("device_retrieve", json!({"id": id})).await);
+    let gone = call("device_retrieve", json!({"id": id}))
+        .await
+        .error_text()
+        .unwrap()
+        .to_owned();
     assert!(gone.contains("no device with id"), "{gone}");
     let read = ok_of(call("site_retrieve", json!({"id": site_id})).await);
     assert_eq!(read["device_count"], 2);

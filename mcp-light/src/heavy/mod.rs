@@ -62,7 +62,7 @@ pub(crate) use digest::{Digest, ListDigest, Shape, preview_of};
 pub(crate) use filter::check_list_keys;
 pub use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
-    NEGOTIATION_FIELDS, Negotiation, negotiation_properties, take_negotiation,
+    NEGOTIATION_FIELDS, Negotiation, negotiation_properties, refuse_negotiation, take_negotiation,
 };
 pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
 pub(crate) use probe::{Probe, probe, unkept_probe};

@@ -25,6 +25,10 @@ pub(crate) const NEGOTIATION_FIELDS: [&str; 5] = [
     "filter_keys",
 ];
 
+/// The fields a redemption negotiates: [`NEGOTIATION_FIELDS`] but the
+/// token itself.
+const REDEMPTION_FIELDS: [&str; 4] = ["mode", "page", "page_size", "filter_keys"];
+
 /// How a stored result is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
@@ -223,6 +227,13 @@ pub enum NegotiationError {
         /// What the stored value is, e.g. `"a string"`.
         kind: String,
     },
+    /// A negotiation field came with a first call, which has no stored
+    /// result to negotiate: answering anyway would ignore what was asked.
+    #[error("{}", without_token(fields))]
+    WithoutToken {
+        /// The negotiation fields sent, in the schema's order.
+        fields: Vec<&'static str>,
+    },
     /// None of `filter_keys` is a field of the stored value.
     #[error("filter_keys {keys} matched no field of the result; its fields include {fields}")]
     NoFieldMatched {
@@ -247,7 +258,38 @@ impl NegotiationError {
             | NegotiationError::FilterKeysRequired
             | NegotiationError::FilterKeysWithoutFiltered { .. }
             | NegotiationError::NoFieldMatched { .. } => "filter_keys",
+            NegotiationError::WithoutToken { fields } => fields.first().copied().unwrap_or("mode"),
         }
+    }
+}
+
+/// The sentence of [`NegotiationError::WithoutToken`]: `mode` applies to
+/// redeeming a continuation token, and how to get one.
+fn without_token(fields: &[&str]) -> String {
+    let named: Vec<String> = fields.iter().map(|field| format!("`{field}`")).collect();
+    let (named, verb, them) = match named.split_last() {
+        Some((last, [])) => (last.clone(), "applies", "it"),
+        Some((last, rest)) => (format!("{} and {last}", rest.join(", ")), "apply", "them"),
+        None => ("the negotiation fields".to_owned(), "apply", "them"),
+    };
+    format!(
+        "{named} {verb} to redeeming a continuation token, and this call sends none: call \
+         without {them} first, then send {them} with the `continuation_token` its answer carries"
+    )
+}
+
+/// Takes the negotiation fields off a first call (one without a
+/// `continuation_token`): a field that is absent or `null` is nothing
+/// asked; one with a value is refused, since there is nothing stored yet to
+/// serve in a mode or a page.
+pub(crate) fn refuse_negotiation(args: &mut Map<String, Value>) -> Result<(), NegotiationError> {
+    let fields: Vec<&'static str> = REDEMPTION_FIELDS
+        .into_iter()
+        .filter(|field| args::take(args, field).is_some_and(|value| !value.is_null()))
+        .collect();
+    match fields.is_empty() {
+        true => Ok(()),
+        false => Err(NegotiationError::WithoutToken { fields }),
     }
 }
 
@@ -270,7 +312,7 @@ pub(crate) fn take_negotiation(
     // Take all four before checking any, so a bad field never leaves the
     // others behind in the tool's arguments.
     let [mode, page, page_size, filter_keys] =
-        ["mode", "page", "page_size", "filter_keys"].map(|name| match args::take(args, name) {
+        REDEMPTION_FIELDS.map(|name| match args::take(args, name) {
             Some(Value::Null) | None => None,
             Some(value) => Some(value),
         });
@@ -655,6 +697,32 @@ mod tests {
     fn a_huge_wrong_value_is_shortened_in_the_error() {
         let err = take(json!({"page": "x".repeat(5000)})).unwrap_err();
         assert!(err.to_string().len() < 200, "{err}");
+    }
+
+    #[test]
+    fn a_first_call_with_a_negotiation_field_is_told_it_applies_to_a_redemption() {
+        let mut args = json!({"site": "hq", "mode": "full", "page": null});
+        let args = args.as_object_mut().unwrap();
+        let err = refuse_negotiation(args).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`mode` applies to redeeming a continuation token, and this call sends none: call \
+             without it first, then send it with the `continuation_token` its answer carries"
+        );
+        assert_eq!(err.field(), "mode");
+        assert_eq!(args.keys().collect::<Vec<_>>(), ["site"]);
+
+        let mut args = json!({"page_size": 5, "mode": "summary", "page": 2});
+        let err = refuse_negotiation(args.as_object_mut().unwrap()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("`mode`, `page` and `page_size` apply to redeeming"),
+            "{err}"
+        );
+
+        let mut args = json!({"site": "hq", "mode": null, "filter_keys": null});
+        refuse_negotiation(args.as_object_mut().unwrap()).unwrap();
+        assert_eq!(args, json!({"site": "hq"}));
     }
 
     #[test]

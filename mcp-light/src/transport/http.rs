@@ -318,13 +318,15 @@ impl Server {
 
     /// Serves MCP over Streamable HTTP/1.1 at `/mcp` on `listener` until
     /// `shutdown` completes, as `options` say: their hosts, origins and
-    /// bounds (see [`HttpOptions`]), JSON rather than SSE answers wherever
-    /// rmcp allows them, `TCP_NODELAY` on every accepted socket, and — with
-    /// [`HttpOptions::with_auth`] — every request authenticated, the OAuth
-    /// protected resource metadata served beside `/mcp`.
+    /// bounds (see [`HttpOptions`]), plain JSON answers to a client without
+    /// a session (protocol 2026-07-28), `TCP_NODELAY` on every accepted
+    /// socket, and — with [`HttpOptions::with_auth`] — every request
+    /// authenticated, the OAuth protected resource metadata served beside
+    /// `/mcp`.
     ///
-    /// A client on a legacy protocol version with sessions is always
-    /// answered over SSE by rmcp; some clients cap an SSE event (the Python
+    /// A client on an earlier revision (2025-06-18, 2025-11-25) opens a
+    /// session, and rmcp answers every request of a session over SSE,
+    /// `initialize` included; some clients cap an SSE event (the Python
     /// SDK at 1 MiB), so such a client reads a result larger than that in
     /// pages (`mode: paginated`) rather than with `mode: full`.
     ///

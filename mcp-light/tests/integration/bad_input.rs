@@ -1,9 +1,23 @@
 //! Bad input answers an `isError` result that names the field, and the
 //! server keeps serving.
 
+use mcp_light::Registry;
+use mcp_light::prelude::*;
 use serde_json::json;
 
 use crate::fixtures::{Harness, error_text, ok_json};
+
+/// A note whose type leaves unknown fields to serde's default.
+#[derive(Deserialize, JsonSchema)]
+pub struct OpenNote {
+    pub subject: String,
+}
+
+/// Answers a note's subject.
+#[mcp_tool]
+fn open_note_subject(note: OpenNote) -> String {
+    note.subject
+}
 
 #[tokio::test]
 async fn a_wrong_type_names_the_field_and_the_expected_type() {
@@ -42,6 +56,35 @@ async fn an_unknown_field_on_a_closed_schema_is_named() {
         "{text}"
     );
     assert_eq!(h.device_count(), 0, "nothing was written");
+}
+
+/// The arguments' object is closed; inside an argument, its type decides:
+/// `OpenNote` ignores an unknown field and publishes an open schema, while
+/// the fixtures' `NewDevice` (`deny_unknown_fields`) publishes a closed one.
+#[tokio::test]
+async fn inside_an_argument_unknown_fields_follow_its_type() {
+    let server = Server::from_tools(tools![open_note_subject]).unwrap();
+    let top = json!({"note": {"subject": "a"}, "colour": "red"});
+    let refused = server.call("open_note_subject", top, Caller::Process).await;
+    let message = refused.error_text().unwrap();
+    assert!(message.contains("unknown field `colour`"), "{message}");
+    let inside = json!({"note": {"subject": "a", "colour": "red"}});
+    let ignored = server
+        .call("open_note_subject", inside, Caller::Process)
+        .await;
+    assert_eq!(ignored.json().unwrap(), json!({"result": "a"}));
+
+    let open = server.registry().get("open_note_subject").unwrap();
+    assert_eq!(open.input_schema()["additionalProperties"], false);
+    let note = &open.input_schema()["properties"]["note"];
+    assert_eq!(note["type"], "object", "{note}");
+    assert!(note.get("additionalProperties").is_none(), "{note}");
+    let registry = Registry::collect().unwrap();
+    let create = registry.get("device_create").unwrap().input_schema();
+    assert_eq!(
+        create["properties"]["device"]["additionalProperties"], false,
+        "{create:?}"
+    );
 }
 
 #[tokio::test]

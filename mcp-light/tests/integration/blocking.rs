@@ -7,10 +7,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mcp_light::prelude::*;
-use mcp_light::{Registry, TOOLS};
 use serde_json::{Value, json};
 
-use crate::fixtures::{error_text, ok_json};
+use crate::fixtures::{self, error_text, ok_json};
 
 /// Long enough that a blocker still waiting has surely been starved.
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -85,12 +84,18 @@ fn blocking_inline_thread(caller: &Caller) -> String {
 }
 
 fn server() -> (Server, Arc<Gate>) {
-    let tools = TOOLS
-        .iter()
-        // `explode`, a sync tool that panics, from the fixtures.
-        .filter(|def| def.name().starts_with("blocking_") || def.name() == "explode");
+    let tools = tools![
+        blocking_wait,
+        blocking_open,
+        blocking_thread,
+        blocking_inline_thread,
+        // A sync tool that panics.
+        fixtures::explode,
+    ];
     let gate = Arc::new(Gate::default());
-    let server = Server::new(Registry::from_tools(tools).unwrap()).with_shared_state(gate.clone());
+    let server = Server::from_tools(tools)
+        .unwrap()
+        .with_shared_state(gate.clone());
     (server, gate)
 }
 

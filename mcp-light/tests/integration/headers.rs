@@ -101,10 +101,7 @@ async fn rmcp_checks_the_mirrored_header_against_the_argument() {
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     // Only this module's tools: the others need host state.
-    let tools = mcp_light::TOOLS
-        .iter()
-        .filter(|tool| tool.name().starts_with("header_"));
-    let server = Server::new(mcp_light::Registry::from_tools(tools).unwrap());
+    let server = Server::from_tools(tools![header_region_echo, header_priority]).unwrap();
     let serving = tokio::spawn(server.serve_http(listener, async {
         let _ = stopped.await;
     }));

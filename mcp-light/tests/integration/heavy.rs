@@ -164,6 +164,36 @@ async fn negotiation_mistakes_name_what_is_allowed() {
     assert!(text.contains("page_size") && text.contains("200"), "{text}");
 }
 
+/// A first call has nothing stored to serve in a mode or a page: a
+/// negotiation field sent with it is refused, flat or routed, and the tool
+/// does not run; one sent as `null` is nothing asked.
+#[tokio::test]
+async fn a_first_call_with_mode_is_told_mode_applies_to_a_redemption() {
+    let h = Harness::with_devices(30).await;
+    let runs = h.runs();
+    let text = error_text(&h.call("device_list", json!({"mode": "summary"})).await);
+    assert_eq!(
+        text,
+        "invalid arguments for `device_list`: `mode` applies to redeeming a continuation \
+         token, and this call sends none: call without it first, then send it with the \
+         `continuation_token` its answer carries"
+    );
+    let routed = json!({"resource": "device", "action": "list", "mode": "full", "page": 2});
+    let text = error_text(
+        &h.dispatched()
+            .call("inventory", routed, Caller::Process)
+            .await,
+    );
+    assert!(
+        text.contains("`mode` and `page` apply to redeeming a continuation token"),
+        "{text}"
+    );
+    assert_eq!(h.runs(), runs, "the tool did not run");
+
+    let probe = ok_json(&h.call("device_list", json!({"mode": null})).await);
+    assert!(probe["continuation_token"].is_string(), "{probe}");
+}
+
 #[tokio::test]
 async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
     let h = Harness::with_devices(3).await;

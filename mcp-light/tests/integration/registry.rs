@@ -1,9 +1,10 @@
 //! Registration and published schemas.
 
+use mcp_light::prelude::*;
 use mcp_light::{Registry, ToolKind, WriteKind};
 use serde_json::{Value, json};
 
-use crate::fixtures::Harness;
+use crate::fixtures::{self, Harness};
 
 fn schema(registry: &Registry, tool: &str) -> Value {
     Value::Object((**registry.get(tool).expect("registered").input_schema()).clone())
@@ -199,4 +200,36 @@ fn tools_list_shows_tools_then_dispatchers() {
         names.windows(2).take(names.len() - 2).all(|w| w[0] < w[1]),
         "tools are sorted: {names:?}"
     );
+}
+
+/// A server of named tools serves those and no other: a tool linked into
+/// the binary (the fixtures' `count`) but not named is neither listed nor
+/// called.
+#[tokio::test]
+async fn a_tool_linked_in_but_not_named_is_not_served() {
+    let server = Server::from_tools(tools![fixtures::record_get, fixtures::record_create]).unwrap();
+    let listed: Vec<String> = server
+        .list_tools()
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect();
+    assert_eq!(listed, ["record_create", "record_get"]);
+
+    assert!(Registry::collect().unwrap().get("count").is_some());
+    let unnamed = server.call("count", json!({"n": 2}), Caller::Process).await;
+    let message = unnamed.error_text().unwrap();
+    assert!(message.starts_with("unknown tool `count`"), "{message}");
+    let named = server
+        .call("record_get", json!({"id": 7}), Caller::Process)
+        .await;
+    assert_eq!(named.json().unwrap(), json!({"id": 7}));
+}
+
+/// A write's retrieve tool is published only when it is named beside it.
+#[test]
+fn a_retrieve_tool_not_named_is_not_published() {
+    let alone = Registry::from_tools(tools![fixtures::record_create]).unwrap();
+    assert!(!alone.get("record_create").unwrap().retrieve_published());
+    let both = Registry::from_tools(tools![fixtures::record_create, fixtures::record_get]).unwrap();
+    assert!(both.get("record_create").unwrap().retrieve_published());
 }

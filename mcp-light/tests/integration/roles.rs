@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use mcp_light::prelude::*;
-use mcp_light::{Registry, RegistryError, TOOLS, ToolDef};
+use mcp_light::{Registry, RegistryError, ToolDef};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -64,7 +64,15 @@ fn roles_port(text: String) -> Result<u16, Box<dyn Error + Send + Sync>> {
 }
 
 fn roles_tools() -> impl Iterator<Item = &'static ToolDef> {
-    TOOLS.iter().filter(|def| def.name().starts_with("roles_"))
+    tools![
+        roles_find,
+        roles_count,
+        roles_add,
+        roles_whoami,
+        roles_load,
+        roles_port,
+    ]
+    .into_iter()
 }
 
 fn server_without_state() -> Server {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_light::prelude::*;
-use mcp_light::{Elicitation, LogLevel, Registry, TOOLS, ToolDef};
+use mcp_light::{Elicitation, LogLevel};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientInfo,
     ClientRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
@@ -196,12 +196,24 @@ fn talk_meta(ctx: &Context) -> Value {
     Value::Object(ctx.meta().clone())
 }
 
-fn talk_tools() -> impl Iterator<Item = &'static ToolDef> {
-    TOOLS.iter().filter(|def| def.name().starts_with("talk_"))
-}
-
 fn server(seen: &Arc<Seen>) -> Server {
-    Server::new(Registry::from_tools(talk_tools()).unwrap()).with_shared_state(Arc::clone(seen))
+    let tools = tools![
+        talk_progress,
+        talk_log,
+        talk_forever,
+        talk_until_cancelled,
+        talk_confirm,
+        talk_schema,
+        talk_url,
+        talk_sample,
+        talk_roots,
+        talk_two_rounds,
+        talk_together,
+        talk_meta,
+    ];
+    Server::from_tools(tools)
+        .unwrap()
+        .with_shared_state(Arc::clone(seen))
 }
 
 // ---- the client ----------------------------------------------------------

@@ -39,8 +39,7 @@ use std::sync::{Arc, Mutex};
 use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
-use inventory::tools::is_inventory_tool;
-use mcp_light::{CallToolResult, Registry, Surface, TOOLS, USAGE_META_KEY, prelude::*};
+use mcp_light::{CallToolResult, Registry, Surface, USAGE_META_KEY, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
@@ -290,7 +289,7 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
 
 /// A server over the report's own tools and `inventory`'s devices.
 fn report_server(inventory: Arc<Inventory>) -> Server {
-    let report_tools = TOOLS.iter().filter(|def| !is_inventory_tool(def));
+    let report_tools = tools![device_get, device_create, device_bulk_create, device_list];
     Server::new(Registry::from_tools(report_tools).expect("the report's tools register"))
         .with_shared_state(inventory)
         .with_dispatcher(DISPATCHER)
