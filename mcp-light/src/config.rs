@@ -70,6 +70,11 @@ impl ConfigError {
         }
     }
 
+    /// `setting` was given 0, and takes 1 or more.
+    pub(crate) const fn zero(setting: &'static str, why: &'static str) -> ConfigError {
+        ConfigError::at_least(setting, 0, 1, why)
+    }
+
     /// `value` is outside `min..=max`, the values `setting` takes.
     pub(crate) const fn between(
         setting: &'static str,

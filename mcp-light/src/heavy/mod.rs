@@ -175,10 +175,8 @@ impl HeavyConfig {
         default_page_size: usize,
     ) -> Result<HeavyConfig, ConfigError> {
         if default_page_size == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "HeavyConfig::default_page_size",
-                0,
-                1,
                 "a page of 0 items holds nothing; the default is 20",
             ));
         }
@@ -204,10 +202,8 @@ impl HeavyConfig {
         max_page_size: usize,
     ) -> Result<HeavyConfig, ConfigError> {
         if max_page_size == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "HeavyConfig::max_page_size",
-                0,
-                1,
                 "with 0 every page is refused; the default is 200",
             ));
         }
@@ -267,10 +263,8 @@ impl HeavyConfig {
         max_filter_keys: usize,
     ) -> Result<HeavyConfig, ConfigError> {
         if max_filter_keys == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "HeavyConfig::max_filter_keys",
-                0,
-                1,
                 "mode filtered needs at least one key; the default is 64",
             ));
         }

@@ -156,10 +156,8 @@ impl HttpOptions {
     /// ```
     pub fn with_max_body_bytes(mut self, bytes: usize) -> Result<HttpOptions, ConfigError> {
         if bytes == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "HttpOptions::max_body_bytes",
-                0,
-                1,
                 "with 0 every request is refused; the default is 4 MiB",
             ));
         }
@@ -187,10 +185,8 @@ impl HttpOptions {
     /// ```
     pub fn with_max_connections(mut self, connections: usize) -> Result<HttpOptions, ConfigError> {
         if connections == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "HttpOptions::max_connections",
-                0,
-                1,
                 "with 0 no client is ever served; the default is 512",
             ));
         }

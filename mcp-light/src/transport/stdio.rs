@@ -62,10 +62,8 @@ impl StdioOptions {
     /// Fails when `bytes` is 0: every message would be refused.
     pub fn with_max_line_bytes(mut self, bytes: usize) -> Result<StdioOptions, ConfigError> {
         if bytes == 0 {
-            return Err(ConfigError::at_least(
+            return Err(ConfigError::zero(
                 "StdioOptions::max_line_bytes",
-                0,
-                1,
                 "with 0 every message is refused; the default is 4 MiB",
             ));
         }

@@ -251,10 +251,8 @@ pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(300);
 
 fn check_max_bytes(max_bytes: usize) -> Result<(), ConfigError> {
     match max_bytes {
-        0 => Err(ConfigError::at_least(
+        0 => Err(ConfigError::zero(
             "MemoryStoreConfig::max_bytes",
-            0,
-            1,
             "a store of 0 bytes keeps nothing; the default is 64 MiB",
         )),
         _ => Ok(()),
@@ -263,10 +261,8 @@ fn check_max_bytes(max_bytes: usize) -> Result<(), ConfigError> {
 
 fn check_max_entry_bytes(max_entry_bytes: usize) -> Result<(), ConfigError> {
     match max_entry_bytes {
-        0 => Err(ConfigError::at_least(
+        0 => Err(ConfigError::zero(
             "MemoryStoreConfig::max_entry_bytes",
-            0,
-            1,
             "an entry of 0 bytes keeps nothing; the default is 16 MiB",
         )),
         _ => Ok(()),

@@ -182,10 +182,8 @@ fn check_prefix(prefix: &str) -> Result<(), ConfigError> {
 
 fn check_max_entry_bytes(max_entry_bytes: u64) -> Result<(), ConfigError> {
     match max_entry_bytes {
-        0 => Err(ConfigError::at_least(
+        0 => Err(ConfigError::zero(
             "RedisStoreConfig::max_entry_bytes",
-            0,
-            1,
             "an entry of 0 bytes keeps nothing; the default is 1 GiB",
         )),
         _ => Ok(()),
