@@ -135,12 +135,9 @@ async fn post(http: &Http, body: &[u8], headers: &[(&str, &str)]) -> Reply {
     exchange(http.addr, &post_bytes(http.addr, body, headers)).await
 }
 
-#[tokio::test]
-async fn a_stateless_request_naming_a_session_cannot_redeem_its_tokens() {
-    let http = serve(HttpOptions::new()).await;
-    // Alice's 2025-era session reads through a probe, minting a token bound
-    // to her session.
-    let opened = post(&http, INITIALIZE.as_bytes(), &[]).await;
+/// A 2025-06-18 session, initialized: its `Mcp-Session-Id`.
+async fn open_session(http: &Http) -> String {
+    let opened = post(http, INITIALIZE.as_bytes(), &[]).await;
     let session = opened
         .header("mcp-session-id")
         .expect("a session")
@@ -150,7 +147,20 @@ async fn a_stateless_request_naming_a_session_cannot_redeem_its_tokens() {
         ("MCP-Protocol-Version", "2025-06-18"),
     ];
     let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(post(&http, initialized, &in_session).await.status, 202);
+    assert_eq!(post(http, initialized, &in_session).await.status, 202);
+    session
+}
+
+#[tokio::test]
+async fn a_stateless_request_naming_a_session_cannot_redeem_its_tokens() {
+    let http = serve(HttpOptions::new()).await;
+    // Alice's 2025-era session reads through a probe, minting a token bound
+    // to her session.
+    let session = open_session(&http).await;
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
     let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"device_list","arguments":{}}}"#;
     let probe = post(&http, list, &in_session).await.message(2);
     let token = probe["result"]["structuredContent"]["continuation_token"].clone();
@@ -277,17 +287,11 @@ async fn tools_call_with_array_params_answers_invalid_params() {
 #[tokio::test]
 async fn long_arguments_reach_the_tool_whole_and_bad_ones_answer_a_parse_error() {
     let http = serve(HttpOptions::new()).await;
-    let opened = post(&http, INITIALIZE.as_bytes(), &[]).await;
-    let session = opened
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
+    let session = open_session(&http).await;
     let in_session = [
         ("Mcp-Session-Id", session.as_str()),
         ("MCP-Protocol-Version", "2025-06-18"),
     ];
-    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(post(&http, initialized, &in_session).await.status, 202);
 
     // Arguments of some kilobytes: the guard parses them and hands them to
     // the call, rmcp reads the rest of the message.
