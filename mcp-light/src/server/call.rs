@@ -1,0 +1,286 @@
+//! The call path every transport uses: a call prepared (tool found,
+//! arguments checked, continuation token redeemed or the tool invoked) and
+//! answered.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, CallToolResult};
+use serde_json::{Map, Value};
+
+use crate::answer::{error_result, shaped_result};
+use crate::args;
+use crate::context::{Caller, Context, StateMap, Talk};
+use crate::continuation::{Called, Continuations};
+use crate::dispatch::{Dispatcher, Route};
+use crate::error::RegistryError;
+use crate::heavy;
+use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::registry::PublishedTool;
+use crate::schema::VERIFY;
+use crate::tool::ToolDef;
+
+use super::Server;
+
+impl Server {
+    /// Calls `tool` with `arguments` (a JSON object, or `null` for none) on
+    /// behalf of `caller`.
+    ///
+    /// Never panics and never fails: bad arguments, an unknown tool, a tool
+    /// that returns `Err` or panics, and a refused continuation token all
+    /// answer an `isError` result that says what is wrong. The
+    /// [testing recipe](crate::docs::recipes#testing-a-tool-with-servercall)
+    /// uses it in unit tests.
+    pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+        // Everything up to the tool's own future is decided synchronously,
+        // so a call awaits one future, not a chain of them.
+        let mut result = match self.prepare(tool, arguments, caller, None) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+            }
+            Prepared::Run(guarded) => self.limits.within_deadline(tool, guarded).await,
+        };
+        if let Some(usage) = &self.usage {
+            // Answers that stand for another result were reported where
+            // that result was at hand; the rest are their own full result.
+            usage.attach_if_missing(&mut result);
+        }
+        result
+    }
+
+    /// [`Server::call`] for a call that came over MCP: `talk` reaches the
+    /// client behind it. The client cancelling the call stops the tool; on
+    /// protocol 2026-07-28 a tool stopped at its asks answers an
+    /// input-required result, and a refused `requestState` an error.
+    pub(crate) async fn call_talking(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Arc<Talk>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut result = match self.prepare(tool, arguments, caller, Some(&talk)) {
+            Prepared::Answer(result) => result,
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.usage.as_deref();
+                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+            }
+            Prepared::Run(guarded) => {
+                match talk.run(self.limits.within_deadline(tool, guarded)).await? {
+                    CallToolResponse::Complete(result) => result,
+                    asking => return Ok(asking),
+                }
+            }
+        };
+        if let Some(usage) = &self.usage {
+            usage.attach_if_missing(&mut result);
+        }
+        Ok(result.into())
+    }
+
+    /// Resolves the tool a call names, takes mcp-light's own fields off its
+    /// arguments and readies what answers it.
+    fn prepare(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        talk: Option<&Arc<Talk>>,
+    ) -> Prepared {
+        let mut args = match arguments {
+            Value::Object(args) => args,
+            Value::Null => Map::new(),
+            other => {
+                return Prepared::Answer(error_result(format!(
+                    "the arguments of `{tool}` must be a JSON object, not {}",
+                    json_kind(&other)
+                )));
+            }
+        };
+        if let Err(message) = args::check_strings(tool, &args, self.limits.max_argument_string) {
+            return Prepared::Answer(error_result(message));
+        }
+        let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
+        let target = match dispatcher {
+            Some(dispatcher) => Target::Dispatcher(dispatcher),
+            None => match self.registry.get(tool) {
+                Some(published) if self.publishes(published) => Target::Tool(published),
+                Some(published) => return Prepared::Answer(self.reached_only_through(published)),
+                None => return Prepared::Answer(self.unknown_tool(tool)),
+            },
+        };
+        // The schema of the tool the caller called decides whether a token
+        // may come back, and whom what is stored belongs to.
+        let (name, discloses) = match target {
+            Target::Dispatcher(dispatcher) => (
+                Cow::Owned(dispatcher.name().to_owned()),
+                dispatcher.discloses_continuation(),
+            ),
+            Target::Tool(published) => (
+                Cow::Borrowed(published.name()),
+                published.discloses_continuation(),
+            ),
+        };
+        let called = Called { caller, tool: name };
+        if let Some(token) = Continuations::take_token(discloses, &mut args) {
+            if let Target::Dispatcher(dispatcher) = target {
+                dispatcher.drop_routing(&mut args);
+            }
+            return Prepared::Redeem(called, token, args);
+        }
+        let (published, args, routed) = match target {
+            Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
+                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
+                Ok(Route::Describe(answer)) => {
+                    return Prepared::Answer(shaped_result(&answer));
+                }
+                Err(message) => return Prepared::Answer(error_result(message)),
+            },
+            Target::Tool(published) => (published, args, None),
+        };
+        match self.invocation(published, discloses, called, args, routed, talk) {
+            Ok(invocation) => {
+                Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
+            }
+            Err(answer) => Prepared::Answer(*answer),
+        }
+    }
+
+    /// The invocation of `tool` for a caller who called the tool
+    /// `called.tool`, whose published schema `discloses` continuation or not.
+    /// The flat path and a dispatcher differ only in these two.
+    fn invocation(
+        &self,
+        tool: &PublishedTool,
+        discloses: bool,
+        called: Called,
+        mut args: Map<String, Value>,
+        routed: Option<Box<Routed>>,
+        talk: Option<&Arc<Talk>>,
+    ) -> Result<Invocation, Box<CallToolResult>> {
+        let def = tool.def();
+        // `verify` is taken off every call: a write honors it, a read ignores
+        // it.
+        let verify = match args::take(&mut args, VERIFY) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(verify)) => verify,
+            Some(other) if def.kind().is_write() => {
+                return Err(Box::new(error_result(format!(
+                    "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
+                    def.name()
+                ))));
+            }
+            Some(_) => false,
+        };
+        // A first call of a heavy tool has nothing stored to negotiate.
+        if def.kind().is_heavy()
+            && let Err(error) = heavy::refuse_negotiation(&mut args)
+        {
+            return Err(Box::new(error_result(format!(
+                "invalid arguments for `{}`: {error}",
+                def.name()
+            ))));
+        }
+        if let Some(rounds) = talk.and_then(|talk| talk.rounds.as_ref()) {
+            rounds.bind(&called.caller.identity(), &called.tool, def.name(), &args);
+        }
+        Ok(Invocation {
+            ctx: Context::new(
+                Arc::clone(&self.state),
+                called.caller.clone(),
+                talk.cloned(),
+            ),
+            args,
+            responder: Responder {
+                continuations: Arc::clone(&self.continuations),
+                tool: def.name(),
+                kind: def.kind(),
+                called,
+                discloses,
+                retrieve_published: tool.retrieve_published(),
+                verify,
+                usage: self.usage.clone(),
+            },
+            routed,
+        })
+    }
+
+    fn unknown_tool(&self, tool: &str) -> CallToolResult {
+        let names: Vec<String> = self
+            .list_tools()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        error_result(format!(
+            "unknown tool `{tool}`; this server has: {}",
+            names.join(", ")
+        ))
+    }
+
+    /// The answer to a call of a tool this server publishes only through a
+    /// dispatcher: how to reach it there.
+    fn reached_only_through(&self, tool: &PublishedTool) -> CallToolResult {
+        let Some((dispatcher, resource, action)) = self.reached_through(tool.name()) else {
+            return self.unknown_tool(tool.name());
+        };
+        error_result(format!(
+            "`{}` is published only through `{}` here: call `{}` with \"resource\": \"{resource}\", \"action\": \"{action}\" and the arguments in \"params\" (\"describe\": true answers their schema)",
+            tool.name(),
+            dispatcher.name(),
+            dispatcher.name(),
+        ))
+    }
+}
+
+/// What a call comes to once prepared.
+enum Prepared {
+    /// Answered already: an error, found before any tool ran.
+    Answer(CallToolResult),
+    /// A continuation token to redeem for this caller, with the
+    /// negotiation fields left in the arguments.
+    Redeem(Called, Value, Map<String, Value>),
+    /// A tool to run.
+    Run(invoke::Guarded),
+}
+
+/// The tool a call names: a dispatcher, or a registered tool.
+#[derive(Clone, Copy)]
+enum Target<'s> {
+    Dispatcher(&'s Dispatcher),
+    Tool(&'s PublishedTool),
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The first tool of `defs` that needs state `state` lacks, as an error
+/// naming the tool and the type.
+pub(crate) fn missing_state<'a>(
+    defs: impl IntoIterator<Item = &'a ToolDef>,
+    state: &StateMap,
+) -> Result<(), RegistryError> {
+    let mut needs = Vec::new();
+    for def in defs {
+        needs.clear();
+        def.push_state_needs(&mut needs);
+        if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
+            return Err(RegistryError::MissingState {
+                tool: def.name().to_owned(),
+                function: def.function().to_owned(),
+                type_name: need.type_name().to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
