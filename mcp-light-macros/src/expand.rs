@@ -524,8 +524,8 @@ fn answers_content(plan: &Plan) -> TokenStream {
     })
 }
 
-/// What the tool's extractors read of the host state, for
-/// `Server::check_state`.
+/// What the tool's extractors read of the host state, which building a
+/// server checks.
 fn state_needs(plan: &Plan) -> TokenStream {
     let krate = &plan.krate;
     let needs: Vec<_> = plan

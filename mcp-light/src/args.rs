@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 /// The longest string a call's arguments may carry, in bytes, unless the
-/// server says otherwise ([`Server::with_max_argument_string`](crate::Server::with_max_argument_string)).
+/// server says otherwise ([`ServerBuilder::with_max_argument_string`](crate::ServerBuilder::with_max_argument_string)).
 pub const DEFAULT_MAX_ARGUMENT_STRING: usize = 64 * 1024;
 
 /// How deep [`check_strings`] looks. A call that arrives over a transport

@@ -5,7 +5,7 @@
 //! mcp-light has tools and nothing more. A server that also needs prompts
 //! or resources writes them with rmcp (by hand or with its prompt router)
 //! and hands the handler to
-//! [`Server::with_handler`](crate::Server::with_handler): tools go to
+//! [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler): tools go to
 //! mcp-light, every other request and notification to the handler, and the
 //! capabilities the client sees are the handler's with mcp-light's tools
 //! added.

@@ -69,16 +69,6 @@ impl Continuations {
         }
     }
 
-    /// The same store and limits, with a fresh outage flag.
-    pub(crate) fn with_store(&self, store: Option<Arc<dyn ContinuationStore>>) -> Self {
-        Continuations::new(store, self.heavy.clone())
-    }
-
-    /// The same store, served with other limits.
-    pub(crate) fn with_heavy(&self, heavy: HeavyConfig) -> Self {
-        Continuations::new(self.store.clone(), heavy)
-    }
-
     pub(crate) fn heavy(&self) -> &HeavyConfig {
         &self.heavy
     }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::args;
-use crate::error::RegistryError;
+use crate::error::BuildError;
 use crate::heavy::{self, HeavyConfig};
 use crate::invoke::Routed;
 use crate::registry::{PublishedTool, Registry};
@@ -56,7 +56,7 @@ pub(crate) struct Described<'r> {
 
 /// One tool that reaches many: `{resource, action, params, verify, ...}`.
 ///
-/// Build it with [`Server::with_dispatcher`](crate::Server::with_dispatcher).
+/// Build it with [`ServerBuilder::with_dispatcher`](crate::ServerBuilder::with_dispatcher).
 #[derive(Debug, Clone)]
 pub struct Dispatcher {
     name: String,
@@ -73,9 +73,9 @@ impl Dispatcher {
         name: String,
         registry: &Registry,
         heavy: &HeavyConfig,
-    ) -> Result<Dispatcher, RegistryError> {
+    ) -> Result<Dispatcher, BuildError> {
         if let Some(tool) = registry.get(&name) {
-            return Err(RegistryError::DispatcherNameTaken {
+            return Err(BuildError::DispatcherNameTaken {
                 name,
                 function: tool.def().function().to_owned(),
             });
@@ -92,7 +92,7 @@ impl Dispatcher {
                 .or_default()
                 .insert(action, def.name())
             {
-                return Err(RegistryError::AmbiguousRoute {
+                return Err(BuildError::AmbiguousRoute {
                     dispatcher: name,
                     resource: resource.to_owned(),
                     action: action.to_owned(),
@@ -112,14 +112,6 @@ impl Dispatcher {
             input_schema,
             routes,
         })
-    }
-
-    /// The same dispatcher, its schema published with the limits of `heavy`.
-    pub(crate) fn republish(&self, heavy: &HeavyConfig) -> Dispatcher {
-        Dispatcher {
-            input_schema: PublishedSchema::new(input_schema(&self.routes, heavy)),
-            ..self.clone()
-        }
     }
 
     /// The dispatcher's tool name.

@@ -117,10 +117,11 @@ impl fmt::Debug for ToolError {
     }
 }
 
-/// Why the tools registered in the binary cannot be served.
+/// Why a server cannot be built: its tools cannot be served as registered,
+/// or its settings do not fit together ([`ServerBuilder::build`](crate::ServerBuilder::build)).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum RegistryError {
+pub enum BuildError {
     /// Two functions registered a tool under one name.
     #[error(
         "two tools are named `{name}`: `{first}` and `{second}`; \
@@ -164,7 +165,7 @@ pub enum RegistryError {
     /// A tool takes host state (`State<T>`) the server was not given.
     #[error(
         "the tool `{tool}` (`{function}`) takes host state of type `{type_name}`, and the server \
-         has none; register one with `Server::with_state` before serving"
+         has none; register one with `ServerBuilder::with_state`"
     )]
     MissingState {
         /// The tool.
@@ -174,6 +175,9 @@ pub enum RegistryError {
         /// The type of the missing state.
         type_name: String,
     },
+    /// A setting holds a value the server cannot serve by.
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]
     BadSchema {

@@ -4,14 +4,14 @@
 // wins, so rustdoc sends them to this build's items instead.
 //! [recipes]: crate::docs::recipes
 //! [the contract]: crate::docs::contract
-//! [`Server::with_implementation`]: Server::with_implementation
+//! [`ServerBuilder::with_implementation`]: ServerBuilder::with_implementation
 //! [`Server::call`]: Server::call
 //! [`Server::serve_stdio`]: Server::serve_stdio
 //! [`Server::serve_http`]: Server::serve_http
 //! [`Server::http_service`]: Server::http_service
 //! [`Server::into_handler`]: Server::into_handler
-//! [`Server::with_ask_timeout`]: Server::with_ask_timeout
-//! [`Server::with_request_state_key`]: Server::with_request_state_key
+//! [`ServerBuilder::with_ask_timeout`]: ServerBuilder::with_ask_timeout
+//! [`ServerBuilder::with_request_state_key`]: ServerBuilder::with_request_state_key
 //! [`Context::progress`]: Context::progress
 //! [`Context::log`]: Context::log
 //! [`Context::cancelled`]: Context::cancelled
@@ -59,7 +59,6 @@ mod schema;
 mod server;
 mod state;
 mod surface;
-mod talkback;
 mod tool;
 mod transport;
 mod usage;
@@ -81,7 +80,7 @@ pub use content::{Content, ContentAnswer};
 pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
 pub use dispatch::Dispatcher;
 pub use envelope::data_size;
-pub use error::{RegistryError, ToolError};
+pub use error::{BuildError, ToolError};
 pub use extract::{FromCall, FromCallRef, StateNeed};
 pub use heavy::HeavyConfig;
 pub use items::{CallOver, ItemSender, ItemStream};
@@ -92,7 +91,7 @@ pub use principal::Principal;
 pub use registry::{PublishedTool, Registry, TOOLS};
 pub use roundtrip::{DEFAULT_ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL};
 pub use schema::discloses_continuation;
-pub use server::Server;
+pub use server::{Server, ServerBuilder};
 pub use state::State;
 pub use store::{ContinuationStore, MemoryStore};
 pub use surface::{Surface, UnknownSurface};
@@ -130,7 +129,7 @@ pub use usage::USAGE_META_KEY;
 /// call, on a thread of tokio's blocking pool (`spawn_blocking`), on a
 /// multi-thread and a current-thread runtime alike: the workers go on
 /// serving other calls meanwhile, and the server's tool deadline
-/// ([`Server::with_tool_deadline`]) answers the call on time even while
+/// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)) answers the call on time even while
 /// the function runs on (it cannot be stopped, and finishes in the
 /// background). Outside any tokio runtime it runs inline. A panic answers
 /// an `isError` result either way. Its arguments move to that thread, so
@@ -163,7 +162,7 @@ pub use usage::USAGE_META_KEY;
 ///   call** ([`FromCallRef`]).
 /// * a destructuring pattern (`State(db): State<Db>`) is **taken from the
 ///   call** ([`FromCall`]). [`State`] hands the tool host state registered
-///   with [`Server::with_state`]; [`Server::check_state`] refuses a server
+///   with [`ServerBuilder::with_state`](crate::ServerBuilder::with_state); [`ServerBuilder::build`] refuses a server
 ///   that lacks it.
 ///
 /// # Result
@@ -210,15 +209,14 @@ pub use usage::USAGE_META_KEY;
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let server = Server::from_registry()?.with_state(Db { sites: vec!["hq".into()] });
-/// server.check_state()?;
+/// let server = Server::from_registry().with_state(Db { sites: vec!["hq".into()] }).build()?;
 /// let found = server.call("site_retrieve", json!({"slug": "hq"}), Caller::Process).await;
 /// assert_eq!(found.json().unwrap(), json!({"result": "hq false"}));
 /// let missing = server.call("site_retrieve", json!({"slug": "dc"}), Caller::Process).await;
 /// assert_eq!(missing.error_text().unwrap(), "`site_retrieve` failed: no site dc");
 /// let who = server.call("whoami", json!({}), Caller::Process).await;
 /// assert_eq!(who.json().unwrap(), json!({"result": "process"}));
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), mcp_light::BuildError>(())
 /// # }).unwrap();
 /// ```
 pub use mcp_light_macros::mcp_tool;
@@ -297,8 +295,7 @@ pub use mcp_light_macros::mcp_tool;
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let server = Server::from_registry()?.with_state(Sites::default());
-/// server.check_state()?;
+/// let server = Server::from_registry().with_state(Sites::default()).build()?;
 /// let bulk = server.call("site_bulk_create", serde_json::json!({"names": ["HQ", "DC"]}), Caller::Process).await;
 /// assert_eq!(
 ///     bulk.structured_content.unwrap().to_string(),
@@ -308,7 +305,7 @@ pub use mcp_light_macros::mcp_tool;
 /// assert_eq!(gone.structured_content.unwrap().to_string(), r#"{"id":2,"deleted":true,"status_code":204}"#);
 /// let again = server.call("site_delete", serde_json::json!({"id": 2}), Caller::Process).await;
 /// assert_eq!(again.is_error, Some(true));
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), mcp_light::BuildError>(())
 /// # }).unwrap();
 /// ```
 pub use mcp_light_macros::mcp_light;
@@ -405,10 +402,10 @@ pub use mcp_light_macros::mcp_heavy;
 ///     String::new()
 /// }
 ///
-/// let server = Server::from_tools(tools![devices::device_count, whoami])?;
+/// let server = Server::from_tools(tools![devices::device_count, whoami]).build()?;
 /// let names: Vec<_> = server.registry().iter().map(|tool| tool.name()).collect();
 /// assert_eq!(names, ["device_count", "whoami"]);
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), mcp_light::BuildError>(())
 /// ```
 pub use mcp_light_macros::tools;
 
@@ -428,7 +425,7 @@ pub use mcp_light_macros::LightKey;
 /// `mcp_light::rmcp` so versions match.
 ///
 /// mcp-light's API speaks rmcp's types: the [`CallToolResult`] a tool call
-/// answers, the `ServerHandler` composed with [`Server::with_handler`], the
+/// answers, the `ServerHandler` composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), the
 /// handler [`Server::into_handler`] serves over any rmcp transport. Naming
 /// them through this path needs no rmcp dependency of one's own, whose
 /// version could drift from this one. rmcp features mcp-light does not turn
@@ -457,7 +454,7 @@ pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 pub mod prelude {
     pub use crate::{
         AnswerExt, BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
-        Server, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
+        Server, ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

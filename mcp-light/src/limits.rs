@@ -14,7 +14,7 @@ use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 
 /// How long a tool may run unless the server says otherwise
-/// ([`Server::with_tool_deadline`](crate::Server::with_tool_deadline)).
+/// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
 pub const DEFAULT_TOOL_DEADLINE: Duration = Duration::from_secs(300);
 
 /// A server's bounds on one call.

@@ -1,6 +1,6 @@
 //! Published output schemas: every shape a tool can answer, for hosts that
 //! ask for `outputSchema` (opt in with
-//! [`Server::with_output_schemas`](crate::Server::with_output_schemas)).
+//! [`ServerBuilder::with_output_schemas`](crate::ServerBuilder::with_output_schemas)).
 //!
 //! A tool answers more than its result: a write answers a lean envelope or,
 //! with `verify: true` or when nothing reaches what it wrote, the full

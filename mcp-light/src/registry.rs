@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
-use crate::error::RegistryError;
+use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::kind::{ToolKind, WriteKind};
 use crate::schema::{self, PublishedSchema};
@@ -48,7 +48,7 @@ pub static TOOLS: [ToolDef];
 /// let names: Vec<_> = registry.iter().map(|tool| tool.name()).collect();
 /// assert_eq!(names, ["device_count"]);
 /// assert_eq!(Registry::collect()?.len(), 2);
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), mcp_light::BuildError>(())
 /// ```
 #[derive(Debug)]
 pub struct Registry {
@@ -69,7 +69,7 @@ pub struct PublishedTool {
 impl Registry {
     /// Every tool linked into the binary ([`TOOLS`]): the program's own and
     /// those of every crate it depends on.
-    pub fn collect() -> Result<Registry, RegistryError> {
+    pub fn collect() -> Result<Registry, BuildError> {
         Registry::from_tools(TOOLS.iter())
     }
 
@@ -77,16 +77,8 @@ impl Registry {
     /// with [`tools!`](crate::tools), or a subset of [`TOOLS`].
     pub fn from_tools(
         defs: impl IntoIterator<Item = &'static ToolDef>,
-    ) -> Result<Registry, RegistryError> {
-        Registry::from_tools_with(defs, &HeavyConfig::default())
-    }
-
-    /// Like [`Registry::from_tools`], publishing the negotiation fields of
-    /// heavy tools with the limits of `heavy` (the maximum `page_size`).
-    pub fn from_tools_with(
-        defs: impl IntoIterator<Item = &'static ToolDef>,
-        heavy: &HeavyConfig,
-    ) -> Result<Registry, RegistryError> {
+    ) -> Result<Registry, BuildError> {
+        let heavy = HeavyConfig::default();
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         // The linker's order is not the source order; sort so that tools/list
         // and error messages are stable from build to build.
@@ -95,7 +87,7 @@ impl Registry {
             .windows(2)
             .find(|pair| pair[0].name() == pair[1].name())
         {
-            return Err(RegistryError::DuplicateName {
+            return Err(BuildError::DuplicateName {
                 name: pair[1].name().to_owned(),
                 first: pair[0].function().to_owned(),
                 second: pair[1].function().to_owned(),
@@ -106,19 +98,23 @@ impl Registry {
             .iter()
             .map(|&def| {
                 let params = schema::params(def.params_schema()).map_err(|reason| {
-                    RegistryError::BadSchema {
+                    BuildError::BadSchema {
                         tool: def.name().to_owned(),
                         reason,
                     }
                 })?;
                 Ok(PublishedTool {
                     def,
-                    input_schema: PublishedSchema::new(schema::publish(&params, def.kind(), heavy)),
+                    input_schema: PublishedSchema::new(schema::publish(
+                        &params,
+                        def.kind(),
+                        &heavy,
+                    )),
                     params_schema: Arc::new(params),
                     retrieve_published: def.retrieve().is_some_and(registered),
                 })
             })
-            .collect::<Result<_, RegistryError>>()?;
+            .collect::<Result<_, BuildError>>()?;
         Ok(Registry { tools })
     }
 
@@ -139,6 +135,11 @@ impl Registry {
             })
             .collect();
         Registry { tools }
+    }
+
+    /// The tool at `place`, in name order.
+    pub(crate) fn at(&self, place: usize) -> &PublishedTool {
+        &self.tools[place]
     }
 
     /// The tool named `name`.

@@ -13,7 +13,7 @@ use crate::error::ToolError;
 use crate::extract::{FromCall, StateNeed};
 
 /// The host state of type `T` registered with
-/// [`Server::with_state`](crate::Server::with_state), taken by a tool with a
+/// [`ServerBuilder::with_state`](crate::ServerBuilder::with_state), taken by a tool with a
 /// destructuring parameter: `State(db): State<Db>` gives the tool an
 /// `Arc<Db>`.
 ///
@@ -25,7 +25,8 @@ use crate::extract::{FromCall, StateNeed};
 /// tool is declared.
 ///
 /// A tool that takes it declares the need in its registration, so
-/// [`Server::check_state`](crate::Server::check_state) refuses a server without a `Db` before any call.
+/// [`ServerBuilder::build`](crate::ServerBuilder::build) refuses a server without a `Db`: no call
+/// ever meets the tool without it.
 /// Were a call to reach the tool anyway, it would answer an `isError`
 /// result naming the type.
 ///
@@ -43,12 +44,11 @@ use crate::extract::{FromCall, StateNeed};
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// assert!(Server::from_registry()?.check_state().is_err());
-/// let server = Server::from_registry()?.with_state(Db { name: "main" });
-/// server.check_state()?;
+/// assert!(Server::from_registry().build().is_err());
+/// let server = Server::from_registry().with_state(Db { name: "main" }).build()?;
 /// let result = server.call("db_name", serde_json::json!({}), Caller::Process).await;
 /// assert_eq!(result.json().unwrap(), serde_json::json!({"result": "main"}));
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// # Ok::<(), mcp_light::BuildError>(())
 /// # }).unwrap();
 /// ```
 pub struct State<T>(pub Arc<T>);
@@ -92,7 +92,7 @@ impl<T: Send + Sync + 'static> FromCall for State<T> {
 #[diagnostic::on_unimplemented(
     message = "host state is taken by destructuring: write `State(value): State<{Self}>`, not `value: State<{Self}>`",
     label = "a parameter with a plain name is an argument, parsed from the call's JSON, and `State<{Self}>` is host state",
-    note = "`State(value): State<{Self}>` takes the host state registered with `Server::with_state` and binds `value` to the `Arc<{Self}>` it holds"
+    note = "`State(value): State<{Self}>` takes the host state registered with `ServerBuilder::with_state` and binds `value` to the `Arc<{Self}>` it holds"
 )]
 pub trait StateIsNotAnArgument {}
 

@@ -311,8 +311,8 @@ pub enum StoreError {
 ///     }
 /// }
 ///
-/// let server = mcp_light::Server::from_registry()?.with_store(Forever::default());
-/// # Ok::<(), mcp_light::RegistryError>(())
+/// let server = mcp_light::Server::from_registry().with_store(Forever::default()).build()?;
+/// # Ok::<(), mcp_light::BuildError>(())
 /// ```
 pub trait ContinuationStore: Send + Sync + 'static {
     /// Stores `entry` under `token`, whole.

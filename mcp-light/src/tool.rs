@@ -88,7 +88,7 @@ impl ToolDef {
     }
 
     /// The host state the function takes (`State<T>` parameters), which
-    /// [`Server::check_state`](crate::Server::check_state) looks for.
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build) looks for.
     pub fn state_needs(&self) -> Vec<StateNeed> {
         let mut needs = Vec::new();
         self.push_state_needs(&mut needs);

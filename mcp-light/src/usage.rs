@@ -1,7 +1,7 @@
 //! The usage report: what an answer cost the caller's context, and what the
 //! full result it stands for would have cost, in real model tokens.
 //!
-//! A server that keeps a report ([`Server::with_usage_report`], cargo
+//! A server that keeps a report ([`ServerBuilder::with_usage_report`](crate::ServerBuilder::with_usage_report), cargo
 //! feature `usage`) puts it in the `_meta` of every `tools/call` answer,
 //! under [`USAGE_META_KEY`]:
 //!
@@ -23,7 +23,7 @@
 //! 42 KB of JSON to tokenize twice — so a stored result is counted once and
 //! its counts remembered for the redemptions that follow.
 //!
-//! [`Server::with_usage_report`]: crate::Server::with_usage_report
+//! [`ServerBuilder::with_usage_report`]: crate::ServerBuilder::with_usage_report
 
 #[cfg(feature = "usage")]
 use std::collections::{HashMap, VecDeque};

@@ -2,7 +2,7 @@
 //! `mcp_light::rmcp`, the version mcp-light serves): resources and a
 //! resource template, subscriptions, prompts (one of them asking the client
 //! for input on 2026-07-28) and completions. `main` composes it with the
-//! mcp-light tools through `Server::with_handler`.
+//! mcp-light tools through `ServerBuilder::with_handler`.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

@@ -1,7 +1,7 @@
 //! The server the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`) tests: every tool written with
 //! mcp-light's macros, prompts, resources and completions with rmcp,
-//! composed with `Server::with_handler`.
+//! composed with `ServerBuilder::with_handler`.
 //!
 //! ```text
 //! conformance --http 127.0.0.1:PORT     # Streamable HTTP at http://127.0.0.1:PORT/mcp
@@ -29,10 +29,12 @@ async fn main() -> ExitCode {
         [flag, address] if flag == "--http" => Some(address.clone()),
         _ => return usage(),
     };
-    let server = match Server::from_registry() {
-        Ok(server) => server
-            .with_implementation("mcp-light-conformance", env!("CARGO_PKG_VERSION"))
-            .with_handler(library::Library::default()),
+    let built = Server::from_registry()
+        .with_implementation("mcp-light-conformance", env!("CARGO_PKG_VERSION"))
+        .with_handler(library::Library::default())
+        .build();
+    let server = match built {
+        Ok(server) => server,
         Err(error) => {
             eprintln!("conformance: {error}");
             return ExitCode::FAILURE;

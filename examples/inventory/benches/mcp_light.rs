@@ -20,7 +20,7 @@
 //!   dispatcher-routed bulk create storing its result under a token) and
 //!   redeeming that token, by result size, as throughput.
 //! * `usage/<call>`: one `Server::call` with the usage report off and on
-//!   (`Server::with_usage_report`): a 60-device bulk create answering its
+//!   (`ServerBuilder::with_usage_report`): a 60-device bulk create answering its
 //!   `ids` envelope (the report counts the 42 KB echo), a one-device read,
 //!   and a page redeemed from a 256 KB stored list (whose counts were
 //!   remembered when it was stored).
@@ -51,7 +51,7 @@ use inventory::model::{Device, NewDevice};
 use mcp_light::prelude::*;
 use mcp_light::store::{ContinuationStore, Entry, MemoryStoreConfig, Origin, Owner};
 use mcp_light::token::Token;
-use mcp_light::{McpHandler, MemoryStore, Registry};
+use mcp_light::{McpHandler, MemoryStore};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolRequestParams, NumberOrString};
 use rmcp::service::{Peer, RequestContext, RoleServer};
@@ -260,10 +260,13 @@ fn args(value: Value) -> Map<String, Value> {
 /// A server of the bench's own tools: the inventory library's are linked in
 /// too (and share names with these), but are not what is measured.
 fn server() -> Server {
+    builder().build().expect("the bench's tools register")
+}
+
+/// [`server`], not yet built.
+fn builder() -> ServerBuilder {
     let own = tools![device_get, device_bulk_create, add, add_inline];
-    Server::new(Registry::from_tools(own).expect("the bench's tools register"))
-        .with_dispatcher(DISPATCHER)
-        .expect("one dispatcher")
+    Server::from_tools(own).with_dispatcher(DISPATCHER)
 }
 
 /// The answer's text: what the wire carries.
@@ -526,7 +529,10 @@ fn store(c: &mut Criterion, rt: &Runtime) {
 #[cfg(feature = "usage")]
 fn usage(c: &mut Criterion, rt: &Runtime) {
     let off = server();
-    let on = server().with_usage_report(true);
+    let on = builder()
+        .with_usage_report(true)
+        .build()
+        .expect("the bench's tools register");
     let per_device = serde_json::to_vec(&first(60)).unwrap().len() / 60;
     // A stored 256 KB list on each server, for a page redemption.
     let stored = |server: &Server| -> String {

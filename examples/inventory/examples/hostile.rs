@@ -41,7 +41,7 @@ fn seeded(devices: usize) -> Server {
         db::create_devices(conn, fixture::new_devices(devices, 1))
     })
     .unwrap();
-    inventory::server(db).unwrap()
+    inventory::server(db).build().unwrap()
 }
 
 fn session(name: &str) -> Caller {

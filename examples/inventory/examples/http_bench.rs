@@ -239,7 +239,7 @@ async fn main() {
     let db = Db::open(Some(&dir.join("inventory.db"))).unwrap();
     db.run_now(|conn| inventory::db::ensure_sites(conn, fixture::new_sites()))
         .unwrap();
-    let server = inventory::server(db).unwrap();
+    let server = inventory::server(db).build().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     tokio::spawn(server.serve_http(listener, std::future::pending()));

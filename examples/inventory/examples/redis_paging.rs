@@ -51,8 +51,9 @@ async fn redeem(server: &Server, token: &str, mode: &str, runs: usize) -> (Durat
 
 async fn measure(name: &str, db: &Db, store: Arc<dyn ContinuationStore>) {
     let server = inventory::server(db.clone())
-        .unwrap()
-        .with_shared_store(Some(store));
+        .with_shared_store(Some(store))
+        .build()
+        .unwrap();
     let probe = server.call("device_list", json!({}), Caller::Process).await;
     let probe = probe.structured_content.expect("a probe");
     let token = probe["continuation_token"]

@@ -16,8 +16,8 @@
 //! use mcp_light::Caller;
 //! use serde_json::json;
 //!
-//! let server = inventory::server(inventory::db::Db::open(None)?)?;
-//! assert_eq!(server.list_tools().len(), 11); // ten tools and the dispatcher
+//! let server = inventory::server(inventory::db::Db::open(None)?).build()?;
+//! assert_eq!(server.tools().len(), 11); // ten tools and the dispatcher
 //!
 //! # tokio::runtime::Runtime::new()?.block_on(async {
 //! let site = json!({"site": {"name": "Lab", "slug": "lab"}});
@@ -34,7 +34,7 @@ pub mod fixture;
 pub mod model;
 pub mod tools;
 
-use mcp_light::{RegistryError, Server};
+use mcp_light::{Server, ServerBuilder};
 
 use crate::db::Db;
 
@@ -42,14 +42,15 @@ use crate::db::Db;
 /// every inventory tool.
 pub const DISPATCHER: &str = "inventory";
 
-/// The inventory's MCP server over `db`: the tools of [`tools`] and the
-/// [`DISPATCHER`], with an in-memory continuation store. Clients meet it as
-/// `inventory` in this package's version.
+/// The inventory's MCP server over `db`, to be built once the caller has
+/// added its own settings (a store, a surface): the tools of [`tools`] and
+/// the [`DISPATCHER`], with an in-memory continuation store. Clients meet
+/// it as `inventory` in this package's version.
 ///
 /// Only this library's tools are served, even in a binary that links in
 /// tools of its own (the token report, the benchmarks).
-pub fn server(db: Db) -> Result<Server, RegistryError> {
-    Server::new(tools::registry()?)
+pub fn server(db: Db) -> ServerBuilder {
+    Server::from_tools(tools::all())
         .with_implementation(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .with_state(db)
         .with_dispatcher(DISPATCHER)

@@ -14,7 +14,7 @@
 //! other tool linked into the same binary.
 
 use mcp_light::prelude::*;
-use mcp_light::{LogLevel, Registry, RegistryError};
+use mcp_light::{BuildError, LogLevel, Registry, ToolDef};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -173,11 +173,10 @@ pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError
     Ok(site)
 }
 
-/// The inventory's tools, checked and with their published schemas: only
-/// these, though the token report and the benchmarks link in tools of
-/// their own.
-pub fn registry() -> Result<Registry, RegistryError> {
-    Registry::from_tools(tools![
+/// The inventory's tools: only these are served, though the token report
+/// and the benchmarks link in tools of their own.
+pub fn all() -> [&'static ToolDef; 10] {
+    tools![
         device_retrieve,
         device_list,
         device_create,
@@ -188,5 +187,10 @@ pub fn registry() -> Result<Registry, RegistryError> {
         site_retrieve,
         site_list,
         site_create,
-    ])
+    ]
+}
+
+/// The inventory's tools, checked and with their published schemas.
+pub fn registry() -> Result<Registry, BuildError> {
+    Registry::from_tools(all())
 }

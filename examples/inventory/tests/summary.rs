@@ -47,7 +47,7 @@ async fn the_500_device_summary_counts_devices_per_site_and_per_status_exactly()
         }
     })
     .unwrap();
-    let server = inventory::server(db).unwrap();
+    let server = inventory::server(db).build().unwrap();
 
     let probe = json_of(&server.call("device_list", json!({}), Caller::Process).await);
     let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "summary"});

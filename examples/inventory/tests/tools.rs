@@ -44,11 +44,11 @@ fn the_library_registers_every_inventory_tool() {
 
 #[test]
 fn the_server_lists_every_tool_and_the_dispatcher() {
-    let server = inventory::server(Db::open(None).unwrap()).unwrap();
+    let server = inventory::server(Db::open(None).unwrap()).build().unwrap();
     let names: Vec<String> = server
-        .list_tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
         .collect();
     assert_eq!(names, listed());
 }
@@ -144,10 +144,10 @@ fn the_binary_serves_the_library_tools_on_stdio() {
         .collect();
     assert_eq!(names, listed());
     // Schemas, descriptions and annotations too: what the library builds.
-    let library = inventory::server(Db::open(None).unwrap()).unwrap();
+    let library = inventory::server(Db::open(None).unwrap()).build().unwrap();
     assert_eq!(
         listed_by_binary,
-        serde_json::to_value(library.list_tools()).unwrap()
+        serde_json::to_value(library.tools()).unwrap()
     );
 }
 
@@ -173,7 +173,7 @@ fn the_binary_prints_help_on_stdout_and_refuses_unknown_flags() {
 /// database.
 async fn lab() -> (mcp_light::Server, Db) {
     let db = Db::open(None).unwrap();
-    let server = inventory::server(db.clone()).unwrap();
+    let server = inventory::server(db.clone()).build().unwrap();
     let site = json!({"site": {"name": "Lab", "slug": "lab"}});
     let created = server
         .call("site_create", site, mcp_light::Caller::Process)
@@ -234,7 +234,7 @@ async fn a_damaged_record_answers_a_server_fault_without_database_internals() {
 #[tokio::test]
 async fn a_name_longer_than_its_published_max_length_is_refused() {
     let (server, _db) = lab().await;
-    let tools = server.list_tools();
+    let tools = server.tools();
     let create = tools.iter().find(|t| t.name == "device_create").unwrap();
     let name_schema = &create.input_schema["properties"]["device"]["properties"]["name"];
     assert_eq!(name_schema["maxLength"], 64, "{name_schema}");
@@ -312,7 +312,9 @@ fn ok_of(result: mcp_light::CallToolResult) -> Value {
 #[tokio::test]
 async fn every_tool_reads_back_its_writes_on_a_file_database() {
     let dir = TempDir::new("every-tool");
-    let server = inventory::server(Db::open(Some(&dir.db())).unwrap()).unwrap();
+    let server = inventory::server(Db::open(Some(&dir.db())).unwrap())
+        .build()
+        .unwrap();
     let call = |tool: &'static str, arguments: Value| {
         server.call(tool, arguments, mcp_light::Caller::Process)
     };

@@ -25,7 +25,7 @@ use serde_json::Value;
 /// }
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let server = Server::from_tools(tools![halve]).unwrap();
+/// let server = Server::from_tools(tools![halve]).build().unwrap();
 /// let half = server.call("halve", json!({"n": 8}), Caller::Process).await;
 /// assert_eq!(half.json().unwrap(), json!({"result": 4}));
 /// let odd = server.call("halve", json!({"n": 7}), Caller::Process).await;

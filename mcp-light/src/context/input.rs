@@ -419,7 +419,7 @@ impl Context {
     ///
     /// Fails with an error naming the capability when the client did not
     /// declare form elicitation, when it does not answer within the server's
-    /// ask timeout ([`Server::with_ask_timeout`](crate::Server::with_ask_timeout)),
+    /// ask timeout ([`ServerBuilder::with_ask_timeout`](crate::ServerBuilder::with_ask_timeout)),
     /// or when the call came through [`Server::call`](crate::Server::call),
     /// with no client to ask.
     ///
@@ -659,7 +659,7 @@ async fn request(talk: &Talk, want: Want) -> Result<Answer, ToolError> {
         }),
         Err(ServiceError::Timeout { .. }) => Err(ToolError::new(format!(
             "the client did not answer {what} within {timeout:?} (the server's ask timeout, \
-             Server::with_ask_timeout)"
+             ServerBuilder::with_ask_timeout)"
         ))),
         Err(ServiceError::McpError(error)) => Err(ToolError::new(format!(
             "the client refused {what}: {}",

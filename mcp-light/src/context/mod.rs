@@ -74,7 +74,7 @@ impl StateMap {
 /// The error a tool answers when the state it reads was never registered.
 pub(crate) fn no_state<T>() -> ToolError {
     ToolError::new(format!(
-        "the server has no state of type `{}`; register it with Server::with_state",
+        "the server has no state of type `{}`; register it with ServerBuilder::with_state",
         type_name::<T>()
     ))
 }
@@ -89,7 +89,7 @@ impl fmt::Debug for StateMap {
 
 /// A tool's view of the server and of the client behind the call: the
 /// state the host registered with
-/// [`Server::with_state`](crate::Server::with_state), who is calling, and a
+/// [`ServerBuilder::with_state`](crate::ServerBuilder::with_state), who is calling, and a
 /// line back to the client — progress, log messages, cancellation, the
 /// request's `_meta`, and questions for the user or the client's model.
 ///
@@ -97,7 +97,7 @@ impl fmt::Debug for StateMap {
 /// of the tool's input schema. To take one piece, borrow `&Caller` or
 /// destructure [`State`](crate::State) instead: a tool that takes
 /// `State(db): State<Db>` has its state checked when the server is built
-/// ([`Server::check_state`](crate::Server::check_state)), while
+/// ([`ServerBuilder::build`](crate::ServerBuilder::build)), while
 /// `ctx.state::<Db>()` is only looked up when it runs.
 ///
 /// ```

@@ -89,7 +89,7 @@ const ELLIPSIS: char = '…';
 ///     .with_max_page_size(50)?
 ///     .with_size_backstop(None);
 /// assert_eq!((config.default_page_size, config.max_page_size), (20, 50));
-/// let server = Server::from_registry()?.with_heavy_config(config);
+/// let server = Server::from_registry().with_heavy_config(config).build()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,14 +14,14 @@ use crate::args;
 use crate::context::{Caller, Context, StateMap, Talk};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
-use crate::error::RegistryError;
+use crate::error::BuildError;
 use crate::heavy;
 use crate::invoke::{self, Invocation, Responder, Routed};
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::tool::ToolDef;
 
-use super::Server;
+use super::{Named, Server};
 
 impl Server {
     /// Calls `tool` with `arguments` (a JSON object, or `null` for none) on
@@ -38,12 +38,12 @@ impl Server {
         let mut result = match self.prepare(tool, arguments, caller, None) {
             Prepared::Answer(result) => result,
             Prepared::Redeem(called, token, args) => {
-                let usage = self.usage.as_deref();
-                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+                let usage = self.inner.usage.as_deref();
+                Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
             }
-            Prepared::Run(guarded) => self.limits.within_deadline(tool, guarded).await,
+            Prepared::Run(guarded) => self.inner.limits.within_deadline(tool, guarded).await,
         };
-        if let Some(usage) = &self.usage {
+        if let Some(usage) = &self.inner.usage {
             // Answers that stand for another result were reported where
             // that result was at hand; the rest are their own full result.
             usage.attach_if_missing(&mut result);
@@ -65,17 +65,20 @@ impl Server {
         let mut result = match self.prepare(tool, arguments, caller, Some(&talk)) {
             Prepared::Answer(result) => result,
             Prepared::Redeem(called, token, args) => {
-                let usage = self.usage.as_deref();
-                Box::pin(self.continuations.redeem(&called, token, args, usage)).await
+                let usage = self.inner.usage.as_deref();
+                Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
             }
             Prepared::Run(guarded) => {
-                match talk.run(self.limits.within_deadline(tool, guarded)).await? {
+                match talk
+                    .run(self.inner.limits.within_deadline(tool, guarded))
+                    .await?
+                {
                     CallToolResponse::Complete(result) => result,
                     asking => return Ok(asking),
                 }
             }
         };
-        if let Some(usage) = &self.usage {
+        if let Some(usage) = &self.inner.usage {
             usage.attach_if_missing(&mut result);
         }
         Ok(result.into())
@@ -100,17 +103,34 @@ impl Server {
                 )));
             }
         };
-        if let Err(message) = args::check_strings(tool, &args, self.limits.max_argument_string) {
+        if let Err(message) =
+            args::check_strings(tool, &args, self.inner.limits.max_argument_string)
+        {
             return Prepared::Answer(error_result(message));
         }
-        let dispatcher = self.published_dispatchers().find(|d| d.name() == tool);
-        let target = match dispatcher {
-            Some(dispatcher) => Target::Dispatcher(dispatcher),
-            None => match self.registry.get(tool) {
-                Some(published) if self.publishes(published) => Target::Tool(published),
-                Some(published) => return Prepared::Answer(self.reached_only_through(published)),
-                None => return Prepared::Answer(self.unknown_tool(tool)),
-            },
+        let target = match self.named(tool) {
+            Some(Named::Dispatcher { dispatcher, .. }) => {
+                Target::Dispatcher(&self.inner.dispatchers[dispatcher])
+            }
+            Some(Named::Tool { tool: place, .. }) => Target::Tool(self.inner.registry.at(place)),
+            Some(Named::Routed {
+                dispatcher,
+                resource,
+                action,
+            }) => {
+                let dispatcher = self.inner.dispatchers[dispatcher].name();
+                return Prepared::Answer(error_result(format!(
+                    "`{tool}` is published only through `{dispatcher}` here: call `{dispatcher}` \
+                     with \"resource\": \"{resource}\", \"action\": \"{action}\" and the \
+                     arguments in \"params\" (\"describe\": true answers their schema)",
+                )));
+            }
+            None => {
+                return Prepared::Answer(error_result(format!(
+                    "unknown tool `{tool}`; this server has: {}",
+                    self.inner.known
+                )));
+            }
         };
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
@@ -132,7 +152,7 @@ impl Server {
             return Prepared::Redeem(called, token, args);
         }
         let (published, args, routed) = match target {
-            Target::Dispatcher(dispatcher) => match dispatcher.route(&self.registry, args) {
+            Target::Dispatcher(dispatcher) => match dispatcher.route(&self.inner.registry, args) {
                 Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
                 Ok(Route::Describe(answer)) => {
                     return Prepared::Answer(shaped_result(&answer));
@@ -189,49 +209,23 @@ impl Server {
         }
         Ok(Invocation {
             ctx: Context::new(
-                Arc::clone(&self.state),
+                Arc::clone(&self.inner.state),
                 called.caller.clone(),
                 talk.cloned(),
             ),
             args,
             responder: Responder {
-                continuations: Arc::clone(&self.continuations),
+                continuations: Arc::clone(&self.inner.continuations),
                 tool: def.name(),
                 kind: def.kind(),
                 called,
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
-                usage: self.usage.clone(),
+                usage: self.inner.usage.clone(),
             },
             routed,
         })
-    }
-
-    fn unknown_tool(&self, tool: &str) -> CallToolResult {
-        let names: Vec<String> = self
-            .list_tools()
-            .into_iter()
-            .map(|tool| tool.name.into_owned())
-            .collect();
-        error_result(format!(
-            "unknown tool `{tool}`; this server has: {}",
-            names.join(", ")
-        ))
-    }
-
-    /// The answer to a call of a tool this server publishes only through a
-    /// dispatcher: how to reach it there.
-    fn reached_only_through(&self, tool: &PublishedTool) -> CallToolResult {
-        let Some((dispatcher, resource, action)) = self.reached_through(tool.name()) else {
-            return self.unknown_tool(tool.name());
-        };
-        error_result(format!(
-            "`{}` is published only through `{}` here: call `{}` with \"resource\": \"{resource}\", \"action\": \"{action}\" and the arguments in \"params\" (\"describe\": true answers their schema)",
-            tool.name(),
-            dispatcher.name(),
-            dispatcher.name(),
-        ))
     }
 }
 
@@ -269,13 +263,13 @@ fn json_kind(value: &Value) -> &'static str {
 pub(crate) fn missing_state<'a>(
     defs: impl IntoIterator<Item = &'a ToolDef>,
     state: &StateMap,
-) -> Result<(), RegistryError> {
+) -> Result<(), BuildError> {
     let mut needs = Vec::new();
     for def in defs {
         needs.clear();
         def.push_state_needs(&mut needs);
         if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
-            return Err(RegistryError::MissingState {
+            return Err(BuildError::MissingState {
                 tool: def.name().to_owned(),
                 function: def.function().to_owned(),
                 type_name: need.type_name().to_owned(),

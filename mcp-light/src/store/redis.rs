@@ -76,7 +76,7 @@ pub use config::RedisStoreConfig;
 ///     RedisStoreConfig::new().with_ttl(Duration::from_secs(600)),
 /// )?;
 /// store.ping().await?; // optional: the store connects on first use
-/// let server = mcp_light::Server::from_registry()?.with_store(store);
+/// let server = mcp_light::Server::from_registry().with_store(store).build()?;
 /// # Ok(()) }
 /// ```
 pub struct RedisStore<C = ConnectionManager> {

@@ -242,9 +242,6 @@ impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
     /// router (axum: `Router::new().nest_service("/mcp", service)`, as in
     /// the [axum recipe](crate::docs::recipes#mounting-mcp-light-in-an-axum-application)).
-    /// Call [`Server::check_state`] first: a tool whose host state is
-    /// missing would answer every call with an error.
-    ///
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
     /// sessions. With sessions on (the default), each MCP session is a
@@ -293,13 +290,10 @@ impl Server {
     /// `shutdown` completes, to everyone: [`Server::serve_http_with`] with
     /// no authentication.
     ///
-    /// Fails before serving when a tool takes host state that was never
-    /// registered ([`Server::check_state`]).
-    ///
     /// ```no_run
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-    /// let server = mcp_light::Server::from_registry()?;
+    /// let server = mcp_light::Server::from_registry().build()?;
     /// server.serve_http(listener, async { tokio::signal::ctrl_c().await.unwrap() }).await?;
     /// # Ok(()) }
     /// ```
@@ -333,7 +327,7 @@ impl Server {
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let auth = Auth::new().with_bearer_token("ci", &std::env::var("CI_TOKEN")?)?;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-    /// let server = mcp_light::Server::from_registry()?;
+    /// let server = mcp_light::Server::from_registry().build()?;
     /// let shutdown = async { tokio::signal::ctrl_c().await.unwrap() };
     /// server.serve_http_with(listener, HttpOptions::new().with_auth(auth), shutdown).await?;
     /// # Ok(()) }
@@ -344,7 +338,6 @@ impl Server {
         options: HttpOptions,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        self.check_state()?;
         let config = options.rmcp_config();
         let cancel = config.cancellation_token.clone();
         let mcp = axum::Router::new().nest_service("/mcp", self.http_service(config));

@@ -5,7 +5,7 @@
 //! caller the transport identified, `logging/setLevel` sets the session's
 //! level. Every other request and every notification (prompts, resources,
 //! completions, skills, tasks, progress, cancellations) goes to the rmcp
-//! handler composed with [`Server::with_handler`], if any, and the
+//! handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), if any, and the
 //! handshake answers what that handler says with mcp-light's tools added.
 //! Framing, sessions and HTTP are rmcp's.
 
@@ -66,17 +66,13 @@ pub enum ServeError {
     /// Reading or writing the socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
-    /// The server cannot serve its tools: a tool takes host state that was
-    /// never registered ([`Server::check_state`]).
-    #[error(transparent)]
-    Registry(#[from] crate::RegistryError),
 }
 
 /// The rmcp [`ServerHandler`] over a [`Server`]. [`Server::serve_stdio`] and
 /// [`Server::serve_http`] use it; build one with [`Server::into_handler`] to
 /// serve it over another rmcp transport. Requests that are not about tools
 /// or logging, and every notification, go to the handler composed with
-/// [`Server::with_handler`].
+/// [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler).
 #[derive(Debug, Clone)]
 pub struct McpHandler {
     server: Server,
@@ -101,10 +97,10 @@ impl McpHandler {
         self.default_caller.clone()
     }
 
-    /// The handler composed with [`Server::with_handler`], or rmcp's
+    /// The handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), or rmcp's
     /// defaults.
     fn composed(&self) -> &dyn Delegate {
-        &*self.server.delegate
+        self.server.delegate()
     }
 
     /// `config`, the composed handler's, with mcp-light's tools, logging
@@ -121,7 +117,7 @@ impl McpHandler {
 // what the composed handler may advertise.
 #[deny(clippy::missing_trait_methods)]
 impl ServerHandler for McpHandler {
-    /// The composed handler's configuration ([`Server::with_handler`]):
+    /// The composed handler's configuration ([`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)):
     /// its capabilities, instructions and protocol version, with
     /// mcp-light's tools, logging and name.
     fn get_info(&self) -> ServerConfig {
@@ -165,14 +161,13 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.server.list_tools()))
+        Ok(ListToolsResult::with_all_items(
+            self.server.tools().to_vec(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.server
-            .list_tools()
-            .into_iter()
-            .find(|tool| tool.name == name)
+        self.server.tool(name).cloned()
     }
 
     async fn call_tool(
@@ -186,7 +181,7 @@ impl ServerHandler for McpHandler {
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let talk = Talk::new(
             context,
-            std::sync::Arc::clone(&self.server.talkback),
+            std::sync::Arc::clone(self.server.talkback()),
             self.log_level.get(),
             request.input_responses,
             request.request_state,

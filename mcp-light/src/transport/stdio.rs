@@ -106,7 +106,7 @@ impl Server {
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let (client, server_side) = tokio::io::duplex(4096);
     /// let (reader, writer) = tokio::io::split(server_side);
-    /// let server = mcp_light::Server::from_registry()?;
+    /// let server = mcp_light::Server::from_registry().build()?;
     /// tokio::spawn(server.serve_lines(reader, writer, mcp_light::StdioOptions::new()));
     ///
     /// let (from_server, mut to_server) = tokio::io::split(client);
@@ -115,7 +115,7 @@ impl Server {
     /// let mut line = String::new();
     /// BufReader::new(from_server).read_line(&mut line).await.unwrap();
     /// assert!(line.contains("-32700"), "{line}");
-    /// # Ok::<(), mcp_light::RegistryError>(())
+    /// # Ok::<(), mcp_light::BuildError>(())
     /// # }).unwrap();
     /// ```
     pub async fn serve_lines<R, W>(
@@ -130,7 +130,6 @@ impl Server {
     {
         use rmcp::ServiceExt;
 
-        self.check_state()?;
         let transport = LineTransport {
             reader: BufReader::new(reader),
             writer: Arc::new(Mutex::new(writer)),

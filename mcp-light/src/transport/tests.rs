@@ -130,8 +130,9 @@ fn every_rmcp_method_is_composed_or_mcp_lights_own_and_never_both() {
 async fn each_composed_method_reaches_the_handler_and_each_own_one_does_not() {
     let recorder = Recorder::default();
     let handler = Server::from_registry()
-        .unwrap()
         .with_handler(recorder.clone())
+        .build()
+        .unwrap()
         .into_handler(Caller::Process);
     let session = tokio::time::timeout(Duration::from_secs(10), Session::open(handler.clone()))
         .await

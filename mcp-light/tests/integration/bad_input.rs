@@ -63,7 +63,9 @@ async fn an_unknown_field_on_a_closed_schema_is_named() {
 /// the fixtures' `NewDevice` (`deny_unknown_fields`) publishes a closed one.
 #[tokio::test]
 async fn inside_an_argument_unknown_fields_follow_its_type() {
-    let server = Server::from_tools(tools![open_note_subject]).unwrap();
+    let server = Server::from_tools(tools![open_note_subject])
+        .build()
+        .unwrap();
     let top = json!({"note": {"subject": "a"}, "colour": "red"});
     let refused = server.call("open_note_subject", top, Caller::Process).await;
     let message = refused.error_text().unwrap();

@@ -16,7 +16,7 @@ const PATIENCE: Duration = Duration::from_secs(5);
 
 /// Held shut by the blocking tools, opened by the async one.
 #[derive(Default)]
-struct Gate {
+pub struct Gate {
     /// How many blockers are waiting, and whether the gate is open.
     state: Mutex<(usize, bool)>,
     changed: Condvar,
@@ -84,6 +84,11 @@ fn blocking_inline_thread(caller: &Caller) -> String {
 }
 
 fn server() -> (Server, Arc<Gate>) {
+    let (builder, gate) = builder();
+    (builder.build().unwrap(), gate)
+}
+
+fn builder() -> (ServerBuilder, Arc<Gate>) {
     let tools = tools![
         blocking_wait,
         blocking_open,
@@ -93,10 +98,8 @@ fn server() -> (Server, Arc<Gate>) {
         fixtures::explode,
     ];
     let gate = Arc::new(Gate::default());
-    let server = Server::from_tools(tools)
-        .unwrap()
-        .with_shared_state(gate.clone());
-    (server, gate)
+    let builder = Server::from_tools(tools).with_shared_state(gate.clone());
+    (builder, gate)
 }
 
 fn here() -> String {
@@ -198,8 +201,11 @@ fn a_sync_tool_runs_inline_without_a_runtime() {
 /// itself runs on until the gate opens.
 #[tokio::test]
 async fn a_blocked_sync_tool_is_answered_at_the_deadline() {
-    let (server, gate) = server();
-    let server = server.with_tool_deadline(Some(Duration::from_millis(100)));
+    let (builder, gate) = builder();
+    let server = builder
+        .with_tool_deadline(Some(Duration::from_millis(100)))
+        .build()
+        .unwrap();
     let started = Instant::now();
     let answer = server
         .call("blocking_wait", json!({}), Caller::Process)

@@ -28,9 +28,10 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
             .with_max_disk_bytes(0),
     ));
     let server = h
-        .server
-        .clone()
-        .with_shared_store(Some(small.clone() as Arc<dyn ContinuationStore>));
+        .builder()
+        .with_shared_store(Some(small.clone() as Arc<dyn ContinuationStore>))
+        .build()
+        .unwrap();
     let devices = serde_json::to_vec(&*h.inventory.devices.lock().unwrap()).unwrap();
     assert!(devices.len() > 30_000, "the result is over the store's cap");
 
@@ -60,9 +61,13 @@ async fn a_result_the_store_refuses_is_answered_with_a_probe_without_token_not_i
 #[tokio::test]
 async fn a_small_result_the_store_refuses_still_comes_back_whole() {
     let h = Harness::with_devices(5).await;
-    let server = h.server.clone().with_store(MemoryStore::new(
-        MemoryStoreConfig::new().with_max_bytes(600).unwrap(),
-    ));
+    let server = h
+        .builder()
+        .with_store(MemoryStore::new(
+            MemoryStoreConfig::new().with_max_bytes(600).unwrap(),
+        ))
+        .build()
+        .unwrap();
     let answer = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
     assert_eq!(answer.as_array().map(Vec::len), Some(5), "{answer}");
 }
@@ -107,8 +112,10 @@ async fn a_flood_of_filter_keys_is_refused_quickly_and_briefly() {
 #[tokio::test]
 async fn a_large_plain_read_while_the_store_is_down_is_summarized_not_answered_whole() {
     let server = Harness::new()
-        .dispatched()
-        .with_shared_store(Some(Arc::new(DownStore) as Arc<dyn ContinuationStore>));
+        .dispatched_builder()
+        .with_shared_store(Some(Arc::new(DownStore) as Arc<dyn ContinuationStore>))
+        .build()
+        .unwrap();
     let large = json!({"resource": "row", "action": "list", "params": {"n": 300, "width": 100}});
     let answer = server.call("inventory", large, Caller::Process).await;
     assert!(text_len(&answer) < 4_000, "{} bytes", text_len(&answer));

@@ -123,10 +123,11 @@ async fn connect(server: Server) -> RunningService<RoleClient, ()> {
 
 #[tokio::test]
 async fn the_handler_answers_everything_but_tools_and_capabilities_are_merged() {
-    let server = Server::from_registry()
-        .unwrap()
+    let server = crate::fixtures::linked()
         .with_implementation("library", "1.2.3")
-        .with_handler(Library);
+        .with_handler(Library)
+        .build()
+        .unwrap();
     let client = connect(server).await;
 
     let info = client.peer_info().expect("the server introduced itself");
@@ -185,7 +186,7 @@ async fn the_handler_answers_everything_but_tools_and_capabilities_are_merged() 
 
 #[tokio::test]
 async fn a_server_without_a_handler_has_tools_only() {
-    let client = connect(Server::from_registry().unwrap()).await;
+    let client = connect(crate::fixtures::linked().build().unwrap()).await;
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.tools.is_some());
     assert!(info.capabilities.prompts.is_none(), "{info:?}");
@@ -389,10 +390,11 @@ async fn eventually(mut done: impl FnMut() -> bool) -> bool {
 async fn the_handlers_skills_directories_and_tasks_are_answered_by_it_on_both_protocols() {
     for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
         let archive = Archive::default();
-        let server = Server::from_registry()
-            .unwrap()
+        let server = crate::fixtures::linked()
             .with_implementation("archive", "2.0.0")
-            .with_handler(archive.clone());
+            .with_handler(archive.clone())
+            .build()
+            .unwrap();
         let client = connect_as(server, task_client(), version.clone()).await;
 
         // What the handshake announces: the handler's extensions beside
@@ -443,9 +445,10 @@ async fn the_handlers_skills_directories_and_tasks_are_answered_by_it_on_both_pr
 #[tokio::test]
 async fn the_handlers_initialize_sees_the_client_and_its_answer_gains_the_tools() {
     let archive = Archive::default();
-    let server = Server::from_registry()
-        .unwrap()
-        .with_handler(archive.clone());
+    let server = crate::fixtures::linked()
+        .with_handler(archive.clone())
+        .build()
+        .unwrap();
     let client = connect_as(server, task_client(), ProtocolVersion::V_2025_11_25).await;
     assert_eq!(archive.heard().introduced.as_deref(), Some("archivist"));
     let info = client.peer_info().unwrap();
@@ -479,10 +482,11 @@ async fn compose_wait_for_cancellation(ctx: &Context) -> Result<String, ToolErro
 async fn progress_and_cancellations_reach_the_handler_and_a_cancelled_tool_still_stops() {
     let archive = Archive::default();
     let waiting = Arc::new(Waiting::default());
-    let server = Server::from_registry()
-        .unwrap()
+    let server = crate::fixtures::linked()
         .with_shared_state(Arc::clone(&waiting))
-        .with_handler(archive.clone());
+        .with_handler(archive.clone())
+        .build()
+        .unwrap();
     let client = connect_as(server, task_client(), ProtocolVersion::V_2025_11_25).await;
 
     let token = ProgressToken(NumberOrString::String("upload-1".into()));

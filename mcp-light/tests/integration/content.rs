@@ -58,7 +58,13 @@ fn content_json_text() -> String {
 }
 
 fn server() -> Server {
-    Server::from_registry().expect("the test tools register")
+    crate::fixtures::linked()
+        .build()
+        .expect("the test tools register")
+}
+
+fn builder() -> ServerBuilder {
+    crate::fixtures::linked()
 }
 
 #[tokio::test]
@@ -150,8 +156,8 @@ async fn content_reaches_an_rmcp_client_as_sent() {
 
 #[test]
 fn a_content_tool_publishes_no_output_schema_a_json_tool_does() {
-    let server = server().with_output_schemas(true);
-    let tools = server.list_tools();
+    let server = builder().with_output_schemas(true).build().unwrap();
+    let tools = server.tools();
     let schema_of = |name: &str| {
         tools
             .iter()

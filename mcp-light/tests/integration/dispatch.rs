@@ -11,11 +11,7 @@ use serde_json::json;
 use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
 
 fn with_inventory(h: Harness) -> (Harness, Server) {
-    let server = h
-        .server
-        .clone()
-        .with_dispatcher("inventory")
-        .expect("routes are unambiguous");
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     (h, server)
 }
 
@@ -99,8 +95,11 @@ async fn verify_at_the_top_level_returns_the_full_result_through_the_dispatcher(
 
 #[tokio::test]
 async fn a_token_is_refused_to_another_caller_and_through_another_tool() {
-    let (_h, server) = with_inventory(Harness::new());
-    let server = server.with_dispatcher("inventory_two").unwrap();
+    let server = Harness::new()
+        .dispatched_builder()
+        .with_dispatcher("inventory_two")
+        .build()
+        .unwrap();
     let args = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(2)}});
     let envelope = ok_json(
         &server
@@ -166,10 +165,10 @@ async fn an_unknown_token_is_refused_with_how_to_start_again() {
 async fn with_the_store_down_routed_writes_answer_without_a_token() {
     let h = Harness::new();
     let server = h
-        .server
-        .clone()
+        .builder()
         .with_shared_store(Some(Arc::new(DownStore) as Arc<dyn ContinuationStore>))
         .with_dispatcher("inventory")
+        .build()
         .unwrap();
     let args = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(3)}});
     let envelope = ok_json(&server.call("inventory", args, Caller::Process).await);
@@ -196,10 +195,10 @@ async fn with_the_store_down_routed_writes_answer_without_a_token() {
 async fn with_no_store_at_all_routed_writes_answer_without_a_token() {
     let h = Harness::new();
     let server = h
-        .server
-        .clone()
+        .builder()
         .with_shared_store(None)
         .with_dispatcher("inventory")
+        .build()
         .unwrap();
     let args = json!({"resource": "device", "action": "create", "params": {"device": {"name": "a", "site_slug": "s", "role": "r"}}});
     let envelope = ok_json(&server.call("inventory", args, Caller::Process).await);

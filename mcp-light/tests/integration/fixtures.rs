@@ -231,6 +231,22 @@ impl ContinuationStore for DownStore {
     }
 }
 
+/// A builder for every tool linked into this test binary, each module's
+/// tools included, with the host state each takes: one that lacked some
+/// would not build.
+pub fn linked() -> ServerBuilder {
+    Server::from_registry()
+        .with_state(Inventory::default())
+        .with_state(crate::blocking::Gate::default())
+}
+
+/// A builder for a server over every tool above, `inventory` and `store`.
+fn builder(inventory: &Arc<Inventory>, store: &Arc<MemoryStore>) -> ServerBuilder {
+    linked()
+        .with_shared_state(Arc::clone(inventory))
+        .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>))
+}
+
 /// A server over every tool above, its inventory, and its store.
 pub struct Harness {
     pub server: Server,
@@ -242,10 +258,9 @@ impl Harness {
     pub fn new() -> Harness {
         let inventory = Arc::new(Inventory::default());
         let store = Arc::new(MemoryStore::default());
-        let server = Server::from_registry()
-            .expect("the test tools register without clashes")
-            .with_shared_state(Arc::clone(&inventory))
-            .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>));
+        let server = builder(&inventory, &store)
+            .build()
+            .expect("the test tools register without clashes");
         Harness {
             server,
             inventory,
@@ -263,9 +278,21 @@ impl Harness {
         h
     }
 
+    /// A builder for another server over this harness's inventory and
+    /// store, to build with settings of its own.
+    pub fn builder(&self) -> ServerBuilder {
+        builder(&self.inventory, &self.store)
+    }
+
+    /// A builder for a server with every tool behind the `inventory`
+    /// dispatcher too.
+    pub fn dispatched_builder(&self) -> ServerBuilder {
+        self.builder().with_dispatcher("inventory")
+    }
+
     /// The server with every tool behind the `inventory` dispatcher too.
     pub fn dispatched(&self) -> Server {
-        self.server.clone().with_dispatcher("inventory").unwrap()
+        self.dispatched_builder().build().unwrap()
     }
 
     pub fn runs(&self) -> usize {

@@ -37,8 +37,10 @@ async fn a_flood_of_large_results_keeps_the_store_under_its_cap_and_a_quiet_call
         MemoryStoreConfig::new().with_max_bytes(CAP).unwrap(),
     ));
     let server = Harness::new()
-        .dispatched()
-        .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>));
+        .dispatched_builder()
+        .with_shared_store(Some(store.clone() as Arc<dyn ContinuationStore>))
+        .build()
+        .unwrap();
     let read =
         |n: usize| json!({"resource": "row", "action": "list", "params": {"n": n, "width": WIDTH}});
     let bob = || Caller::Session("bob".into());

@@ -23,17 +23,13 @@ fn header_priority(#[header("Priority")] priority: u32) -> u32 {
 }
 
 fn schema_of(server: &Server, tool: &str) -> Value {
-    let tool = server
-        .list_tools()
-        .into_iter()
-        .find(|t| t.name == tool)
-        .unwrap();
+    let tool = server.tools().iter().find(|t| t.name == tool).unwrap();
     Value::Object((*tool.input_schema).clone())
 }
 
 #[test]
 fn the_argument_is_published_with_its_header_name_and_no_other_is() {
-    let server = Server::from_registry().unwrap();
+    let server = crate::fixtures::linked().build().unwrap();
     let schema = schema_of(&server, "header_region_echo");
     assert_eq!(
         schema["properties"]["region"],
@@ -101,7 +97,9 @@ async fn rmcp_checks_the_mirrored_header_against_the_argument() {
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     // Only this module's tools: the others need host state.
-    let server = Server::from_tools(tools![header_region_echo, header_priority]).unwrap();
+    let server = Server::from_tools(tools![header_region_echo, header_priority])
+        .build()
+        .unwrap();
     let serving = tokio::spawn(server.serve_http(listener, async {
         let _ = stopped.await;
     }));

@@ -197,7 +197,7 @@ async fn a_first_call_with_mode_is_told_mode_applies_to_a_redemption() {
 #[tokio::test]
 async fn a_heavy_token_is_refused_to_another_caller_and_through_another_tool() {
     let h = Harness::with_devices(3).await;
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     let probe = ok_json(
         &server
             .call("device_list", json!({}), Caller::Session("alice".into()))
@@ -236,9 +236,10 @@ async fn a_token_expires_with_the_store_ttl() {
     let config = MemoryStoreConfig::new().with_ttl(Duration::from_secs(300));
     let h = Harness::with_devices(3).await;
     let server = h
-        .server
-        .clone()
-        .with_store(MemoryStore::with_clock(config, clock.clone()));
+        .builder()
+        .with_store(MemoryStore::with_clock(config, clock.clone()))
+        .build()
+        .unwrap();
     let probe = ok_json(&server.call("device_list", json!({}), Caller::Process).await);
     let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "full"});
 
@@ -259,7 +260,7 @@ async fn a_token_expires_with_the_store_ttl() {
 #[tokio::test]
 async fn a_routed_bulk_write_token_redeems_a_page_by_default_and_a_single_write_whole() {
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     let bulk = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(30)}});
     let envelope = ok_json(&server.call("inventory", bulk, Caller::Process).await);
     let page = ok_json(
@@ -356,7 +357,7 @@ async fn a_heavy_schema_stays_closed_with_the_negotiation_fields() {
 #[tokio::test]
 async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     let large = json!({"resource": "row", "action": "list", "params": {"n": 300, "width": 100}});
     let probe = ok_json(
         &server
@@ -384,9 +385,11 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
         "a flat read gives no slot for a token: whole"
     );
 
-    let off = server
-        .clone()
-        .with_heavy_config(HeavyConfig::new().with_size_backstop(None));
+    let off = h
+        .dispatched_builder()
+        .with_heavy_config(HeavyConfig::new().with_size_backstop(None))
+        .build()
+        .unwrap();
     assert_eq!(
         ok_json(&off.call("inventory", large.clone(), Caller::Process).await)
             .as_array()
@@ -395,7 +398,11 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
         300
     );
 
-    let low = server.with_heavy_config(HeavyConfig::new().with_size_backstop(Some(1_000)));
+    let low = h
+        .dispatched_builder()
+        .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(1_000)))
+        .build()
+        .unwrap();
     let medium = json!({"resource": "row", "action": "list", "params": {"n": 20, "width": 100}});
     assert!(
         ok_json(&low.call("inventory", medium, Caller::Process).await)
@@ -408,9 +415,10 @@ async fn the_size_backstop_probes_large_reads_where_the_schema_discloses() {
 async fn the_page_size_maximum_is_published_and_configurable() {
     let h = Harness::new();
     let server = h
-        .server
-        .clone()
-        .with_heavy_config(HeavyConfig::new().with_max_page_size(50).unwrap());
+        .builder()
+        .with_heavy_config(HeavyConfig::new().with_max_page_size(50).unwrap())
+        .build()
+        .unwrap();
     let schema = server
         .registry()
         .get("device_list")
@@ -447,10 +455,10 @@ async fn with_the_store_down_no_token_is_handed_out_and_the_outage_is_logged_onc
     let _guard = tracing::subscriber::set_default(CountWarnings(warnings.clone()));
     let h = Harness::with_devices(25).await;
     let server = h
-        .server
-        .clone()
+        .builder()
         .with_shared_store(Some(Arc::new(DownStore) as Arc<dyn ContinuationStore>))
         .with_dispatcher("inventory")
+        .build()
         .unwrap();
 
     let read = ok_json(&server.call("device_list", json!({}), Caller::Process).await);

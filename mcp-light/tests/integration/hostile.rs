@@ -509,7 +509,7 @@ async fn a_megabyte_string_argument_is_refused_naming_the_field_and_the_limit() 
 #[tokio::test]
 async fn the_string_bound_is_the_servers_to_set() {
     let mut h = Harness::new();
-    h.server = h.server.with_max_argument_string(16);
+    h.server = h.builder().with_max_argument_string(16).build().unwrap();
     let args = json!({"devices": new_devices(2)});
     ok_json(&h.call("device_bulk_create", args).await);
     let mut devices = new_devices(2);
@@ -555,8 +555,10 @@ async fn hostile_nap(ms: u64) -> u64 {
 #[tokio::test]
 async fn a_tool_past_its_deadline_is_stopped_with_a_clear_error() {
     let server = Harness::new()
-        .server
-        .with_tool_deadline(Some(Duration::from_millis(100)));
+        .builder()
+        .with_tool_deadline(Some(Duration::from_millis(100)))
+        .build()
+        .unwrap();
     let started = std::time::Instant::now();
     let result = server
         .call("hostile_nap", json!({"ms": 60_000}), Caller::Process)
@@ -603,7 +605,7 @@ async fn binding_errors_speak_json_not_rust() {
 #[tokio::test]
 async fn another_callers_live_token_is_refused_like_an_unknown_one() {
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     let route = json!({"resource": "device", "action": "bulk_create",
                        "params": {"devices": new_devices(2)}});
     let written = server
@@ -622,7 +624,11 @@ async fn another_callers_live_token_is_refused_like_an_unknown_one() {
             .await,
     );
     // The same token on a server that never minted it: unknown there.
-    let elsewhere = Harness::new().server.with_dispatcher("inventory").unwrap();
+    let elsewhere = Harness::new()
+        .builder()
+        .with_dispatcher("inventory")
+        .build()
+        .unwrap();
     let unknown = error_text(
         &elsewhere
             .call("inventory", redeem, Caller::Session("mallory".into()))

@@ -4,6 +4,7 @@
 mod bad_input;
 mod blocking;
 mod bounds;
+mod build;
 mod compose;
 mod content;
 mod disk_tier;

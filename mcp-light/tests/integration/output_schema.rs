@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::fixtures::{Harness, new_devices};
 
 fn tools(server: &Server) -> Vec<Tool> {
-    server.list_tools()
+    server.tools().to_vec()
 }
 
 /// The titles of the shapes a tool's output schema lists.
@@ -39,7 +39,7 @@ fn find<'t>(tools: &'t [Tool], name: &str) -> &'t Tool {
 #[test]
 fn without_the_option_no_tool_publishes_an_output_schema() {
     let h = Harness::new();
-    let server = h.server.with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     assert!(
         tools(&server)
             .iter()
@@ -51,10 +51,11 @@ fn without_the_option_no_tool_publishes_an_output_schema() {
 fn every_tool_lists_the_shapes_of_its_kind() {
     let h = Harness::new();
     let server = h
-        .server
+        .builder()
         .with_dispatcher("inventory")
-        .unwrap()
-        .with_output_schemas(true);
+        .with_output_schemas(true)
+        .build()
+        .unwrap();
     let tools = tools(&server);
     // Every tool but those answering MCP content, which carry no
     // `structuredContent` (the `content` module's).
@@ -100,10 +101,11 @@ fn every_tool_lists_the_shapes_of_its_kind() {
 fn the_envelope_branches_of_the_dispatcher_are_those_of_the_flat_writes() {
     let h = Harness::new();
     let server = h
-        .server
+        .builder()
         .with_dispatcher("inventory")
-        .unwrap()
-        .with_output_schemas(true);
+        .with_output_schemas(true)
+        .build()
+        .unwrap();
     let tools = tools(&server);
     let first_branch = |name: &str| -> Value {
         find(&tools, name).output_schema.as_ref().unwrap()["anyOf"][0].clone()
@@ -196,7 +198,11 @@ fn unnamed_keys<'a>(tool: &Tool, title: &str, answer: &'a Value) -> Vec<&'a str>
 #[tokio::test]
 async fn real_answers_match_their_own_branch_of_the_published_schema() {
     let h = Harness::with_devices(30).await;
-    let server = h.dispatched().with_output_schemas(true);
+    let server = h
+        .dispatched_builder()
+        .with_output_schemas(true)
+        .build()
+        .unwrap();
     let tools = tools(&server);
     let call = async |tool: &str, args: Value| {
         crate::fixtures::ok_json(

@@ -124,9 +124,9 @@ fn arbitrary_arguments_never_panic_binding_or_the_dispatcher() {
     let h = Harness::new();
     let server = h.dispatched();
     let mut tools: Vec<String> = server
-        .list_tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
         // The one tool whose job is to panic.
         .filter(|name| name != "explode")
         .collect();
@@ -294,8 +294,10 @@ fn pages_concatenate_to_the_full_list() {
     let h = Harness::new();
     // Every result is probed, however small.
     let server = h
-        .dispatched()
-        .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(0)));
+        .dispatched_builder()
+        .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(0)))
+        .build()
+        .unwrap();
     check(
         (0usize..60, 1usize..5, 1usize..25),
         |(n, width, page_size)| {

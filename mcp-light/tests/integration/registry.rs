@@ -138,7 +138,7 @@ fn annotations_follow_the_kind() {
 #[test]
 fn only_schemas_with_a_continuation_slot_disclose() {
     let h = Harness::new();
-    let server = h.server.with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     for tool in server.registry().iter() {
         assert_eq!(
             tool.discloses_continuation(),
@@ -176,8 +176,9 @@ fn only_schemas_with_a_continuation_slot_disclose() {
 fn a_dispatcher_may_not_take_a_tool_name() {
     let h = Harness::new();
     let error = h
-        .server
+        .builder()
         .with_dispatcher("device_get")
+        .build()
         .unwrap_err()
         .to_string();
     assert!(
@@ -189,12 +190,8 @@ fn a_dispatcher_may_not_take_a_tool_name() {
 #[test]
 fn tools_list_shows_tools_then_dispatchers() {
     let h = Harness::new();
-    let server = h.server.with_dispatcher("inventory").unwrap();
-    let names: Vec<String> = server
-        .list_tools()
-        .into_iter()
-        .map(|t| t.name.into_owned())
-        .collect();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
+    let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
     assert_eq!(names.last().map(String::as_str), Some("inventory"));
     assert!(
         names.windows(2).take(names.len() - 2).all(|w| w[0] < w[1]),
@@ -207,11 +204,13 @@ fn tools_list_shows_tools_then_dispatchers() {
 /// called.
 #[tokio::test]
 async fn a_tool_linked_in_but_not_named_is_not_served() {
-    let server = Server::from_tools(tools![fixtures::record_get, fixtures::record_create]).unwrap();
+    let server = Server::from_tools(tools![fixtures::record_get, fixtures::record_create])
+        .build()
+        .unwrap();
     let listed: Vec<String> = server
-        .list_tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
         .collect();
     assert_eq!(listed, ["record_create", "record_get"]);
 

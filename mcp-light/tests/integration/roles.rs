@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use mcp_light::prelude::*;
-use mcp_light::{Registry, RegistryError, ToolDef};
+use mcp_light::{BuildError, ToolDef};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -75,8 +75,8 @@ fn roles_tools() -> impl Iterator<Item = &'static ToolDef> {
     .into_iter()
 }
 
-fn server_without_state() -> Server {
-    Server::new(Registry::from_tools(roles_tools()).unwrap())
+fn server_without_state() -> ServerBuilder {
+    Server::from_tools(roles_tools())
 }
 
 #[tokio::test]
@@ -141,8 +141,10 @@ async fn any_error_that_converts_answers_an_error() {
 #[tokio::test]
 async fn state_reads_the_host_state_the_server_shares() {
     let inventory = Arc::new(Inventory::default());
-    let server = server_without_state().with_shared_state(Arc::clone(&inventory));
-    server.check_state().unwrap();
+    let server = server_without_state()
+        .with_shared_state(Arc::clone(&inventory))
+        .build()
+        .unwrap();
     let answer = server.call("roles_count", json!({}), Caller::Process).await;
     assert_eq!(ok_json(&answer), json!(0));
 }
@@ -173,9 +175,9 @@ fn definitions_list_the_state_their_extractors_need() {
 }
 
 #[test]
-fn missing_state_is_reported_when_the_server_is_checked() {
-    let error = server_without_state().check_state().unwrap_err();
-    let RegistryError::MissingState {
+fn a_server_missing_state_is_not_built() {
+    let error = server_without_state().build().unwrap_err();
+    let BuildError::MissingState {
         tool,
         function,
         type_name,
@@ -189,27 +191,10 @@ fn missing_state_is_reported_when_the_server_is_checked() {
     assert!(type_name.ends_with("fixtures::Inventory"), "{type_name}");
     let message = error.to_string();
     assert!(
-        message.contains("`roles_add`") && message.contains("Server::with_state"),
+        message.contains("`roles_add`") && message.contains("ServerBuilder::with_state"),
         "{message}"
     );
 
     // Every tool the harness serves finds its state.
-    Harness::new().server.check_state().unwrap();
-}
-
-#[tokio::test]
-async fn missing_state_at_call_time_is_an_error_result() {
-    let server = server_without_state();
-    let answer = server.call("roles_count", json!({}), Caller::Process).await;
-    let text = error_text(&answer);
-    assert!(text.starts_with("`roles_count` failed: "), "{text}");
-    assert!(
-        text.contains("no state of type") && text.contains("Inventory"),
-        "{text}"
-    );
-    // The server keeps serving.
-    let answer = server
-        .call("roles_whoami", json!({}), Caller::Process)
-        .await;
-    assert_eq!(ok_json(&answer), json!("process"));
+    Harness::new().builder().build().unwrap();
 }

@@ -88,9 +88,13 @@ pub async fn eventually(within: Duration, mut done: impl FnMut() -> bool) -> boo
 
 /// A server over every registered tool, keeping results in `store`.
 pub fn server_over(store: Arc<dyn ContinuationStore>) -> Server {
-    Server::from_registry()
+    builder_over(store)
+        .build()
         .expect("the test tools register without clashes")
-        .with_shared_store(Some(store))
+}
+
+pub fn builder_over(store: Arc<dyn ContinuationStore>) -> ServerBuilder {
+    crate::fixtures::linked().with_shared_store(Some(store))
 }
 
 pub async fn call(server: &Server, tool: &str, args: Value) -> CallToolResult {
@@ -680,9 +684,10 @@ async fn full_over_max_full_bytes_names_the_size_and_the_modes_and_below_it_answ
 
     let bound = 100_000;
     assert!(size > bound as u64);
-    let small = server
-        .clone()
-        .with_heavy_config(HeavyConfig::new().with_max_full_bytes(bound));
+    let small = builder_over(store.clone())
+        .with_heavy_config(HeavyConfig::new().with_max_full_bytes(bound))
+        .build()
+        .unwrap();
     let text = error_text(&call(&small, "stream_rows", full.clone()).await);
     for part in [
         size.to_string().as_str(),
@@ -694,9 +699,10 @@ async fn full_over_max_full_bytes_names_the_size_and_the_modes_and_below_it_answ
         assert!(text.contains(part), "{part} missing from: {text}");
     }
 
-    let exact = server
-        .clone()
-        .with_heavy_config(HeavyConfig::new().with_max_full_bytes(size as usize));
+    let exact = builder_over(store)
+        .with_heavy_config(HeavyConfig::new().with_max_full_bytes(size as usize))
+        .build()
+        .unwrap();
     let whole = ok_json(&call(&exact, "stream_rows", full).await);
     assert!(whole == Value::Array(rows), "at the bound, full is whole");
 }

@@ -10,19 +10,19 @@ use crate::fixtures::{Harness, error_text, new_devices, ok_json};
 fn served(surface: Surface) -> (Harness, Server) {
     let h = Harness::new();
     let server = h
-        .server
-        .clone()
+        .builder()
         .with_dispatcher("inventory")
-        .unwrap()
-        .with_surface(surface);
+        .with_surface(surface)
+        .build()
+        .unwrap();
     (h, server)
 }
 
 fn listed(server: &Server) -> Vec<String> {
     server
-        .list_tools()
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
+        .tools()
+        .iter()
+        .map(|tool| tool.name.to_string())
         .collect()
 }
 

@@ -67,7 +67,7 @@ impl Drop for DropFlag<'_> {
 }
 
 // The tools read their state with `ctx.state`, so that servers of other
-// test modules, which do not register it, still pass `check_state`.
+// test modules, which do not register it, still build.
 
 /// Waits until the end of time.
 #[mcp_tool]
@@ -197,6 +197,10 @@ fn talk_meta(ctx: &Context) -> Value {
 }
 
 fn server(seen: &Arc<Seen>) -> Server {
+    builder(seen).build().unwrap()
+}
+
+fn builder(seen: &Arc<Seen>) -> ServerBuilder {
     let tools = tools![
         talk_progress,
         talk_log,
@@ -211,9 +215,7 @@ fn server(seen: &Arc<Seen>) -> Server {
         talk_together,
         talk_meta,
     ];
-    Server::from_tools(tools)
-        .unwrap()
-        .with_shared_state(Arc::clone(seen))
+    Server::from_tools(tools).with_shared_state(Arc::clone(seen))
 }
 
 // ---- the client ----------------------------------------------------------
@@ -789,7 +791,10 @@ impl ClientHandler for Silent {
 
 #[tokio::test]
 async fn a_client_that_never_answers_times_out_with_an_error_naming_the_timeout() {
-    let server = server(&Arc::default()).with_ask_timeout(Duration::from_millis(100));
+    let server = builder(&Arc::default())
+        .with_ask_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
     let handler = server.into_handler(Caller::Process);
     let silent = Silent(Client::everything());
     let running = connect_handler(handler, silent, ProtocolVersion::V_2025_11_25).await;
@@ -800,7 +805,7 @@ async fn a_client_that_never_answers_times_out_with_an_error_naming_the_timeout(
     assert_eq!(
         failed(&result),
         "`talk_confirm` failed: the client did not answer an elicitation (elicitation/create) \
-         within 100ms (the server's ask timeout, Server::with_ask_timeout)"
+         within 100ms (the server's ask timeout, ServerBuilder::with_ask_timeout)"
     );
 }
 
@@ -960,8 +965,10 @@ async fn on_2026_a_state_is_bound_to_its_arguments_tool_and_server_key() {
     )
     .await;
     // Another server's key does not open it either.
-    let other_server = server(&seen)
+    let other_server = builder(&seen)
         .with_request_state_key(*b"another server's 32-byte secret!")
+        .unwrap()
+        .build()
         .unwrap();
     let elsewhere = stateless(other_server, Client::everything()).await;
     let same_args = params("talk_two_rounds", json!({"greeting": "hi"}));
@@ -971,8 +978,10 @@ async fn on_2026_a_state_is_bound_to_its_arguments_tool_and_server_key() {
 #[tokio::test]
 async fn on_2026_a_state_is_bound_to_its_caller() {
     let seen = Arc::new(Seen::default());
-    let server = server(&seen)
+    let server = builder(&seen)
         .with_request_state_key(*b"one key both callers share, 32b!")
+        .unwrap()
+        .build()
         .unwrap();
     let first = params("talk_two_rounds", json!({"greeting": "hi"}));
     let mine = stateless(server.clone(), Client::everything()).await;

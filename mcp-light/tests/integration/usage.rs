@@ -36,11 +36,13 @@ fn usage(result: &CallToolResult) -> ((u64, u64), (u64, u64)) {
 }
 
 fn reporting(h: &Harness) -> Server {
-    h.server
-        .clone()
+    reporting_builder(h).build().unwrap()
+}
+
+fn reporting_builder(h: &Harness) -> mcp_light::ServerBuilder {
+    h.builder()
         .with_usage_report(true)
         .with_dispatcher("inventory")
-        .unwrap()
 }
 
 async fn call(server: &Server, tool: &str, args: Value) -> CallToolResult {
@@ -175,12 +177,15 @@ async fn an_unknown_tool_and_refused_arguments_are_reported_too() {
 #[tokio::test]
 async fn without_the_report_no_answer_carries_meta() {
     let h = Harness::new();
-    let server = h.server.clone().with_dispatcher("inventory").unwrap();
+    let server = h.builder().with_dispatcher("inventory").build().unwrap();
     let routed = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(3)}});
     let envelope = call(&server, "inventory", routed).await;
     let token = ok_json(&envelope)["continuation_token"].clone();
     let redeemed = call(&server, "inventory", json!({"continuation_token": token})).await;
-    let switched_off = reporting(&h).with_usage_report(false);
+    let switched_off = reporting_builder(&h)
+        .with_usage_report(false)
+        .build()
+        .unwrap();
     let plain = call(&switched_off, "count", json!({"n": 2})).await;
     for result in [envelope, redeemed, plain] {
         assert!(result.meta.is_none(), "{result:?}");

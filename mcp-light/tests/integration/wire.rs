@@ -55,7 +55,7 @@ fn error_of(result: &CallToolResult) -> String {
 #[tokio::test]
 async fn tools_list_publishes_verify_on_writes_and_continuation_where_it_redeems() {
     let h = Harness::new();
-    let wire = Wire::connect(h.server.with_dispatcher("inventory").unwrap()).await;
+    let wire = Wire::connect(h.builder().with_dispatcher("inventory").build().unwrap()).await;
     let tools = wire.client.list_all_tools().await.unwrap();
     let find = |name: &str| {
         tools
@@ -116,7 +116,7 @@ async fn a_bulk_create_answers_the_envelope_as_text_and_structured_content() {
 #[tokio::test]
 async fn a_routed_token_redeems_a_multi_megabyte_result_whole() {
     let h = Harness::new();
-    let wire = Wire::connect(h.server.clone().with_dispatcher("inventory").unwrap()).await;
+    let wire = Wire::connect(h.builder().with_dispatcher("inventory").build().unwrap()).await;
     let records: Vec<Value> = (0..3_000)
         .map(|i| json!({"id": i, "blob": "x".repeat(1_000)}))
         .collect();
@@ -142,7 +142,7 @@ async fn a_routed_token_redeems_a_multi_megabyte_result_whole() {
 #[tokio::test]
 async fn errors_over_the_wire_are_tool_results_and_the_server_keeps_serving() {
     let h = Harness::new();
-    let wire = Wire::connect(h.server.clone().with_dispatcher("inventory").unwrap()).await;
+    let wire = Wire::connect(h.builder().with_dispatcher("inventory").build().unwrap()).await;
 
     let text = error_of(
         &wire

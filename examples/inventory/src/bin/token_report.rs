@@ -20,7 +20,7 @@
 //! measures the envelope, not the storage. Ids are v4 UUIDs drawn from a
 //! seeded stream, so every run counts the same texts.
 //!
-//! The report's server keeps a usage report (`Server::with_usage_report`),
+//! The report's server keeps a usage report (`ServerBuilder::with_usage_report`),
 //! and every answer's `_meta` is checked against the report's own counts:
 //! the answer's tokens, and the echo's as the full result it stands for.
 //!
@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
-use mcp_light::{CallToolResult, Registry, Surface, USAGE_META_KEY, prelude::*};
+use mcp_light::{CallToolResult, Surface, USAGE_META_KEY, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
@@ -256,7 +256,7 @@ async fn three_ways(
 
 async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     let inventory = Arc::new(Inventory::new());
-    let server = report_server(Arc::clone(&inventory)).with_usage_report(true);
+    let server = report_server(Arc::clone(&inventory), true);
     let mut rows = Vec::new();
     for batch in BATCHES {
         let devices = serde_json::to_value(fixture::new_devices(batch, SEED)).unwrap();
@@ -287,30 +287,35 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
     rows
 }
 
-/// A server over the report's own tools and `inventory`'s devices.
-fn report_server(inventory: Arc<Inventory>) -> Server {
+/// A server over the report's own tools and `inventory`'s devices, with
+/// or without the usage report.
+fn report_server(inventory: Arc<Inventory>, usage_report: bool) -> Server {
     let report_tools = tools![device_get, device_create, device_bulk_create, device_list];
-    Server::new(Registry::from_tools(report_tools).expect("the report's tools register"))
+    Server::from_tools(report_tools)
         .with_shared_state(inventory)
         .with_dispatcher(DISPATCHER)
-        .expect("one dispatcher")
+        .with_usage_report(usage_report)
+        .build()
+        .expect("the report's tools register")
 }
 
 /// The inventory example's server as its binary serves it, with no
 /// database: only `tools/list` and answers that run no tool are asked of it.
-fn inventory_server() -> Server {
-    let registry = inventory::tools::registry().expect("the inventory's tools register");
-    Server::new(registry)
+fn inventory_server(surface: Surface, output_schemas: bool) -> Server {
+    Server::from_tools(inventory::tools::all())
         .with_dispatcher(inventory::DISPATCHER)
-        .expect("one dispatcher")
+        .with_surface(surface)
+        .with_output_schemas(output_schemas)
+        .build()
+        .expect("the inventory's tools register")
 }
 
 /// What the inventory's `tools/list` costs, one row per tool: each tool as
 /// it goes on the wire (name, description, input schema, annotations),
 /// counted alone, and what its output schema adds.
 fn tools_list(tokenizers: &Tokenizers) -> String {
-    let server = inventory_server();
-    let with_schemas = server.clone().with_output_schemas(true).list_tools();
+    let server = inventory_server(Surface::default(), false);
+    let with_schemas = inventory_server(Surface::default(), true);
     let mut out = String::from(
         "\n`tools/list` of the inventory example, per tool (the Python original: \
          253 cl100k per tool flat, 373 for its dispatcher), and what `--output-schema` adds:\n\n\
@@ -318,7 +323,7 @@ fn tools_list(tokenizers: &Tokenizers) -> String {
          |---|---:|---:|---:|---:|---:|\n",
     );
     let (mut flat_tools, mut flat_cl100k) = (0, 0);
-    for (tool, schematic) in server.list_tools().into_iter().zip(with_schemas) {
+    for (tool, schematic) in server.tools().iter().zip(with_schemas.tools()) {
         let text = serde_json::to_string(&tool).expect("a tool serializes");
         let (cl100k, o200k) = tokenizers.count(&text);
         let (schema_cl100k, schema_o200k) =
@@ -355,16 +360,15 @@ fn surfaces(tokenizers: &Tokenizers) -> String {
          |---|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for surface in Surface::ALL {
-        let server = inventory_server().with_surface(surface);
-        let plain = serde_json::to_string(&server.list_tools()).unwrap();
-        let schematic =
-            serde_json::to_string(&server.clone().with_output_schemas(true).list_tools()).unwrap();
+        let server = inventory_server(surface, false);
+        let plain = serde_json::to_string(server.tools()).unwrap();
+        let schematic = serde_json::to_string(inventory_server(surface, true).tools()).unwrap();
         let (cl100k, o200k) = tokenizers.count(&plain);
         let (schema_cl100k, schema_o200k) = tokenizers.count(&schematic);
         writeln!(
             out,
             "| {surface} | {} | {} | {cl100k} | {o200k} | {} | {schema_cl100k} | {schema_o200k} |",
-            server.list_tools().len(),
+            server.tools().len(),
             plain.len(),
             schematic.len(),
         )
@@ -378,7 +382,7 @@ fn surfaces(tokenizers: &Tokenizers) -> String {
 /// carries the schema. Each counts the call's arguments (what the agent
 /// writes) and the answer's text (what it reads).
 async fn discovery(tokenizers: &Tokenizers) -> String {
-    let server = inventory_server().with_surface(Surface::Dispatcher);
+    let server = inventory_server(Surface::Dispatcher, false);
     let described = json!({"resource": "device", "action": "create", "describe": true});
     let wrong = json!({"resource": "device", "action": "create", "params": {"name": "edge-01"}});
     let mut out = String::from(
@@ -406,10 +410,9 @@ async fn discovery(tokenizers: &Tokenizers) -> String {
         )
         .unwrap();
     }
-    let flat = inventory_server()
-        .list_tools()
-        .into_iter()
-        .find(|tool| tool.name == "device_create")
+    let flat = inventory_server(Surface::default(), false)
+        .tool("device_create")
+        .cloned()
         .expect("device_create is listed");
     let (cl100k, o200k) = tokenizers.count(&serde_json::to_string(&flat).unwrap());
     writeln!(
@@ -443,7 +446,7 @@ fn check_counts<'a>(summary: &Value, field: &str, values: impl Iterator<Item = &
 async fn summary(tokenizers: &Tokenizers) -> String {
     const DEVICES: usize = 500;
     let inventory = Arc::new(Inventory::new());
-    let server = report_server(Arc::clone(&inventory));
+    let server = report_server(Arc::clone(&inventory), false);
     let new = fixture::new_devices(DEVICES, SEED);
     for device in new.iter().cloned() {
         inventory.add(device);

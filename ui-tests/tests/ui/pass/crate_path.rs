@@ -42,8 +42,7 @@ fn main() {
         .build()
         .unwrap()
         .block_on(async {
-            let server = Server::from_registry().unwrap().with_state(7u64);
-            server.check_state().unwrap();
+            let server = Server::from_registry().with_state(7u64).build().unwrap();
             let added = server
                 .call("device_add", serde_json::json!({"site": "dc"}), Caller::Process)
                 .await;

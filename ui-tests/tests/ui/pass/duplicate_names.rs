@@ -30,5 +30,5 @@ fn main() {
     assert!(message.contains("::a::ping_a`"), "{message}");
     assert!(message.contains("::b::ping_b`"), "{message}");
     assert!(message.contains("rename one function"), "{message}");
-    assert!(Server::from_registry().is_err());
+    assert!(Server::from_registry().build().is_err());
 }

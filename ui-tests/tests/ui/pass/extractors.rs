@@ -79,17 +79,14 @@ fn main() {
         .build()
         .unwrap()
         .block_on(async {
-            let bare = Server::from_registry().unwrap();
-            let missing = bare.check_state().unwrap_err().to_string();
-            assert!(missing.contains("Server::with_state"), "{missing}");
-            let answer = bare.call("hit", json!({"by": 1}), Caller::Process).await;
-            assert_eq!(answer.is_error, Some(true));
+            let missing = Server::from_registry().build().unwrap_err().to_string();
+            assert!(missing.contains("ServerBuilder::with_state"), "{missing}");
 
             let server = Server::from_registry()
-                .unwrap()
                 .with_state(Counter::default())
-                .with_state(Greeting("hello"));
-            server.check_state().unwrap();
+                .with_state(Greeting("hello"))
+                .build()
+                .unwrap();
             let hit = server.call("hit", json!({"by": 2}), Caller::Process).await;
             assert_eq!(hit.structured_content.unwrap(), json!({"result": 2}));
             let who = server

@@ -68,8 +68,7 @@ fn main() {
         device_list,
         device_count,
         sites::sites,
-    ])
-    .unwrap();
+    ]).build().unwrap();
     let tools: Vec<_> = server
         .registry()
         .iter()

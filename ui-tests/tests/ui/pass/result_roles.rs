@@ -65,7 +65,7 @@ fn main() {
         .build()
         .unwrap()
         .block_on(async {
-            let server = Server::from_registry().unwrap();
+            let server = Server::from_registry().build().unwrap();
             let call = |tool: &'static str, args| server.call(tool, args, Caller::Process);
 
             let found = call("device_find", json!({"id": 1})).await;

@@ -37,7 +37,7 @@ use mcp_light::auth::OAuthResource;
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 #[cfg(feature = "redis")]
 use mcp_light::store::{RedisStore, RedisStoreConfig};
-use mcp_light::{HttpOptions, Server};
+use mcp_light::{HttpOptions, ServerBuilder};
 
 use crate::cli::{Cli, Store};
 
@@ -77,13 +77,14 @@ async fn run(cli: Cli) -> Result<(), String> {
         .read_blocking(db::count_devices)
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
-    let server = inventory::server(db).map_err(|e| e.to_string())?;
-    let server = with_store(server, &cli).await?;
+    let server = with_store(inventory::server(db), &cli).await?;
     #[cfg(feature = "usage")]
     let server = server.with_usage_report(cli.usage);
     let server = server
         .with_surface(cli.surface)
-        .with_output_schemas(cli.output_schema);
+        .with_output_schemas(cli.output_schema)
+        .build()
+        .map_err(|e| e.to_string())?;
     let auth = auth(&cli)?;
 
     match cli.http {
@@ -156,7 +157,7 @@ fn seed(db: &Db, count: usize) -> Result<(), String> {
 
 /// `server` keeping continuation results where `--store` says, for
 /// `--token-ttl`, at most `--store-max-mb` of them in memory.
-async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
+async fn with_store(server: ServerBuilder, cli: &Cli) -> Result<ServerBuilder, String> {
     let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
     match &cli.store {
         Store::Memory => {
@@ -186,7 +187,11 @@ async fn with_store(server: Server, cli: &Cli) -> Result<Server, String> {
 
 /// `server` keeping continuation results in the Redis at `url`.
 #[cfg(feature = "redis")]
-async fn redis_store(server: Server, url: &str, ttl: Duration) -> Result<Server, String> {
+async fn redis_store(
+    server: ServerBuilder,
+    url: &str,
+    ttl: Duration,
+) -> Result<ServerBuilder, String> {
     let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
         .map_err(|e| format!("--store: {e}"))?;
     // A password stays out of the log.
@@ -202,7 +207,7 @@ async fn redis_store(server: Server, url: &str, ttl: Duration) -> Result<Server,
 }
 
 #[cfg(not(feature = "redis"))]
-async fn redis_store(_: Server, _: &str, _: Duration) -> Result<Server, String> {
+async fn redis_store(_: ServerBuilder, _: &str, _: Duration) -> Result<ServerBuilder, String> {
     Err(cli::missing_feature("--store redis://…", "redis"))
 }
 
