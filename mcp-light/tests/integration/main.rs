@@ -15,6 +15,7 @@ mod heavy;
 mod hostile;
 mod layering;
 mod output_schema;
+mod panics;
 mod properties;
 #[cfg(feature = "redis")]
 mod redis_store;
