@@ -446,17 +446,18 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
 /// Takes the parameters from the call and calls the function, binding
 /// `__ret`; a failed extraction answers the call, and the function does not
 /// run. A synchronous function runs, with its extractions, where blocking
-/// is allowed (`mcp_light::__private::run_sync`), unless it is `inline`;
-/// an `async fn` is awaited where it is.
+/// is allowed (`mcp_light::__private::run_sync`), unless it is `inline`,
+/// and a panic there answers the call as an error; an `async fn` is
+/// awaited where it is.
 fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> TokenStream {
     let krate = &plan.krate;
     let fn_ident = &plan.tool.item.sig.ident;
-    let rejected = quote! {
-        ::core::result::Result::Err(error) => {
-            return #krate::__private::rejected(&__responder, error);
-        }
-    };
     if plan.tool.item.sig.asyncness.is_some() || plan.inline {
+        let rejected = quote! {
+            ::core::result::Result::Err(error) => {
+                return #krate::__private::rejected(&__responder, error);
+            }
+        };
         let await_ = plan.tool.item.sig.asyncness.map(|_| quote!(.await));
         let extractions = extractions.iter().map(|(binding, taken)| {
             quote! {
@@ -485,8 +486,13 @@ fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> To
         )
         .await
         {
-            ::core::result::Result::Ok(ret) => ret,
-            #rejected
+            ::core::result::Result::Ok(::core::result::Result::Ok(ret)) => ret,
+            ::core::result::Result::Ok(::core::result::Result::Err(error)) => {
+                return #krate::__private::rejected(&__responder, error);
+            }
+            ::core::result::Result::Err(unfinished) => {
+                return #krate::__private::unfinished(&__responder, unfinished);
+            }
         };
     }
 }

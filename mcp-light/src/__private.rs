@@ -12,7 +12,7 @@ pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::light_key::BulkItem;
-pub use crate::offload::run_sync;
+pub use crate::offload::{Unfinished, run_sync};
 pub use crate::output::{ToolResult, answer_kind, kind};
 pub use crate::state::StateIsNotAnArgument;
 pub use crate::store::BoxFuture;
@@ -32,6 +32,12 @@ pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 /// tool does not run.
 pub fn rejected(responder: &Responder, error: crate::ToolError) -> rmcp::model::CallToolResult {
     responder.failed(error)
+}
+
+/// The answer of a call whose synchronous function did not finish on the
+/// blocking pool: it panicked, or the runtime dropped it.
+pub fn unfinished(responder: &Responder, unfinished: Unfinished) -> rmcp::model::CallToolResult {
+    unfinished.answer(responder.tool)
 }
 
 /// Whether `def` is a retrieve tool (`#[mcp_tool(action = "retrieve")]`),

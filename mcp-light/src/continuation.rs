@@ -385,7 +385,8 @@ impl Redemption<'_> {
         let mut served = off_workers(body.len(), move || {
             serve_stored(&body, origin, &negotiation, &config, &tool, &start_again)
         })
-        .await;
+        .await
+        .unwrap_or_else(|unfinished| unfinished.answer(&self.called.tool));
         if let Some(usage) = self.usage.filter(|_| served.is_error != Some(true)) {
             let full = Digest::counts_in(entry.digest.as_deref())
                 .unwrap_or_else(|| usage.count_stored(&entry.body));

@@ -8,12 +8,8 @@
 //! is kept for a token goes through [`Continuations`]. The flat path and the
 //! dispatcher share all of it.
 
-use std::any::Any;
 use std::future::Future;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 
 use rmcp::model::CallToolResult;
 use serde::Serialize;
@@ -426,47 +422,4 @@ enum Stash {
 
 fn envelope(envelope: LeanEnvelope) -> CallToolResult {
     shaped_result(&envelope)
-}
-
-/// Runs `invoke` on `invocation`, a panic in the tool answered as an error
-/// naming it, so one bad tool cannot take the server down.
-pub(crate) fn run_guarded(invoke: InvokeFn, invocation: Invocation) -> Guarded {
-    let tool = invocation.responder.tool;
-    Guarded {
-        tool,
-        run: invoke(invocation),
-    }
-}
-
-fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned())
-}
-
-/// A tool's run whose panics come out as error answers.
-pub(crate) struct Guarded {
-    tool: &'static str,
-    run: BoxFuture<'static, CallToolResult>,
-}
-
-impl Future for Guarded {
-    type Output = CallToolResult;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<CallToolResult> {
-        let run = &mut self.run;
-        match catch_unwind(AssertUnwindSafe(|| run.as_mut().poll(cx))) {
-            Ok(poll) => poll,
-            Err(panic) => {
-                let tool = self.tool;
-                let message = panic_message(panic.as_ref());
-                tracing::error!(tool, %message, "tool panicked");
-                Poll::Ready(error_result(format!(
-                    "`{tool}` failed: it panicked: {message}"
-                )))
-            }
-        }
-    }
 }

@@ -30,6 +30,7 @@ use tokio::sync::mpsc;
 use crate::error::{IntoToolError, ToolError};
 use crate::invoke::Responder;
 use crate::keep;
+use crate::offload::Unfinished;
 use crate::output::ToolResult;
 
 /// How many batches of items wait between a blocking producer and the
@@ -254,7 +255,10 @@ impl<T: Send + 'static> Stream for Blocking<T> {
         let ended = std::task::ready!(Pin::new(producer).poll(cx));
         self.producer = None;
         Poll::Ready(match ended {
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) if error.is_panic() => {
+                let unfinished = Unfinished::panicked(error.into_panic().as_ref());
+                Some(Err(ToolError::new(unfinished.to_string())))
+            }
             _ => None,
         })
     }

@@ -1,10 +1,10 @@
 //! Bounds on one call, whatever the transport: how long a string its
 //! arguments may carry, and how long its tool may run.
 
+mod alarm;
+
 use std::future::Future;
-use std::panic::catch_unwind;
 use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use rmcp::model::CallToolResult;
 
 use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
+use alarm::Alarm;
 
 /// How long a tool may run unless the server says otherwise
 /// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
@@ -46,7 +47,7 @@ impl CallLimits {
         Deadline {
             run,
             limit: self.tool_deadline,
-            sleep: None,
+            alarm: None,
             tool,
         }
     }
@@ -58,7 +59,7 @@ impl CallLimits {
 pub(crate) struct Deadline<'t, F> {
     run: F,
     limit: Option<Duration>,
-    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    alarm: Option<Alarm>,
     tool: &'t str,
 }
 
@@ -73,17 +74,8 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
         let Some(limit) = this.limit else {
             return Poll::Pending;
         };
-        let sleep = match &mut this.sleep {
-            Some(sleep) => sleep,
-            None => match timer(limit) {
-                Some(sleep) => this.sleep.insert(sleep),
-                None => {
-                    this.limit = None;
-                    return Poll::Pending;
-                }
-            },
-        };
-        match sleep.as_mut().poll(cx) {
+        let alarm = this.alarm.get_or_insert_with(|| alarm::alarm(limit));
+        match Pin::new(alarm).poll(cx) {
             Poll::Ready(()) => {
                 tracing::warn!(tool = %this.tool, ?limit, "a tool ran past its deadline and was stopped");
                 Poll::Ready(error_result(format!(
@@ -95,32 +87,6 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
                 )))
             }
             Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-/// The runtimes found built without their time driver.
-static WITHOUT_TIMER: Mutex<Vec<tokio::runtime::Id>> = Mutex::new(Vec::new());
-
-/// A sleep of `limit` on the runtime's timer; `None` on a runtime built
-/// without its time driver (`Builder::enable_time`), whose tool runs then
-/// have no deadline. Tokio offers no way to ask, so the first sleep on such
-/// a runtime panics, once, and the runtime is remembered.
-fn timer(limit: Duration) -> Option<Pin<Box<tokio::time::Sleep>>> {
-    let runtime = tokio::runtime::Handle::try_current().ok()?.id();
-    let without = || WITHOUT_TIMER.lock().unwrap_or_else(PoisonError::into_inner);
-    if without().contains(&runtime) {
-        return None;
-    }
-    match catch_unwind(|| Box::pin(tokio::time::sleep(limit))) {
-        Ok(sleep) => Some(sleep),
-        Err(_) => {
-            tracing::warn!(
-                "this tokio runtime was built without its time driver, so tools run on it \
-                 without a deadline: build it with `enable_time()` or `enable_all()`"
-            );
-            without().push(runtime);
-            None
         }
     }
 }
@@ -138,7 +104,96 @@ fn human(limit: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::panic;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::thread;
+    use std::time::Instant;
+
     use super::*;
+
+    fn text(result: &CallToolResult) -> String {
+        serde_json::to_string(&result.content).unwrap()
+    }
+
+    /// A runtime without its time driver, as
+    /// `Builder::new_current_thread().build()` makes.
+    fn without_a_timer() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    }
+
+    /// A tool's run that waits `wait`, on a thread of its own, then
+    /// answers.
+    fn waits(wait: Duration) -> Pin<Box<dyn Future<Output = CallToolResult> + Send>> {
+        let (done, answered) = tokio::sync::oneshot::channel();
+        thread::spawn(move || {
+            thread::sleep(wait);
+            let _ = done.send(());
+        });
+        Box::pin(async move {
+            let _ = answered.await;
+            CallToolResult::success(Vec::new())
+        })
+    }
+
+    fn limits(deadline: Duration) -> CallLimits {
+        CallLimits {
+            tool_deadline: Some(deadline),
+            ..CallLimits::default()
+        }
+    }
+
+    /// Counts the panics this thread reports to the panic hook while
+    /// `work` runs; others reach the hook as before.
+    fn panics_here<T>(work: impl FnOnce() -> T) -> (T, usize) {
+        let counted = Arc::new(AtomicUsize::new(0));
+        let previous: Arc<dyn Fn(&panic::PanicHookInfo<'_>) + Send + Sync> =
+            Arc::from(panic::take_hook());
+        let here = thread::current().id();
+        {
+            let (counted, previous) = (Arc::clone(&counted), Arc::clone(&previous));
+            panic::set_hook(Box::new(move |info| {
+                if thread::current().id() == here {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                previous(info);
+            }));
+        }
+        let done = work();
+        drop(panic::take_hook());
+        panic::set_hook(Box::new(move |info| previous(info)));
+        (done, counted.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn the_deadline_holds_on_a_runtime_without_its_time_driver_and_nothing_panics() {
+        let runtime = without_a_timer();
+        let started = Instant::now();
+        let (answer, panics) = panics_here(|| {
+            let run = limits(Duration::from_millis(50)).within_deadline("dawdle", waits(PATIENCE));
+            runtime.block_on(run)
+        });
+        assert_eq!(panics, 0, "a panic was printed");
+        assert_eq!(answer.is_error, Some(true));
+        assert!(text(&answer).contains("`dawdle` did not finish within 50 ms"));
+        assert!(started.elapsed() < PATIENCE);
+    }
+
+    #[test]
+    fn a_run_that_waits_but_finishes_in_time_answers_on_a_runtime_without_its_time_driver() {
+        let runtime = without_a_timer();
+        let (answer, panics) = panics_here(|| {
+            let run = limits(PATIENCE).within_deadline("brisk", waits(Duration::from_millis(20)));
+            runtime.block_on(run)
+        });
+        assert_eq!(panics, 0, "a panic was printed");
+        assert_eq!(answer.is_error, Some(false));
+    }
+
+    /// Long enough that a deadline of milliseconds has surely rung.
+    const PATIENCE: Duration = Duration::from_secs(5);
 
     #[test]
     fn deadlines_read_as_people_write_them() {

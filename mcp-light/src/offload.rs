@@ -2,21 +2,65 @@
 //! pool, so one large result does not stall the other calls those workers
 //! serve.
 
+use std::any::Any;
+
+use rmcp::model::CallToolResult;
+
+use crate::answer::error_result;
+
 /// Results of at least this many bytes are worked on (summarized,
 /// filtered, parsed from the store) off the runtime's async workers, so a
 /// large one does not stall the other calls those workers serve. Smaller
 /// ones stay inline: handing work to another thread costs more than they do.
 pub(crate) const OFF_WORKERS_BYTES: usize = 256 << 10;
 
+/// Work that did not run to its end: it panicked, or the runtime dropped
+/// it. A call whose tool or answer comes to this answers
+/// "`tool` failed: " and this error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unfinished {
+    /// The work panicked, with this message.
+    #[error("it panicked: {0}")]
+    Panicked(String),
+    /// The runtime dropped the work before it finished: it is shutting
+    /// down.
+    #[error("it was cancelled: the runtime shut down before it finished")]
+    Cancelled,
+}
+
+impl Unfinished {
+    /// The work panicked with `payload`, what `catch_unwind` or a
+    /// `JoinError` hands back.
+    pub(crate) fn panicked(payload: &(dyn Any + Send)) -> Unfinished {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string panic payload".to_owned());
+        Unfinished::Panicked(message)
+    }
+
+    /// The error answer of a call of `tool` that came to this; a panic is
+    /// logged, as the server's own failure.
+    pub(crate) fn answer(&self, tool: &str) -> CallToolResult {
+        if let Unfinished::Panicked(message) = self {
+            tracing::error!(tool, %message, "tool panicked");
+        }
+        error_result(format!("`{tool}` failed: {self}"))
+    }
+}
+
 /// Runs `work` on a thread of the runtime's blocking pool when `size` is
 /// at least [`OFF_WORKERS_BYTES`] and a runtime is at hand, and inline
-/// otherwise. A panic in `work` resumes here, as if it had run inline.
+/// otherwise. A panic in `work` off the workers comes back as
+/// [`Unfinished`]; inline it unwinds, as any inline code does.
 pub(crate) async fn off_workers<T: Send + 'static>(
     size: usize,
     work: impl FnOnce() -> T + Send + 'static,
-) -> T {
+) -> Result<T, Unfinished> {
     if size < OFF_WORKERS_BYTES {
-        return work();
+        return Ok(work());
     }
     run_sync(work).await
 }
@@ -25,24 +69,39 @@ pub(crate) async fn off_workers<T: Send + 'static>(
 /// thread of the runtime's blocking pool, on a multi-thread and a
 /// current-thread runtime alike, so that the async workers go on serving
 /// other calls; inline when no tokio runtime is at hand. The caller's
-/// tracing span goes with it. A panic in `work` resumes here, as if it had
-/// run inline, where the tool's panic guard answers it.
+/// tracing span goes with it. A panic in `work` on the pool, or the
+/// runtime dropping it, comes back as [`Unfinished`]; inline, a panic
+/// unwinds to the call's own boundary.
 ///
 /// Not `block_in_place`, though it costs less on a multi-thread runtime:
 /// it panics on a current-thread one, and it keeps the calling task from
 /// running until `work` returns, so a tool's deadline, the client's
 /// cancellation and a `join!` sibling would all wait for a tool that
 /// hangs.
-pub async fn run_sync<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+///
+/// ```
+/// use mcp_light::__private::{Unfinished, run_sync};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(run_sync(|| 6 * 7).await, Ok(42));
+/// let broke = run_sync(|| -> u8 { panic!("the disk is gone") }).await;
+/// assert_eq!(broke, Err(Unfinished::Panicked("the disk is gone".to_owned())));
+/// # });
+/// ```
+pub async fn run_sync<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Unfinished> {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return work();
+        return Ok(work());
     };
     let span = tracing::Span::current();
-    match handle.spawn_blocking(move || span.in_scope(work)).await {
-        Ok(done) => done,
-        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-        Err(error) => panic!("work moved off the async workers did not finish: {error}"),
-    }
+    handle
+        .spawn_blocking(move || span.in_scope(work))
+        .await
+        .map_err(|error| match error.try_into_panic() {
+            Ok(payload) => Unfinished::panicked(payload.as_ref()),
+            Err(_) => Unfinished::Cancelled,
+        })
 }
 
 #[cfg(test)]
@@ -58,21 +117,59 @@ mod tests {
     #[tokio::test]
     async fn small_work_runs_inline_and_large_work_on_another_thread() {
         let caller = here();
-        assert_eq!(off_workers(OFF_WORKERS_BYTES - 1, here).await, caller);
-        assert_ne!(off_workers(OFF_WORKERS_BYTES, here).await, caller);
+        assert_eq!(off_workers(OFF_WORKERS_BYTES - 1, here).await, Ok(caller));
+        assert_ne!(off_workers(OFF_WORKERS_BYTES, here).await, Ok(caller));
     }
 
     #[test]
     fn without_a_runtime_large_work_runs_inline() {
         let caller = here();
         let ran = outside_a_runtime::block_on(off_workers(usize::MAX, here));
-        assert_eq!(ran, caller);
+        assert_eq!(ran, Ok(caller));
     }
 
     #[tokio::test]
-    #[should_panic(expected = "the summary broke")]
-    async fn a_panic_off_the_workers_resumes_in_the_caller() {
-        off_workers(usize::MAX, || panic!("the summary broke")).await
+    async fn a_panic_off_the_workers_comes_back_as_an_error() {
+        let broke = off_workers(usize::MAX, || -> () { panic!("the summary broke") }).await;
+        assert_eq!(
+            broke,
+            Err(Unfinished::Panicked("the summary broke".to_owned()))
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panic_with_a_formatted_message_keeps_it() {
+        let depth = 3;
+        let broke = run_sync(move || -> () { panic!("exploded at depth {depth}") }).await;
+        assert_eq!(
+            broke,
+            Err(Unfinished::Panicked("exploded at depth 3".to_owned()))
+        );
+    }
+
+    /// Work handed to the blocking pool of a runtime shutting down is
+    /// dropped unstarted: an error, not a panic.
+    #[test]
+    fn work_the_runtime_drops_is_cancelled() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let handle = runtime.handle().clone();
+        drop(runtime);
+        let _inside = handle.enter();
+        let ended = outside_a_runtime::block_on(run_sync(|| ()));
+        assert_eq!(ended, Err(Unfinished::Cancelled));
+    }
+
+    #[test]
+    fn a_panic_answers_the_tool_failing() {
+        let answer = Unfinished::Panicked("boom".to_owned()).answer("explode");
+        assert_eq!(answer.is_error, Some(true));
+        let text = serde_json::to_string(&answer.content).unwrap();
+        assert!(
+            text.contains("`explode` failed: it panicked: boom"),
+            "{text}"
+        );
     }
 
     /// Polls a future to completion on this thread, outside any runtime.

@@ -11,30 +11,21 @@
 //! call's asks (`mcp-light/0`, `mcp-light/1`, …).
 
 use std::borrow::Cow;
-use std::future::Future;
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    ClientCapabilities, ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction,
-    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
-    ServerRequest,
-};
 #[allow(deprecated)]
-use rmcp::model::{
-    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ListRootsRequest,
-    ListRootsResult,
-};
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
 
 use super::Context;
 use super::peer::Talk;
+use super::rounds::Found;
+use super::want::{Roots, Unanswerable, Want};
 use crate::ToolError;
-use crate::roundtrip::{self, Carried};
 
 /// What the user did with an elicitation: answered it, declined it, or
 /// dismissed it without choosing.
@@ -55,294 +46,6 @@ pub struct Ask<'c> {
     key: Option<Cow<'c, str>>,
 }
 
-/// What an ask wants from the client.
-#[allow(deprecated)]
-enum Want {
-    Elicit(ElicitRequestParams),
-    Sample(CreateMessageRequestParams),
-    Roots,
-}
-
-/// What the client answered.
-#[allow(deprecated)]
-enum Answer {
-    Elicit(rmcp::model::ElicitResult),
-    Sample(Box<CreateMessageResult>),
-    Roots(ListRootsResult),
-}
-
-#[allow(deprecated)]
-impl Want {
-    /// What the request is, for messages.
-    fn what(&self) -> &'static str {
-        match self {
-            Want::Elicit(ElicitRequestParams::UrlElicitationParams { .. }) => {
-                "a URL elicitation (elicitation/create)"
-            }
-            Want::Elicit(_) => "an elicitation (elicitation/create)",
-            Want::Sample(_) => "a sampling request (sampling/createMessage)",
-            Want::Roots => "a roots request (roots/list)",
-        }
-    }
-
-    /// Why the client cannot answer it, if it cannot: the capability it
-    /// did not declare, or a request it would refuse.
-    fn unanswerable(&self, capabilities: Option<&ClientCapabilities>) -> Option<Unanswerable> {
-        let undeclared = |capability: &'static str| Unanswerable::Undeclared {
-            capability,
-            message: format!(
-                "the client did not declare the `{capability}` capability, so it cannot answer \
-                 {}; check `ctx.client_capabilities()` first, or do without",
-                self.what()
-            ),
-        };
-        let caps = capabilities.cloned().unwrap_or_default();
-        match self {
-            Want::Elicit(ElicitRequestParams::UrlElicitationParams { .. }) => caps
-                .elicitation
-                .is_none_or(|e| e.url.is_none())
-                .then(|| undeclared("elicitation.url")),
-            Want::Elicit(_) => caps
-                .elicitation
-                // A bare `elicitation: {}` declares form mode.
-                .is_none_or(|e| e.form.is_none() && e.url.is_some())
-                .then(|| undeclared("elicitation.form")),
-            Want::Sample(params) => match &caps.sampling {
-                None => Some(undeclared("sampling")),
-                Some(sampling)
-                    if (params.tools.is_some() || params.tool_choice.is_some())
-                        && sampling.tools.is_none() =>
-                {
-                    Some(undeclared("sampling.tools"))
-                }
-                Some(_) => params.validate().err().map(|problem| {
-                    Unanswerable::Invalid(format!("the sampling request is invalid: {problem}"))
-                }),
-            },
-            Want::Roots => caps.roots.is_none().then(|| undeclared("roots")),
-        }
-    }
-
-    fn into_input_request(self) -> InputRequest {
-        match self {
-            Want::Elicit(params) => InputRequest::Elicitation(ElicitRequest::new(params)),
-            Want::Sample(params) => InputRequest::CreateMessage(CreateMessageRequest::new(params)),
-            Want::Roots => InputRequest::ListRoots(ListRootsRequest::default()),
-        }
-    }
-
-    fn into_server_request(self) -> ServerRequest {
-        match self {
-            Want::Elicit(params) => ServerRequest::ElicitRequest(ElicitRequest::new(params)),
-            Want::Sample(params) => {
-                ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
-            }
-            Want::Roots => ServerRequest::ListRootsRequest(ListRootsRequest::default()),
-        }
-    }
-
-    fn kind(&self) -> Kind {
-        match self {
-            Want::Elicit(_) => Kind::Elicit,
-            Want::Sample(_) => Kind::Sample,
-            Want::Roots => Kind::Roots,
-        }
-    }
-}
-
-/// What kind of answer a request expects.
-#[derive(Clone, Copy)]
-enum Kind {
-    Elicit,
-    Sample,
-    Roots,
-}
-
-impl Kind {
-    /// The client's answer, from an `inputResponses` entry.
-    fn parse(self, value: Value) -> Result<Answer, serde_json::Error> {
-        Ok(match self {
-            Kind::Elicit => Answer::Elicit(serde_json::from_value(value)?),
-            Kind::Sample => Answer::Sample(Box::new(serde_json::from_value(value)?)),
-            Kind::Roots => Answer::Roots(serde_json::from_value(value)?),
-        })
-    }
-
-    /// The client's answer, from its response to the request.
-    fn accept(self, result: ClientResult) -> Option<Answer> {
-        match (self, result) {
-            (Kind::Elicit, ClientResult::ElicitResult(result)) => Some(Answer::Elicit(result)),
-            (Kind::Sample, ClientResult::CreateMessageResult(result)) => {
-                Some(Answer::Sample(result))
-            }
-            (Kind::Roots, ClientResult::ListRootsResult(result)) => Some(Answer::Roots(result)),
-            _ => None,
-        }
-    }
-}
-
-/// One call's asks on protocol 2026-07-28: the answers it came with, and
-/// the requests its tool made that no answer met yet.
-#[derive(Debug)]
-pub(crate) struct Rounds {
-    responses: Option<InputResponses>,
-    state: Option<String>,
-    /// What the sealed state is bound to, set before the tool runs.
-    binding: OnceLock<[u8; 32]>,
-    inner: Mutex<RoundsInner>,
-    /// Signalled when an ask is left waiting, or refused the call.
-    waiting: Notify,
-}
-
-#[derive(Debug, Default)]
-struct RoundsInner {
-    /// The answers of earlier rounds, once the state was opened.
-    carried: Option<Carried>,
-    /// Every answer this round's asks found, carried into the next round.
-    used: Carried,
-    /// The requests no answer met yet.
-    pending: InputRequests,
-    /// Why the call is refused instead: a forged state, an answer of the
-    /// wrong shape.
-    refusal: Option<ErrorData>,
-    /// How many asks the tool made so far.
-    asks: usize,
-}
-
-/// What an ask comes to.
-enum Found {
-    Answer(Answer),
-    /// Left waiting for the next round, or the call is refused: the tool
-    /// never gets past this ask in this round.
-    Wait,
-}
-
-impl Rounds {
-    pub(crate) fn new(responses: Option<InputResponses>, state: Option<String>) -> Rounds {
-        Rounds {
-            responses,
-            state,
-            binding: OnceLock::new(),
-            inner: Mutex::new(RoundsInner::default()),
-            waiting: Notify::new(),
-        }
-    }
-
-    /// Binds the state to the caller, the tools and the arguments.
-    pub(crate) fn bind(&self, identity: &str, called: &str, tool: &str, args: &Map<String, Value>) {
-        let _ = self
-            .binding
-            .set(roundtrip::binding(identity, called, tool, args));
-    }
-
-    fn binding(&self) -> &[u8] {
-        self.binding.get().map_or(&[], |binding| binding.as_slice())
-    }
-
-    /// The answer to the ask `key` wanting `want`, or none yet.
-    fn find(&self, talk: &Talk, key: Option<&str>, want: Want) -> Found {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = match key {
-            Some(key) => key.to_owned(),
-            None => format!("mcp-light/{}", inner.asks),
-        };
-        inner.asks += 1;
-        if inner.refusal.is_some() {
-            return Found::Wait;
-        }
-        if inner.carried.is_none() {
-            let carried = match &self.state {
-                None => Some(Carried::default()),
-                Some(sealed) => talk.talkback.open(sealed, self.binding()),
-            };
-            match carried {
-                Some(carried) => inner.carried = Some(carried),
-                None => return self.refuse(&mut inner, forged_state()),
-            }
-        }
-        let answer = inner
-            .carried
-            .as_ref()
-            .and_then(|carried| carried.answers.get(&key))
-            .or_else(|| self.responses.as_ref().and_then(|r| r.get(&key)))
-            .cloned();
-        match answer {
-            Some(value) => match want.kind().parse(value.clone()) {
-                Ok(answer) => {
-                    inner.used.answers.insert(key, value);
-                    Found::Answer(answer)
-                }
-                Err(error) => {
-                    let problem = format!(
-                        "inputResponses[\"{key}\"] is not an answer to {}: {error}; \
-                         send the client's result for that request",
-                        want.what()
-                    );
-                    self.refuse(&mut inner, ErrorData::invalid_params(problem, None))
-                }
-            },
-            None => {
-                inner.pending.insert(key, want.into_input_request());
-                self.waiting.notify_one();
-                Found::Wait
-            }
-        }
-    }
-
-    fn refuse(&self, inner: &mut RoundsInner, error: ErrorData) -> Found {
-        inner.refusal = Some(error);
-        self.waiting.notify_one();
-        Found::Wait
-    }
-
-    /// Refuses the whole call with `error` (the first refusal stands); the
-    /// tool is stopped at the ask that caused it.
-    fn refuse_call(&self, error: ErrorData) {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if inner.refusal.is_none() {
-            self.refuse(&mut inner, error);
-        }
-    }
-
-    /// Completes when an ask is left waiting or refused the call.
-    pub(crate) fn waiting(&self) -> impl Future<Output = ()> + '_ {
-        self.waiting.notified()
-    }
-
-    /// The answer of a call whose tool was stopped at its asks: the
-    /// input-required result asking for what is missing, with the answers so
-    /// far sealed in its `requestState`, or the error that refuses the call.
-    pub(crate) fn input_required(&self, talk: &Talk) -> Result<InputRequiredResult, ErrorData> {
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(refusal) = inner.refusal.take() {
-            return Err(refusal);
-        }
-        let sealed = talk
-            .talkback
-            .seal(&inner.used, self.binding())
-            .map_err(|error| {
-                ErrorData::internal_error(
-                    format!("the request state cannot be sealed: {error}"),
-                    None,
-                )
-            })?;
-        let pending = std::mem::take(&mut inner.pending);
-        Ok(InputRequiredResult::new(Some(pending), Some(sealed)))
-    }
-}
-
-/// Why a client cannot answer an ask.
-enum Unanswerable {
-    /// It did not declare `capability` (a dotted path such as
-    /// `sampling.tools`).
-    Undeclared {
-        capability: &'static str,
-        message: String,
-    },
-    /// It would refuse the request as sent.
-    Invalid(String),
-}
-
 /// The protocol's missing-capability error (-32021) for `capability`, a
 /// dotted path: `data.requiredCapabilities` is the client capabilities
 /// object that declares it, `{"sampling": {"tools": {}}}` for
@@ -361,16 +64,6 @@ fn missing_capability(capability: &str, message: String) -> ErrorData {
         rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
         message,
         Some(Value::Object(data)),
-    )
-}
-
-/// The one error every refused `requestState` answers.
-fn forged_state() -> ErrorData {
-    ErrorData::invalid_params(
-        "the requestState of this tools/call does not verify: it was altered, has expired, \
-         or was issued for another caller, tool or arguments; call the tool again without \
-         requestState and inputResponses",
-        None,
     )
 }
 
@@ -534,9 +227,7 @@ impl Ask<'_> {
             message,
             requested_schema,
         };
-        let Answer::Elicit(result) = self.send(Want::Elicit(params)).await? else {
-            unreachable!("an elicitation is answered by an elicitation result")
-        };
+        let result = self.send(params).await?;
         Ok(match result.action {
             ElicitationAction::Accept => match result.content {
                 None | Some(Value::Null) => Elicitation::Accept(Map::new()),
@@ -567,9 +258,7 @@ impl Ask<'_> {
             url: url.into(),
             elicitation_id: elicitation_id.into(),
         };
-        let Answer::Elicit(result) = self.send(Want::Elicit(params)).await? else {
-            unreachable!("an elicitation is answered by an elicitation result")
-        };
+        let result = self.send(params).await?;
         Ok(match result.action {
             ElicitationAction::Accept => Elicitation::Accept(()),
             ElicitationAction::Decline => Elicitation::Decline,
@@ -584,23 +273,17 @@ impl Ask<'_> {
         self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, ToolError> {
-        let Answer::Sample(result) = self.send(Want::Sample(params)).await? else {
-            unreachable!("a sampling request is answered by a message")
-        };
-        Ok(*result)
+        self.send(params).await
     }
 
     /// [`Context::roots`], under this ask's name.
     #[allow(deprecated)]
     pub async fn roots(self) -> Result<ListRootsResult, ToolError> {
-        let Answer::Roots(result) = self.send(Want::Roots).await? else {
-            unreachable!("a roots request is answered by roots")
-        };
-        Ok(result)
+        self.send(Roots).await
     }
 
     /// Puts `want` to the client and awaits its answer.
-    async fn send(self, want: Want) -> Result<Answer, ToolError> {
+    async fn send<W: Want>(self, want: W) -> Result<W::Answer, ToolError> {
         let Some(talk) = self.ctx.talk.as_deref() else {
             return Err(ToolError::new(format!(
                 "this call has no MCP client to answer {}: it was made with Server::call, \
@@ -608,7 +291,8 @@ impl Ask<'_> {
                 want.what()
             )));
         };
-        match want.unanswerable(talk.client_capabilities().as_ref()) {
+        let capabilities = talk.client_capabilities().unwrap_or_default();
+        match want.unanswerable(&capabilities) {
             None => {}
             // On 2026-07-28 the protocol has an error for this: the call is
             // refused with it, naming the capability the tool needs.
@@ -626,7 +310,7 @@ impl Ask<'_> {
             }
         }
         match &talk.rounds {
-            Some(rounds) => match rounds.find(talk, self.key.as_deref(), want) {
+            Some(rounds) => match rounds.find(&talk.talkback, self.key.as_deref(), want) {
                 Found::Answer(answer) => Ok(answer),
                 // The server stops the tool here and answers for it.
                 Found::Wait => std::future::pending().await,
@@ -637,11 +321,10 @@ impl Ask<'_> {
 }
 
 /// Sends `want` to the client as a request (protocol 2025-11-25).
-async fn request(talk: &Talk, want: Want) -> Result<Answer, ToolError> {
+async fn request<W: Want>(talk: &Talk, want: W) -> Result<W::Answer, ToolError> {
     let what = want.what();
     let timeout = talk.ask_timeout();
     let options = PeerRequestOptions::with_timeout(timeout);
-    let kind = want.kind();
     let sent = match talk
         .request
         .peer
@@ -652,7 +335,7 @@ async fn request(talk: &Talk, want: Want) -> Result<Answer, ToolError> {
         Err(error) => Err(error),
     };
     match sent {
-        Ok(result) => kind.accept(result).ok_or_else(|| {
+        Ok(result) => W::answer(result).ok_or_else(|| {
             ToolError::new(format!(
                 "the client answered {what} with the wrong kind of result"
             ))

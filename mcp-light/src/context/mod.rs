@@ -4,6 +4,8 @@
 
 mod input;
 mod peer;
+mod rounds;
+mod want;
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;

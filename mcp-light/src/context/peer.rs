@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Serialize;
 
-use super::input::Rounds;
+use super::rounds::Rounds;
 use crate::roundtrip::Talkback;
 
 /// The severity of a log message a tool sends its client
@@ -214,7 +214,7 @@ impl Talk {
             if let Some(rounds) = &self.rounds {
                 let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
                 if waiting.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(rounds.input_required(self).map(Into::into));
+                    return Poll::Ready(rounds.input_required(&self.talkback).map(Into::into));
                 }
             }
             let cancelled = cancelled.get_or_insert_with(|| Box::pin(self.request.ct.cancelled()));

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 use crate::heavy::{Digest, HeavyConfig, ListDigest, preview_of};
+use crate::offload::Unfinished;
 use crate::store::{Chunk, Origin};
 use crate::usage::{Counts, UsageReport};
 
@@ -26,6 +27,9 @@ pub(crate) enum Failed {
     Unserializable(serde_json::Error),
     /// Nobody takes the chunks any more: the call was dropped.
     Cancelled,
+    /// The encoder, or the tool's iterator feeding it, did not finish on
+    /// the blocking pool: it panicked, or the runtime dropped it.
+    Unfinished(Unfinished),
 }
 
 /// What encoding a result found.

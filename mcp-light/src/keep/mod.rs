@@ -25,6 +25,7 @@ use crate::answer::{error_result, full_result, shaped_result};
 use crate::continuation::{Called, Continuations};
 use crate::error::ToolError;
 use crate::heavy;
+use crate::offload::Unfinished;
 use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::token::Token;
 use crate::usage::UsageReport;
@@ -98,7 +99,9 @@ where
         // The queue closed: the iterator ended, or panicked, which must not
         // pass for the end of the list.
         match runtime.block_on(producer) {
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) if error.is_panic() => Err(Failed::Unfinished(Unfinished::panicked(
+                error.into_panic().as_ref(),
+            ))),
             _ => Ok(()),
         }
     })
@@ -318,16 +321,19 @@ impl Keep<'_> {
                 "`{tool}` returned a result that cannot be serialized as JSON: {error}"
             )),
             Failed::Cancelled => error_result(format!("`{tool}` was cancelled")),
+            Failed::Unfinished(unfinished) => unfinished.answer(tool),
         }
     }
 }
 
 /// Runs the encoder on the blocking pool (inline without a runtime). A
-/// panic there resumes here, where the tool's panic guard answers it.
+/// panic there is an error that names it.
 async fn run_encoder(
     work: impl FnOnce() -> Result<Encoded, Failed> + Send + 'static,
 ) -> Result<Encoded, Failed> {
-    crate::offload::run_sync(work).await
+    crate::offload::run_sync(work)
+        .await
+        .unwrap_or_else(|unfinished| Err(Failed::Unfinished(unfinished)))
 }
 
 /// The store's side of a kept result: the first chunk is held until a

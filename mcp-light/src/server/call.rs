@@ -3,7 +3,12 @@
 //! answered.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult};
@@ -16,9 +21,12 @@ use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
 use crate::heavy;
-use crate::invoke::{self, Invocation, Responder, Routed};
+use crate::invoke::{Invocation, Responder, Routed};
+use crate::limits::Deadline;
+use crate::offload::Unfinished;
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
+use crate::store::BoxFuture;
 use crate::tool::ToolDef;
 
 use super::{Named, Server};
@@ -33,21 +41,8 @@ impl Server {
     /// [testing recipe](crate::docs::recipes#testing-a-tool-with-servercall)
     /// uses it in unit tests.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
-        // Everything up to the tool's own future is decided synchronously,
-        // so a call awaits one future, not a chain of them.
-        let mut result = match self.prepare(tool, arguments, caller, None) {
-            Prepared::Answer(result) => result,
-            Prepared::Redeem(called, token, args) => {
-                let usage = self.inner.usage.as_deref();
-                Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
-            }
-            Prepared::Run(guarded) => self.inner.limits.within_deadline(tool, guarded).await,
-        };
-        if let Some(usage) = &self.inner.usage {
-            // Answers that stand for another result were reported where
-            // that result was at hand; the rest are their own full result.
-            usage.attach_if_missing(&mut result);
-        }
+        let run = |run| async { Ok::<_, Infallible>(run.await) };
+        let Ok(result) = self.answer(tool, arguments, caller, None, run).await;
         result
     }
 
@@ -62,26 +57,56 @@ impl Server {
         caller: Caller,
         talk: Arc<Talk>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut result = match self.prepare(tool, arguments, caller, Some(&talk)) {
-            Prepared::Answer(result) => result,
-            Prepared::Redeem(called, token, args) => {
-                let usage = self.inner.usage.as_deref();
-                Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
-            }
-            Prepared::Run(guarded) => {
-                match talk
-                    .run(self.inner.limits.within_deadline(tool, guarded))
-                    .await?
-                {
-                    CallToolResponse::Complete(result) => result,
-                    asking => return Ok(asking),
-                }
+        let client = &talk;
+        let run = |run| async move {
+            match client.run(run).await {
+                Ok(CallToolResponse::Complete(result)) => Ok(result),
+                stopped => Err(stopped),
             }
         };
+        match self.answer(tool, arguments, caller, Some(&talk), run).await {
+            Ok(result) => Ok(result.into()),
+            Err(stopped) => stopped,
+        }
+    }
+
+    /// The one call path: the call prepared, its tool run by `run` (which
+    /// may stop it for an answer of its own, `Err`) or its token redeemed.
+    /// A panic anywhere in it, in mcp-light or in the tool, answers the call
+    /// as the tool failing and goes no further.
+    async fn answer<'t, S, R>(
+        &self,
+        tool: &'t str,
+        arguments: Value,
+        caller: Caller,
+        talk: Option<&Arc<Talk>>,
+        run: impl FnOnce(Run<'t>) -> R,
+    ) -> Result<CallToolResult, S>
+    where
+        R: Future<Output = Result<CallToolResult, S>>,
+    {
+        let call = async {
+            // Everything up to the tool's own future is decided
+            // synchronously, so a call awaits one future, not a chain of them.
+            Ok(match self.prepare(tool, arguments, caller, talk) {
+                Prepared::Answer(result) => result,
+                Prepared::Redeem(called, token, args) => {
+                    let usage = self.inner.usage.as_deref();
+                    Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
+                }
+                Prepared::Run(invoked) => run(self.inner.limits.within_deadline(tool, invoked)).await?,
+            })
+        };
+        let mut result = match caught(call).await {
+            Ok(answer) => answer?,
+            Err(unfinished) => unfinished.answer(tool),
+        };
         if let Some(usage) = &self.inner.usage {
+            // Answers that stand for another result were reported where
+            // that result was at hand; the rest are their own full result.
             usage.attach_if_missing(&mut result);
         }
-        Ok(result.into())
+        Ok(result)
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
@@ -162,9 +187,7 @@ impl Server {
             Target::Tool(published) => (published, args, None),
         };
         match self.invocation(published, discloses, called, args, routed, talk) {
-            Ok(invocation) => {
-                Prepared::Run(invoke::run_guarded(published.def().invoke_fn(), invocation))
-            }
+            Ok(invocation) => Prepared::Run(published.def().invoke_fn()(invocation)),
             Err(answer) => Prepared::Answer(*answer),
         }
     }
@@ -237,7 +260,25 @@ enum Prepared {
     /// negotiation fields left in the arguments.
     Redeem(Called, Value, Map<String, Value>),
     /// A tool to run.
-    Run(invoke::Guarded),
+    Run(BoxFuture<'static, CallToolResult>),
+}
+
+/// A tool's run, within the server's deadline.
+type Run<'t> = Deadline<'t, BoxFuture<'static, CallToolResult>>;
+
+/// `call` run to its end, or the panic that stopped it. The panic goes no
+/// further: this is where a call's panics end, whether in the tool, its
+/// arguments' parsing or the heavy answer built from its stored result.
+async fn caught<T>(call: impl Future<Output = T>) -> Result<T, Unfinished> {
+    let mut call = pin!(call);
+    poll_fn(
+        |cx| match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
+        },
+    )
+    .await
 }
 
 /// The tool a call names: a dispatcher, or a registered tool.

@@ -24,7 +24,7 @@ use super::{
     BoxFuture, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
     StoreError, StoredItems,
 };
-use crate::offload::{off_workers, run_sync};
+use crate::offload::{Unfinished, off_workers, run_sync};
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -370,6 +370,7 @@ impl MemoryStore {
             FoundBody::Memory(body, _) => body,
             FoundBody::Disk(file, ..) => run_sync(move || file.read_body())
                 .await
+                .map_err(unfinished)?
                 .map_err(|error| disk_error("read", &error))?
                 .into(),
         };
@@ -423,6 +424,7 @@ impl MemoryStore {
                 let (file, size, total) = (file.clone(), *size, *total);
                 let items = run_sync(move || file.read_items(range, total, size))
                     .await
+                    .map_err(unfinished)?
                     .map_err(|error| disk_error("read", &error))?;
                 return Ok(Some(list(items, total)));
             }
@@ -441,7 +443,8 @@ impl MemoryStore {
                 let built: Option<Arc<[u64]>> = off_workers(indexed.len(), move || {
                     index::index_list(&indexed).map(Arc::from)
                 })
-                .await;
+                .await
+                .map_err(unfinished)?;
                 // Two first reads at once both build it; one is kept and
                 // charged.
                 if cell.set(built.clone()).is_ok()
@@ -630,6 +633,14 @@ impl Inner {
 /// A failure of the disk tier, as the store reports it.
 fn disk_error(doing: &str, error: &std::io::Error) -> StoreError {
     StoreError::Full(format!("cannot {doing} a spilled result: {error}"))
+}
+
+/// The store's work on the blocking pool did not finish (it panicked, or
+/// the runtime dropped it): the store could not do what was asked.
+pub(super) fn unfinished(unfinished: Unfinished) -> StoreError {
+    StoreError::Unavailable(format!(
+        "the store's work off the async workers failed: {unfinished}"
+    ))
 }
 
 impl Default for MemoryStore {

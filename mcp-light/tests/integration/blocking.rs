@@ -10,6 +10,7 @@ use mcp_light::prelude::*;
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, error_text, ok_json};
+use crate::panics::panics_on_this_thread;
 
 /// Long enough that a blocker still waiting has surely been starved.
 const PATIENCE: Duration = Duration::from_secs(5);
@@ -220,18 +221,48 @@ async fn a_blocked_sync_tool_is_answered_at_the_deadline() {
     assert!(took < PATIENCE, "answered only after {took:?}");
 }
 
-/// A runtime built without its time driver runs sync tools too, without a
-/// deadline.
+/// A runtime built without its time driver runs sync tools too, and
+/// nothing panics to find out it has no timer.
 #[test]
 fn a_sync_tool_answers_on_a_runtime_without_a_timer() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
     let (server, _) = server();
-    for _ in 0..2 {
-        let answer = runtime.block_on(server.call("blocking_thread", json!({}), Caller::Process));
-        assert!(answered_thread(&answer).starts_with("ThreadId("));
-    }
+    let ((), panics) = panics_on_this_thread(|| {
+        for _ in 0..2 {
+            let answer =
+                runtime.block_on(server.call("blocking_thread", json!({}), Caller::Process));
+            assert!(answered_thread(&answer).starts_with("ThreadId("));
+        }
+    });
+    assert_eq!(panics, 0, "a panic was printed");
+}
+
+/// The deadline holds on a runtime built without its time driver.
+#[test]
+fn a_blocked_sync_tool_is_answered_at_the_deadline_on_a_runtime_without_a_timer() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (builder, gate) = builder();
+    let server = builder
+        .with_tool_deadline(Some(Duration::from_millis(100)))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let (answer, panics) = panics_on_this_thread(|| {
+        runtime.block_on(server.call("blocking_wait", json!({}), Caller::Process))
+    });
+    let took = started.elapsed();
+    gate.open();
+    let message = error_text(&answer);
+    assert!(
+        message.contains("did not finish within 100 ms"),
+        "{message}"
+    );
+    assert!(took < PATIENCE, "answered only after {took:?}");
+    assert_eq!(panics, 0, "a panic was printed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

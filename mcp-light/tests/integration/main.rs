@@ -16,6 +16,7 @@ mod heavy;
 mod hostile;
 mod layering;
 mod output_schema;
+mod panics;
 mod properties;
 #[cfg(feature = "redis")]
 mod redis_store;

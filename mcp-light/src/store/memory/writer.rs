@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::disk::Spilling;
-use super::{Body, IndexCell, MemoryStore, NewSlot, disk_error};
+use super::{Body, IndexCell, MemoryStore, NewSlot, disk_error, unfinished};
 use crate::offload::run_sync;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{BoxFuture, Chunk, Entry, EntryWriter, Origin, Owner, Sealed, StoreError};
@@ -104,6 +104,7 @@ impl<'a> MemoryWriter<'a> {
                 Ok::<_, std::io::Error>(spilling)
             })
             .await
+            .map_err(unfinished)?
             .map_err(|error| disk_error("write", &error))?;
             self.spilling = Some(spilling);
             return Ok(());
@@ -116,6 +117,7 @@ impl<'a> MemoryWriter<'a> {
                 Ok::<_, std::io::Error>(spilling)
             })
             .await
+            .map_err(unfinished)?
             .map_err(|error| disk_error("write", &error))?,
         );
         Ok(())
@@ -147,6 +149,7 @@ impl<'a> MemoryWriter<'a> {
             Some(spilling) => {
                 let file = run_sync(move || spilling.finish())
                     .await
+                    .map_err(unfinished)?
                     .map_err(|error| disk_error("write", &error))?;
                 let body = Body::Disk {
                     file: Arc::new(file),
@@ -213,7 +216,8 @@ pub(super) async fn put_on_disk(
             None
         }
     })
-    .await;
+    .await
+    .map_err(unfinished)?;
     let items = starts.as_ref().map(|starts| starts.len() as u64);
     let mut writer = MemoryWriter::new(store, token.clone(), owner, origin);
     writer

@@ -1,0 +1,186 @@
+//! One call's asks on protocol 2026-07-28, where the server cannot send
+//! the client requests: the answers the call came with, and the requests
+//! its tool made that no answer met yet, which the call answers as an
+//! input-required result.
+
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use rmcp::ErrorData;
+use rmcp::model::{InputRequests, InputRequiredResult, InputResponses};
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use super::want::Want;
+use crate::roundtrip::{self, Carried, Talkback};
+
+/// One call's asks on protocol 2026-07-28: the answers it came with, and
+/// the requests its tool made that no answer met yet.
+#[derive(Debug)]
+pub(crate) struct Rounds {
+    responses: Option<InputResponses>,
+    state: Option<String>,
+    /// What the sealed state is bound to, set before the tool runs.
+    binding: OnceLock<[u8; 32]>,
+    inner: Mutex<RoundsInner>,
+    /// Signalled when an ask is left waiting, or refused the call.
+    waiting: Notify,
+}
+
+#[derive(Debug, Default)]
+struct RoundsInner {
+    /// The answers of earlier rounds, once the state was opened.
+    carried: Option<Carried>,
+    /// Every answer this round's asks found, carried into the next round.
+    used: Carried,
+    /// The requests no answer met yet.
+    pending: InputRequests,
+    /// Why the call is refused instead: a forged state, an answer of the
+    /// wrong shape.
+    refusal: Option<ErrorData>,
+    /// How many asks the tool made so far.
+    asks: usize,
+}
+
+/// What an ask comes to.
+pub(super) enum Found<A> {
+    Answer(A),
+    /// Left waiting for the next round, or the call is refused: the tool
+    /// never gets past this ask in this round.
+    Wait,
+}
+
+impl Rounds {
+    pub(crate) fn new(responses: Option<InputResponses>, state: Option<String>) -> Rounds {
+        Rounds {
+            responses,
+            state,
+            binding: OnceLock::new(),
+            inner: Mutex::new(RoundsInner::default()),
+            waiting: Notify::new(),
+        }
+    }
+
+    /// Binds the state to the caller, the tools and the arguments.
+    pub(crate) fn bind(&self, identity: &str, called: &str, tool: &str, args: &Map<String, Value>) {
+        let _ = self
+            .binding
+            .set(roundtrip::binding(identity, called, tool, args));
+    }
+
+    fn binding(&self) -> &[u8] {
+        self.binding.get().map_or(&[], |binding| binding.as_slice())
+    }
+
+    /// The answer to the ask `key` wanting `want`, or none yet. The
+    /// answers of earlier rounds are opened with `talkback`.
+    pub(super) fn find<W: Want>(
+        &self,
+        talkback: &Talkback,
+        key: Option<&str>,
+        want: W,
+    ) -> Found<W::Answer> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = match key {
+            Some(key) => key.to_owned(),
+            None => format!("mcp-light/{}", inner.asks),
+        };
+        inner.asks += 1;
+        if inner.refusal.is_some() {
+            return Found::Wait;
+        }
+        if inner.carried.is_none() {
+            let carried = match &self.state {
+                None => Some(Carried::default()),
+                Some(sealed) => talkback.open(sealed, self.binding()),
+            };
+            match carried {
+                Some(carried) => inner.carried = Some(carried),
+                None => {
+                    self.refuse(&mut inner, forged_state());
+                    return Found::Wait;
+                }
+            }
+        }
+        let answer = inner
+            .carried
+            .as_ref()
+            .and_then(|carried| carried.answers.get(&key))
+            .or_else(|| self.responses.as_ref().and_then(|r| r.get(&key)))
+            .cloned();
+        match answer {
+            Some(value) => match serde_json::from_value(value.clone()) {
+                Ok(answer) => {
+                    inner.used.answers.insert(key, value);
+                    Found::Answer(answer)
+                }
+                Err(error) => {
+                    let problem = format!(
+                        "inputResponses[\"{key}\"] is not an answer to {}: {error}; \
+                         send the client's result for that request",
+                        want.what()
+                    );
+                    self.refuse(&mut inner, ErrorData::invalid_params(problem, None));
+                    Found::Wait
+                }
+            },
+            None => {
+                inner.pending.insert(key, want.into_input_request());
+                self.waiting.notify_one();
+                Found::Wait
+            }
+        }
+    }
+
+    fn refuse(&self, inner: &mut RoundsInner, error: ErrorData) {
+        inner.refusal = Some(error);
+        self.waiting.notify_one();
+    }
+
+    /// Refuses the whole call with `error` (the first refusal stands); the
+    /// tool is stopped at the ask that caused it.
+    pub(super) fn refuse_call(&self, error: ErrorData) {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if inner.refusal.is_none() {
+            self.refuse(&mut inner, error);
+        }
+    }
+
+    /// Completes when an ask is left waiting or refused the call.
+    pub(crate) fn waiting(&self) -> impl Future<Output = ()> + '_ {
+        self.waiting.notified()
+    }
+
+    /// The answer of a call whose tool was stopped at its asks: the
+    /// input-required result asking for what is missing, with the answers so
+    /// far sealed in its `requestState` by `talkback`, or the error that
+    /// refuses the call.
+    pub(crate) fn input_required(
+        &self,
+        talkback: &Talkback,
+    ) -> Result<InputRequiredResult, ErrorData> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(refusal) = inner.refusal.take() {
+            return Err(refusal);
+        }
+        let sealed = talkback
+            .seal(&inner.used, self.binding())
+            .map_err(|error| {
+                ErrorData::internal_error(
+                    format!("the request state cannot be sealed: {error}"),
+                    None,
+                )
+            })?;
+        let pending = std::mem::take(&mut inner.pending);
+        Ok(InputRequiredResult::new(Some(pending), Some(sealed)))
+    }
+}
+
+/// The one error every refused `requestState` answers.
+fn forged_state() -> ErrorData {
+    ErrorData::invalid_params(
+        "the requestState of this tools/call does not verify: it was altered, has expired, \
+         or was issued for another caller, tool or arguments; call the tool again without \
+         requestState and inputResponses",
+        None,
+    )
+}

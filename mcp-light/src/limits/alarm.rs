@@ -1,0 +1,240 @@
+//! The clock tool deadlines ring on: one thread, started with the first
+//! deadline, sleeps until the earliest one and wakes the call waiting on
+//! it. It needs nothing of the runtime the call runs on, so a deadline
+//! holds on a tokio runtime built without its time driver, and under any
+//! other executor. Tokio's own timers cannot be asked whether that driver
+//! is there; they panic when it is not.
+//!
+//! The clock is the wall clock: a test that pauses tokio's clock does not
+//! pause tool deadlines.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, OnceLock, PoisonError, Weak};
+use std::task::{Context, Poll, Waker};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A future that completes `after` from when it was made.
+pub(crate) fn alarm(after: Duration) -> Alarm {
+    let ringing = Arc::new(Ringing::default());
+    // A deadline too far to write down never rings.
+    if let Some(at) = Instant::now().checked_add(after) {
+        clock().set(at, Arc::downgrade(&ringing));
+    }
+    Alarm { ringing }
+}
+
+/// Completes when its time comes; dropped, it is forgotten by the clock
+/// when that time comes.
+#[derive(Debug)]
+pub(crate) struct Alarm {
+    ringing: Arc<Ringing>,
+}
+
+#[derive(Debug, Default)]
+struct Ringing {
+    rang: AtomicBool,
+    waker: Mutex<Option<Waker>>,
+}
+
+impl Ringing {
+    fn ring(&self) {
+        self.rang.store(true, Ordering::Release);
+        if let Some(waker) = lock(&self.waker).take() {
+            waker.wake();
+        }
+    }
+}
+
+impl Future for Alarm {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let ringing = &self.ringing;
+        if ringing.rang.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        lock(&ringing.waker).replace(cx.waker().clone());
+        // It may have rung between the check and the waker's arrival.
+        if ringing.rang.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// The alarms set, the earliest first.
+#[derive(Default)]
+struct Clock {
+    alarms: Mutex<Alarms>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct Alarms {
+    queue: BinaryHeap<Reverse<Set>>,
+    /// At this many alarms, those dropped before their time are cleared
+    /// out, so calls that finish early do not pile up until theirs.
+    prune_at: usize,
+}
+
+/// One alarm in the queue, ordered by its time alone.
+struct Set {
+    at: Instant,
+    ringing: Weak<Ringing>,
+}
+
+impl PartialEq for Set {
+    fn eq(&self, other: &Set) -> bool {
+        self.at == other.at
+    }
+}
+
+impl Eq for Set {}
+
+impl PartialOrd for Set {
+    fn partial_cmp(&self, other: &Set) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Set {
+    fn cmp(&self, other: &Set) -> std::cmp::Ordering {
+        self.at.cmp(&other.at)
+    }
+}
+
+/// The fewest alarms worth clearing out.
+const PRUNE_FLOOR: usize = 1024;
+
+fn clock() -> &'static Clock {
+    static CLOCK: OnceLock<Clock> = OnceLock::new();
+    static STARTED: Once = Once::new();
+    let clock = CLOCK.get_or_init(Clock::default);
+    STARTED.call_once(|| {
+        let started = thread::Builder::new()
+            .name("mcp-light-deadlines".to_owned())
+            .spawn(|| clock.run());
+        if let Err(error) = started {
+            tracing::warn!(%error, "the thread that ends tool runs at their deadline could not start; tools run without a deadline");
+        }
+    });
+    clock
+}
+
+impl Clock {
+    fn set(&self, at: Instant, ringing: Weak<Ringing>) {
+        let mut alarms = lock(&self.alarms);
+        if alarms.queue.len() >= alarms.prune_at.max(PRUNE_FLOOR) {
+            alarms
+                .queue
+                .retain(|Reverse(set)| set.ringing.strong_count() > 0);
+            alarms.prune_at = alarms.queue.len() * 2;
+        }
+        alarms.queue.push(Reverse(Set { at, ringing }));
+        self.changed.notify_one();
+    }
+
+    /// Rings each alarm at its time, forever.
+    fn run(&self) {
+        let mut due = Vec::new();
+        let mut alarms = lock(&self.alarms);
+        loop {
+            let now = Instant::now();
+            while alarms
+                .queue
+                .peek()
+                .is_some_and(|Reverse(set)| set.at <= now)
+            {
+                if let Some(Reverse(set)) = alarms.queue.pop() {
+                    due.extend(set.ringing.upgrade());
+                }
+            }
+            if !due.is_empty() {
+                // Woken without the queue held: a waker may run anything.
+                drop(alarms);
+                due.drain(..).for_each(|ringing| ringing.ring());
+                alarms = lock(&self.alarms);
+                continue;
+            }
+            alarms = match alarms.queue.peek() {
+                None => self
+                    .changed
+                    .wait(alarms)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(Reverse(next)) => {
+                    let wait = next.at.saturating_duration_since(now);
+                    let waited = self.changed.wait_timeout(alarms, wait);
+                    waited.unwrap_or_else(PoisonError::into_inner).0
+                }
+            };
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Polls `future` to completion on this thread, outside any runtime.
+    fn block_on<F: Future + Unpin>(mut future: F) -> F::Output {
+        let thread = thread::current();
+        let waker = Waker::from(Arc::new(Unpark(thread)));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(done) = Pin::new(&mut future).poll(&mut cx) {
+                return done;
+            }
+            thread::park();
+        }
+    }
+
+    struct Unpark(thread::Thread);
+
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    #[test]
+    fn an_alarm_rings_at_its_time_without_a_runtime() {
+        let started = Instant::now();
+        block_on(alarm(Duration::from_millis(50)));
+        assert!(started.elapsed() >= Duration::from_millis(50));
+    }
+
+    #[test]
+    fn alarms_ring_in_their_order_whatever_the_order_they_were_set_in() {
+        let late = alarm(Duration::from_millis(400));
+        let started = Instant::now();
+        block_on(alarm(Duration::from_millis(20)));
+        assert!(started.elapsed() < Duration::from_millis(400));
+        block_on(late);
+        assert!(started.elapsed() >= Duration::from_millis(380));
+    }
+
+    #[test]
+    fn dropped_alarms_are_cleared_out() {
+        for _ in 0..3 * PRUNE_FLOOR {
+            drop(alarm(Duration::from_secs(3600)));
+        }
+        assert!(lock(&clock().alarms).queue.len() <= 2 * PRUNE_FLOOR + 1);
+    }
+
+    #[test]
+    fn a_deadline_too_far_to_write_down_never_rings() {
+        let mut never = alarm(Duration::MAX);
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(Pin::new(&mut never).poll(&mut cx).is_pending());
+    }
+}
