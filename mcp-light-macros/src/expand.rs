@@ -555,6 +555,15 @@ fn state_needs(plan: &Plan) -> TokenStream {
 fn definition(plan: &Plan) -> TokenStream {
     let tool = plan.tool;
     let krate = &plan.krate;
+    // Evaluated by the compiler: each extractor says whether it reaches
+    // the client.
+    let needs_client = plan
+        .tool
+        .params
+        .iter()
+        .filter_map(|param| taken(plan, param))
+        .map(|Taken { span, from, .. }| quote_spanned!(span=> || #from::NEEDS_CLIENT));
+    let needs_client = quote!(false #(#needs_client)*);
     let name = &plan.name;
     let function = tool.item.sig.ident.unraw().to_string();
     let description = &tool.docs;
@@ -608,6 +617,7 @@ fn definition(plan: &Plan) -> TokenStream {
             state_needs: #state_needs,
             invoke: #invoke,
             answers_content: #answers_content,
+            needs_client: #needs_client,
         })
     }
 }

@@ -67,6 +67,14 @@ pub trait FromCall: Sized {
     /// `isError` result, and the tool does not run.
     fn from_call(ctx: &Context) -> Result<Self, ToolError>;
 
+    /// Whether the extractor reaches the client behind the call (the
+    /// request's `_meta`, progress, log messages, questions to the user).
+    /// A tool none of whose extractors does is called without the
+    /// machinery that talks back, which costs every call; `true` unless an
+    /// implementation says otherwise, as [`State`](crate::State) and
+    /// [`Caller`](crate::Caller) do.
+    const NEEDS_CLIENT: bool = true;
+
     /// Pushes the host state this extractor reads, so that a server missing
     /// it is refused before serving. None by default.
     fn state_needs(needs: &mut Vec<StateNeed>) {
@@ -96,6 +104,14 @@ pub trait FromCallRef {
     /// `isError` result, and the tool does not run.
     fn from_call_ref(ctx: &Context) -> Result<&Self, ToolError>;
 
+    /// Whether the extractor reaches the client behind the call (the
+    /// request's `_meta`, progress, log messages, questions to the user).
+    /// A tool none of whose extractors does is called without the
+    /// machinery that talks back, which costs every call; `true` unless an
+    /// implementation says otherwise, as [`State`](crate::State) and
+    /// [`Caller`](crate::Caller) do.
+    const NEEDS_CLIENT: bool = true;
+
     /// Pushes the host state this extractor reads. None by default.
     fn state_needs(needs: &mut Vec<StateNeed>) {
         let _ = needs;
@@ -110,6 +126,8 @@ impl FromCallRef for Context {
 }
 
 impl FromCallRef for Caller {
+    const NEEDS_CLIENT: bool = false;
+
     #[inline]
     fn from_call_ref(ctx: &Context) -> Result<&Caller, ToolError> {
         Ok(ctx.caller())

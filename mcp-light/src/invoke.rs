@@ -80,7 +80,9 @@ impl Invocation {
         // The plain deserializer first: tracking the path costs more than the
         // parse itself, and only a failure needs it, to name the field.
         if let Ok(parsed) = A::deserialize(&args) {
-            return Ok((self.ctx, parsed, self.responder));
+            let responder = self.responder;
+            self.ctx.bind(&responder.called.tool, responder.tool, args);
+            return Ok((self.ctx, parsed, responder));
         }
         let tool = self.responder.tool;
         let problem = match serde_path_to_error::deserialize::<_, A>(&args) {

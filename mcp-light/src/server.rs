@@ -2,7 +2,6 @@
 //! frozen — its tools, schemas, dispatchers and names worked out at build
 //! time — with the one call path every transport uses.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::Tool;
@@ -26,7 +25,7 @@ mod builder;
 mod call;
 
 pub use builder::ServerBuilder;
-pub(crate) use call::missing_state;
+pub(crate) use call::{Client, missing_state};
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a
@@ -91,8 +90,9 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
-    /// Every name a call may give, and what it reaches.
-    names: HashMap<Box<str>, Named>,
+    /// Every name a call may give, and what it reaches, sorted by name for
+    /// a binary search.
+    names: Vec<(Box<str>, Named)>,
     /// The published names, as an unknown tool's error lists them.
     known: String,
 }
@@ -227,7 +227,7 @@ impl Server {
             dispatchers.push(dispatcher);
         }
         let mut tools = Vec::new();
-        let mut names = HashMap::new();
+        let mut names: Vec<(Box<str>, Named)> = Vec::new();
         for (place, published) in registry.iter().enumerate() {
             let routed = dispatchers.iter().enumerate().find_map(|(i, dispatcher)| {
                 dispatcher
@@ -250,20 +250,22 @@ impl Server {
                     }
                 }
             };
-            names.insert(published.name().into(), named);
+            names.push((published.name().into(), named));
         }
         if surface.publishes_dispatchers() {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
-                names.insert(
+                names.push((
                     dispatcher.name().into(),
                     Named::Dispatcher {
                         dispatcher: place,
                         listed: tools.len() - 1,
                     },
-                );
+                ));
             }
         }
+        // Names are unique: a dispatcher's may not be a tool's.
+        names.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         let known = tools
             .iter()
             .map(|tool| tool.name.as_ref())
@@ -299,9 +301,9 @@ impl Server {
     /// The published tool or dispatcher named `name`, as `tools/list`
     /// shows it; `None` for a name this server does not publish.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
-        match self.inner.names.get(name)? {
+        match self.named(name)? {
             Named::Tool { listed, .. } | Named::Dispatcher { listed, .. } => {
-                Some(&self.inner.tools[*listed])
+                Some(&self.inner.tools[listed])
             }
             Named::Routed { .. } => None,
         }
@@ -347,7 +349,22 @@ impl Server {
 
     /// What a call naming `name` reaches.
     fn named(&self, name: &str) -> Option<Named> {
-        self.inner.names.get(name).copied()
+        let names = &self.inner.names;
+        let place = names
+            .binary_search_by(|(known, _)| (**known).cmp(name))
+            .ok()?;
+        Some(names[place].1)
+    }
+
+    /// Whether a call of `name` may reach its client: a dispatcher's may
+    /// (what it routes to is known once its arguments are read), a tool's
+    /// when it takes something that does.
+    pub(crate) fn needs_client(&self, name: &str) -> bool {
+        match self.named(name) {
+            Some(Named::Tool { tool, .. }) => self.inner.registry.at(tool).def().needs_client(),
+            Some(Named::Dispatcher { .. }) => true,
+            Some(Named::Routed { .. }) | None => false,
+        }
     }
 }
 

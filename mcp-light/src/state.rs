@@ -74,6 +74,8 @@ impl<T: fmt::Debug> fmt::Debug for State<T> {
 }
 
 impl<T: Send + Sync + 'static> FromCall for State<T> {
+    const NEEDS_CLIENT: bool = false;
+
     #[inline]
     fn from_call(ctx: &Context) -> Result<Self, ToolError> {
         ctx.shared_state::<T>().map(State)

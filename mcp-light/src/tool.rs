@@ -35,6 +35,9 @@ pub struct ToolParts {
     /// Whether the function's success is MCP content, decided by the
     /// compiler as the call path decides it.
     pub answers_content: fn() -> bool,
+    /// Whether any parameter reaches the client behind the call
+    /// ([`FromCall::NEEDS_CLIENT`](crate::FromCall::NEEDS_CLIENT)).
+    pub needs_client: bool,
 }
 
 impl ToolDef {
@@ -104,6 +107,14 @@ impl ToolDef {
     /// answers carry no `structuredContent`.
     pub fn answers_content(&self) -> bool {
         (self.parts.answers_content)()
+    }
+
+    /// Whether the function takes anything that reaches the client behind
+    /// the call (`&Context`, or an extractor that says so): a tool that
+    /// takes only arguments, host state and the caller is called without
+    /// the talk-back machinery.
+    pub fn needs_client(&self) -> bool {
+        self.parts.needs_client
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

@@ -27,8 +27,8 @@
 //!
 //! * `instructions` (run alone: `cargo bench -p inventory --bench mcp_light
 //!   -- instructions`): instructions per `tools/call` of `add` on both
-//!   handlers (mcp-light's also with `add` declared `inline`), under
-//!   valgrind's callgrind.
+//!   handlers (mcp-light's also with `add` declared `inline`, and as an
+//!   `async fn`), under valgrind's callgrind.
 //!
 //! After criterion, the binary measures the in-memory store's memory at
 //! 10,000 entries with a counting allocator (switched on only for that, so it
@@ -132,6 +132,12 @@ fn add(a: i64, b: i64) -> Sum {
 /// Add two numbers, on the worker that polls the call.
 #[mcp_tool(inline)]
 fn add_inline(a: i64, b: i64) -> Sum {
+    Sum { sum: a + b }
+}
+
+/// Add two numbers, in an `async fn` that takes no `&Context`.
+#[mcp_tool]
+async fn add_async(a: i64, b: i64) -> Sum {
     Sum { sum: a + b }
 }
 
@@ -265,7 +271,7 @@ fn server() -> Server {
 
 /// [`server`], not yet built.
 fn builder() -> ServerBuilder {
-    let own = tools![device_get, device_bulk_create, add, add_inline];
+    let own = tools![device_get, device_bulk_create, add, add_inline, add_async];
     Server::from_tools(own).with_dispatcher(DISPATCHER)
 }
 
@@ -905,7 +911,7 @@ mod instructions {
     pub const COUNTED_CALLS: u64 = 20_000;
 
     /// Makes `calls` calls of `add` on one handler: `light`, `light_inline`
-    /// (`add` declared `inline`) or `rmcp`.
+    /// (`add` declared `inline`), `light_async` (an `async fn`) or `rmcp`.
     pub fn count_calls(handler: &str, calls: u64) {
         let rt = runtime();
         let peer = server_peer(&rt);
@@ -913,6 +919,7 @@ mod instructions {
         let rmcp = by_hand::Devices::new();
         let tool = match handler {
             "light_inline" => "add_inline",
+            "light_async" => "add_async",
             _ => "add",
         };
         let params =
@@ -921,7 +928,9 @@ mod instructions {
             for _ in 0..calls {
                 let context = RequestContext::new(NumberOrString::Number(1), peer.clone());
                 let answer = match handler {
-                    "light" | "light_inline" => light.call_tool(params.clone(), context).await,
+                    "light" | "light_inline" | "light_async" => {
+                        light.call_tool(params.clone(), context).await
+                    }
                     _ => rmcp.call_tool(params.clone(), context).await,
                 };
                 black_box(answer.expect("an answer"));
@@ -951,9 +960,10 @@ mod instructions {
         };
         let per_call =
             |handler: &str| (count(handler, COUNTED_CALLS) - count(handler, 0)) / COUNTED_CALLS;
-        let (light, inline, rmcp) = (
+        let (light, inline, in_async, rmcp) = (
             per_call("light"),
             per_call("light_inline"),
+            per_call("light_async"),
             per_call("rmcp"),
         );
         println!("\n## Instructions per tools/call (callgrind, {COUNTED_CALLS} calls of `add`)\n");
@@ -967,6 +977,10 @@ mod instructions {
         println!(
             "| mcp-light `#[mcp_tool(inline)]` | {inline} | {:.2}× |",
             inline as f64 / rmcp as f64
+        );
+        println!(
+            "| mcp-light `#[mcp_tool] async fn`, no `&Context` | {in_async} | {:.2}× |",
+            in_async as f64 / rmcp as f64
         );
     }
 }

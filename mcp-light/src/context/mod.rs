@@ -8,16 +8,18 @@ mod rounds;
 mod want;
 
 use std::any::{Any, TypeId, type_name};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use rmcp::model::{ClientCapabilities, JsonObject};
 use serde::Serialize;
+use serde_json::Value;
 
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
-pub(crate) use peer::{SessionLogLevel, Talk, is_stateless};
+pub(crate) use peer::{SessionLogLevel, Talk, is_stateless, run_until_cancelled};
 
 use crate::ToolError;
 
@@ -173,6 +175,20 @@ impl Context {
             state,
             caller,
             talk,
+        }
+    }
+
+    /// Keeps what this call's asks are bound to on protocol 2026-07-28
+    /// (`called`, the tool that runs, its parsed `args`), for an ask to
+    /// hash if one is made; a call without such asks drops it.
+    pub(crate) fn bind(&self, called: &Cow<'static, str>, tool: &'static str, args: Value) {
+        if let Some(rounds) = self.talk.as_deref().and_then(|talk| talk.rounds.as_deref()) {
+            rounds.bind(rounds::Binding {
+                caller: self.caller.clone(),
+                called: called.clone(),
+                tool,
+                args,
+            });
         }
     }
 

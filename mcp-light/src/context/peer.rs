@@ -21,6 +21,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
 
 use super::rounds::Rounds;
 use crate::roundtrip::Talkback;
@@ -199,35 +200,11 @@ impl Talk {
         &self,
         tool: impl Future<Output = CallToolResult>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut tool = pin!(tool);
-        // Built only once the tool is left pending: a tool that answers at
-        // its first poll, the common case, pays for neither.
-        let mut cancelled = None;
-        let mut waiting = None;
-        poll_fn(|cx| {
-            // The tool first: one that selects on `ctx.cancelled()` finishes
-            // cleanly; one still pending after the client cancelled is
-            // dropped.
-            if let Poll::Ready(result) = tool.as_mut().poll(cx) {
-                return Poll::Ready(Ok(CallToolResponse::Complete(result)));
-            }
-            if let Some(rounds) = &self.rounds {
-                let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
-                if waiting.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(rounds.input_required(&self.talkback).map(Into::into));
-                }
-            }
-            let cancelled = cancelled.get_or_insert_with(|| Box::pin(self.request.ct.cancelled()));
-            match cancelled.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(ErrorData::new(
-                    ErrorCode::INVALID_REQUEST,
-                    "the client cancelled this tools/call; the tool was stopped",
-                    None,
-                ))),
-                Poll::Pending => Poll::Pending,
-            }
-        })
-        .await
+        let rounds = self
+            .rounds
+            .as_deref()
+            .map(|rounds| (rounds, &*self.talkback));
+        run_until_cancelled(tool, &self.request.ct, rounds).await
     }
 
     /// The request's `_meta`.
@@ -304,4 +281,43 @@ impl Talk {
             tracing::warn!(%error, "the log message could not be sent to the client");
         }
     }
+}
+
+/// Runs `tool` until it answers or the client cancels the call (`ct`), or,
+/// given the call's `rounds` (protocol 2026-07-28), until the tool stops at
+/// asks no answer met yet — every ask it made in the poll where it stopped,
+/// `join!`ed asks included, goes into one input-required result.
+pub(crate) async fn run_until_cancelled(
+    tool: impl Future<Output = CallToolResult>,
+    ct: &CancellationToken,
+    rounds: Option<(&Rounds, &Talkback)>,
+) -> Result<CallToolResponse, ErrorData> {
+    let mut tool = pin!(tool);
+    // Built only once the tool is left pending: a tool that answers at its
+    // first poll, the common case, pays for neither.
+    let mut cancelled = None;
+    let mut waiting = None;
+    poll_fn(|cx| {
+        // The tool first: one that selects on `ctx.cancelled()` finishes
+        // cleanly; one still pending after the client cancelled is dropped.
+        if let Poll::Ready(result) = tool.as_mut().poll(cx) {
+            return Poll::Ready(Ok(CallToolResponse::Complete(result)));
+        }
+        if let Some((rounds, talkback)) = rounds {
+            let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
+            if waiting.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(rounds.input_required(talkback).map(Into::into));
+            }
+        }
+        let cancelled = cancelled.get_or_insert_with(|| Box::pin(ct.cancelled()));
+        match cancelled.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                "the client cancelled this tools/call; the tool was stopped",
+                None,
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }

@@ -3,6 +3,7 @@
 //! its tool made that no answer met yet, which the call answers as an
 //! input-required result.
 
+use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use rmcp::ErrorData;
@@ -10,6 +11,7 @@ use rmcp::model::{InputRequests, InputRequiredResult, InputResponses};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+use super::Caller;
 use super::want::Want;
 use crate::roundtrip::{self, Carried, Talkback};
 
@@ -19,8 +21,11 @@ use crate::roundtrip::{self, Carried, Talkback};
 pub(crate) struct Rounds {
     responses: Option<InputResponses>,
     state: Option<String>,
-    /// What the sealed state is bound to, set before the tool runs.
+    /// What the sealed state is bound to, hashed when an ask first needs
+    /// it: a call whose tool never asks never hashes its arguments.
     binding: OnceLock<[u8; 32]>,
+    /// What `binding` is hashed from, kept as the call was parsed.
+    bound_to: Mutex<Option<Binding>>,
     inner: Mutex<RoundsInner>,
     /// Signalled when an ask is left waiting, or refused the call.
     waiting: Notify,
@@ -41,6 +46,16 @@ struct RoundsInner {
     asks: usize,
 }
 
+/// What a call's sealed state is bound to: who called, the tool called
+/// (the dispatcher, when routed), the tool that runs and its arguments.
+#[derive(Debug)]
+pub(crate) struct Binding {
+    pub(crate) caller: Caller,
+    pub(crate) called: Cow<'static, str>,
+    pub(crate) tool: &'static str,
+    pub(crate) args: Value,
+}
+
 /// What an ask comes to.
 pub(super) enum Found<A> {
     Answer(A),
@@ -55,20 +70,42 @@ impl Rounds {
             responses,
             state,
             binding: OnceLock::new(),
+            bound_to: Mutex::new(None),
             inner: Mutex::new(RoundsInner::default()),
             waiting: Notify::new(),
         }
     }
 
-    /// Binds the state to the caller, the tools and the arguments.
-    pub(crate) fn bind(&self, identity: &str, called: &str, tool: &str, args: &Map<String, Value>) {
-        let _ = self
-            .binding
-            .set(roundtrip::binding(identity, called, tool, args));
+    /// Binds the state to the caller, the tools and the arguments: kept as
+    /// they are (the arguments moved here, not copied), hashed only if the
+    /// tool asks.
+    pub(crate) fn bind(&self, binding: Binding) {
+        *self.bound_to.lock().unwrap_or_else(PoisonError::into_inner) = Some(binding);
     }
 
     fn binding(&self) -> &[u8] {
-        self.binding.get().map_or(&[], |binding| binding.as_slice())
+        self.binding.get_or_init(|| {
+            let bound = self
+                .bound_to
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            // Bound before the tool runs, so before any ask.
+            let Some(Binding {
+                caller,
+                called,
+                tool,
+                args,
+            }) = bound
+            else {
+                return roundtrip::binding("", "", "", &Map::new());
+            };
+            let args = match &args {
+                Value::Object(args) => args,
+                _ => &Map::new(),
+            };
+            roundtrip::binding(&caller.identity(), &called, tool, args)
+        })
     }
 
     /// The answer to the ask `key` wanting `want`, or none yet. The

@@ -13,10 +13,11 @@ use std::task::Poll;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
 
 use crate::answer::{error_result, shaped_result};
 use crate::args;
-use crate::context::{Caller, Context, StateMap, Talk};
+use crate::context::{Caller, Context, StateMap, Talk, run_until_cancelled};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
@@ -46,25 +47,32 @@ impl Server {
         result
     }
 
-    /// [`Server::call`] for a call that came over MCP: `talk` reaches the
-    /// client behind it. The client cancelling the call stops the tool; on
-    /// protocol 2026-07-28 a tool stopped at its asks answers an
-    /// input-required result, and a refused `requestState` an error.
-    pub(crate) async fn call_talking(
+    /// [`Server::call`] for a call that came over MCP from `client`. The
+    /// client cancelling the call stops the tool; on protocol 2026-07-28 a
+    /// tool stopped at its asks answers an input-required result, and a
+    /// refused `requestState` an error.
+    pub(crate) async fn call_over_mcp(
         &self,
         tool: &str,
         arguments: Value,
         caller: Caller,
-        talk: Arc<Talk>,
+        client: Client<'_>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let client = &talk;
-        let run = |run| async move {
-            match client.run(run).await {
+        let talk = match &client {
+            Client::Talking(talk) => Some(talk),
+            Client::Quiet(_) => None,
+        };
+        let run = |run| async {
+            let done = match &client {
+                Client::Talking(talk) => talk.run(run).await,
+                Client::Quiet(cancelled) => run_until_cancelled(run, cancelled, None).await,
+            };
+            match done {
                 Ok(CallToolResponse::Complete(result)) => Ok(result),
                 stopped => Err(stopped),
             }
         };
-        match self.answer(tool, arguments, caller, Some(&talk), run).await {
+        match self.answer(tool, arguments, caller, talk, run).await {
             Ok(result) => Ok(result.into()),
             Err(stopped) => stopped,
         }
@@ -94,7 +102,9 @@ impl Server {
                     let usage = self.inner.usage.as_deref();
                     Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
                 }
-                Prepared::Run(invoked) => run(self.inner.limits.within_deadline(tool, invoked)).await?,
+                Prepared::Run(invoked) => {
+                    run(self.inner.limits.within_deadline(tool, invoked)).await?
+                }
             })
         };
         let mut result = match caught(call).await {
@@ -227,9 +237,6 @@ impl Server {
                 def.name()
             ))));
         }
-        if let Some(rounds) = talk.and_then(|talk| talk.rounds.as_ref()) {
-            rounds.bind(&called.caller.identity(), &called.tool, def.name(), &args);
-        }
         Ok(Invocation {
             ctx: Context::new(
                 Arc::clone(&self.inner.state),
@@ -250,6 +257,16 @@ impl Server {
             routed,
         })
     }
+}
+
+/// The client behind a call that came over MCP.
+pub(crate) enum Client<'c> {
+    /// A client the tool may reach: its request's `_meta`, progress, log
+    /// messages, questions.
+    Talking(Arc<Talk>),
+    /// A client the tool never reaches (it takes nothing that would): only
+    /// its cancellation of the call, through the request's token.
+    Quiet(&'c CancellationToken),
 }
 
 /// What a call comes to once prepared.

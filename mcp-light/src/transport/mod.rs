@@ -54,6 +54,7 @@ use serde_json::Value;
 
 use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
+use crate::server::Client;
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -179,6 +180,13 @@ impl ServerHandler for McpHandler {
         #[cfg(feature = "http")]
         let request = http::with_taken_arguments(request, &context.extensions);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        if !self.server.needs_client(&request.name) {
+            let quiet = Client::Quiet(&context.ct);
+            return self
+                .server
+                .call_over_mcp(&request.name, arguments, caller, quiet)
+                .await;
+        }
         let talk = Talk::new(
             context,
             std::sync::Arc::clone(self.server.talkback()),
@@ -187,7 +195,7 @@ impl ServerHandler for McpHandler {
             request.request_state,
         );
         self.server
-            .call_talking(&request.name, arguments, caller, talk)
+            .call_over_mcp(&request.name, arguments, caller, Client::Talking(talk))
             .await
     }
 

@@ -238,6 +238,7 @@ pub fn linked() -> ServerBuilder {
     Server::from_registry()
         .with_state(Inventory::default())
         .with_state(crate::blocking::Gate::default())
+        .with_state(crate::talkback::Seen::default())
 }
 
 /// A builder for a server over every tool above, `inventory` and `store`.

@@ -172,6 +172,10 @@ fn definitions_list_the_state_their_extractors_need() {
     );
     assert!(def("roles_whoami").state_needs().is_empty());
     assert!(def("roles_port").state_needs().is_empty());
+    // Host state, the caller and arguments reach no client.
+    for name in ["roles_count", "roles_whoami", "roles_port"] {
+        assert!(!def(name).needs_client(), "{name}");
+    }
 }
 
 #[test]

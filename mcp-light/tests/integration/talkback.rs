@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 /// How often the tools ran, and what they saw.
 #[derive(Default)]
-struct Seen {
+pub struct Seen {
     runs: AtomicUsize,
     writes: AtomicUsize,
     dropped: AtomicBool,
@@ -77,6 +77,17 @@ async fn talk_forever(ctx: &Context) -> Result<String, ToolError> {
     seen.runs.fetch_add(1, Ordering::SeqCst);
     std::future::pending::<()>().await;
     Ok("never".to_owned())
+}
+
+/// Waits until the end of time, taking nothing that reaches the client:
+/// served without the talk-back machinery, and still stopped when the
+/// client cancels.
+#[mcp_tool]
+async fn talk_forever_quietly(State(seen): State<Seen>) -> String {
+    let _flag = DropFlag(&seen);
+    seen.runs.fetch_add(1, Ordering::SeqCst);
+    std::future::pending::<()>().await;
+    "never".to_owned()
 }
 
 /// Answers once the client cancels.
@@ -205,6 +216,7 @@ fn builder(seen: &Arc<Seen>) -> ServerBuilder {
         talk_progress,
         talk_log,
         talk_forever,
+        talk_forever_quietly,
         talk_until_cancelled,
         talk_confirm,
         talk_schema,
@@ -631,6 +643,27 @@ async fn cancel_after_start(tool: &str, seen: &Arc<Seen>) {
 async fn a_cancelled_call_stops_the_tool() {
     let seen = Arc::new(Seen::default());
     cancel_after_start("talk_forever", &seen).await;
+    assert!(seen.dropped.load(Ordering::SeqCst), "the tool still runs");
+}
+
+/// A tool that takes nothing reaching the client is called without the
+/// talk-back machinery; the client's cancellation still stops it.
+#[tokio::test]
+async fn a_cancelled_call_stops_a_tool_that_never_talks_back() {
+    let server = server(&Arc::default());
+    let quiet = server.registry().get("talk_forever_quietly").unwrap();
+    assert!(!quiet.def().needs_client());
+    assert!(
+        server
+            .registry()
+            .get("talk_forever")
+            .unwrap()
+            .def()
+            .needs_client()
+    );
+
+    let seen = Arc::new(Seen::default());
+    cancel_after_start("talk_forever_quietly", &seen).await;
     assert!(seen.dropped.load(Ordering::SeqCst), "the tool still runs");
 }
 
