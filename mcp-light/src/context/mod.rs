@@ -181,11 +181,15 @@ impl Context {
     /// Keeps what this call's asks are bound to on protocol 2026-07-28
     /// (`called`, the tool that runs, its parsed `args`), for an ask to
     /// hash if one is made; a call without such asks drops it.
+    #[expect(
+        clippy::ptr_arg,
+        reason = "a `Cow` that borrows clones without allocating; a `&str` would be copied"
+    )]
     pub(crate) fn bind(&self, called: &Cow<'static, str>, tool: &'static str, args: Value) {
         if let Some(rounds) = self.talk.as_deref().and_then(|talk| talk.rounds.as_deref()) {
             rounds.bind(rounds::Binding {
                 caller: self.caller.clone(),
-                called: called.clone(),
+                called: Cow::clone(called),
                 tool,
                 args,
             });
