@@ -443,12 +443,6 @@ pub use rmcp;
 /// The result type of an MCP tool call, as answered on the wire.
 pub use rmcp::model::CallToolResult;
 
-/// rmcp's configuration of Streamable HTTP, which [`Server::http_service`]
-/// takes: allowed hosts, the request body limit, sessions, JSON or SSE
-/// answers.
-#[cfg(feature = "http")]
-pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
-
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{

@@ -50,6 +50,7 @@ pub trait AnswerExt {
 
 /// Why an answer could not be read as asked.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AnswerError {
     /// JSON was asked of an error answer.
     #[error("the tool answered an error, not JSON: {message}")]
