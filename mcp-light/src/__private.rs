@@ -11,12 +11,14 @@ pub use crate::extract::StateNeed;
 pub use crate::extract::ToolArgument;
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
 pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::light_key::BulkItem;
 pub use crate::offload::{Unfinished, run_sync};
 pub use crate::output::{ToolResult, answer_kind, kind};
+pub use crate::registry::TOOLS;
 pub use crate::state::StateIsNotAnArgument;
 pub use crate::store::BoxFuture;
-pub use crate::tool::ToolParts;
+pub use crate::tool::{ToolDef, ToolParts};
 
 /// The schema of a tool's generated argument struct, before compaction.
 pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
@@ -42,13 +44,13 @@ pub fn unfinished(responder: &Responder, unfinished: Unfinished) -> rmcp::model:
 
 /// Whether `def` is a retrieve tool (`#[mcp_tool(action = "retrieve")]`),
 /// which a write's `retrieve = path` may name. Evaluated by the compiler.
-pub const fn is_retrieve_tool(def: &crate::ToolDef) -> bool {
-    matches!(def.kind(), crate::ToolKind::Read)
+pub const fn is_retrieve_tool(def: &ToolDef) -> bool {
+    matches!(def.kind(), ToolKind::Read)
         && matches!(def.action(), Some(action) if same_str(action, "retrieve"))
 }
 
 /// Whether `def` names `resource` as its own. Evaluated by the compiler.
-pub const fn is_resource(def: &crate::ToolDef, resource: &str) -> bool {
+pub const fn is_resource(def: &ToolDef, resource: &str) -> bool {
     matches!(def.resource(), Some(own) if same_str(own, resource))
 }
 

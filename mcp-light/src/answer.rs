@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 /// The key a result that is not a JSON object is wrapped under in
 /// `structuredContent`, which MCP requires to be an object. The text
 /// content carries the result unwrapped.
-pub const WRAPPED_RESULT_KEY: &str = "result";
+pub(crate) const WRAPPED_RESULT_KEY: &str = "result";
 
 /// A successful result: the JSON as text, and as `structuredContent`
 /// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).

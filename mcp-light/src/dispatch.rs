@@ -128,7 +128,7 @@ impl Dispatcher {
 
     /// The resource and action under which this dispatcher reaches the tool
     /// named `tool`, if it does.
-    pub fn route_to(&self, tool: &str) -> Option<(&'static str, &'static str)> {
+    pub(crate) fn route_to(&self, tool: &str) -> Option<(&'static str, &'static str)> {
         self.routes.iter().find_map(|(resource, actions)| {
             actions
                 .iter()

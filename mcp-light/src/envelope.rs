@@ -13,15 +13,7 @@ use crate::token::Token;
 
 /// The byte length of `value`'s compact JSON, counted while serializing: no
 /// buffer of the full echo is built.
-///
-/// ```
-/// let devices = vec![serde_json::json!({"id": 1, "name": "edge-01"}); 60];
-/// assert_eq!(
-///     mcp_light::data_size(&devices).unwrap(),
-///     serde_json::to_vec(&devices).unwrap().len(),
-/// );
-/// ```
-pub fn data_size<T: Serialize + ?Sized>(value: &T) -> Result<usize, serde_json::Error> {
+pub(crate) fn data_size<T: Serialize + ?Sized>(value: &T) -> Result<usize, serde_json::Error> {
     let mut counter = ByteCounter(0);
     serde_json::to_writer(&mut counter, value)?;
     Ok(counter.0)
@@ -216,6 +208,15 @@ impl JsonSchema for Deleted {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn data_size_is_the_length_of_compact_json() {
+        let devices = vec![json!({"id": 1, "name": "edge-01"}); 60];
+        assert_eq!(
+            data_size(&devices).unwrap(),
+            serde_json::to_vec(&devices).unwrap().len(),
+        );
+    }
 
     fn keys(value: &Value) -> Vec<&str> {
         value

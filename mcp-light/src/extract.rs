@@ -150,7 +150,7 @@ pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
-/// A type of host state a tool needs: what [`ToolDef::state_needs`](crate::ToolDef::state_needs) lists.
+/// A type of host state a tool needs: what [`ToolDef::state_needs`](crate::catalog::ToolDef::state_needs) lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StateNeed {
     type_id: TypeId,
@@ -167,7 +167,7 @@ impl StateNeed {
     }
 
     /// The type's id, as the server keys its state.
-    pub fn type_id(&self) -> TypeId {
+    pub(crate) fn type_id(&self) -> TypeId {
         self.type_id
     }
 

@@ -4,6 +4,7 @@
 /// What kind of write a `#[mcp_light]` tool performs. The kind decides
 /// the envelope's shape and its default `status_code`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum WriteKind {
     /// Creates one object: single envelope, 201.
     Create,
@@ -54,7 +55,7 @@ impl WriteKind {
     }
 
     /// Whether the kind writes a list of objects.
-    pub const fn is_bulk(self) -> bool {
+    pub(crate) const fn is_bulk(self) -> bool {
         matches!(self, WriteKind::BulkCreate | WriteKind::BulkUpdate)
     }
 }
@@ -62,6 +63,7 @@ impl WriteKind {
 /// How a tool answers, decided at compile time by its attribute (a
 /// function with both `#[mcp_heavy]` and `#[mcp_light]` is [`ToolKind::Heavy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolKind {
     /// `#[mcp_tool]`: answers its result (or a probe, past the size backstop,
     /// where its schema discloses continuation).

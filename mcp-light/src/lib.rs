@@ -65,6 +65,8 @@ mod usage;
 
 #[cfg(feature = "http")]
 pub mod auth;
+pub mod catalog;
+pub mod defaults;
 pub mod docs;
 pub mod heavy;
 pub mod store;
@@ -73,38 +75,35 @@ pub mod token;
 #[doc(hidden)]
 pub mod __private;
 
-pub use answer::{AnswerError, AnswerExt, WRAPPED_RESULT_KEY};
-pub use args::DEFAULT_MAX_ARGUMENT_STRING;
+pub use answer::{AnswerError, AnswerExt};
 pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
 pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
-pub use dispatch::Dispatcher;
-pub use envelope::data_size;
 pub use error::{BuildError, ToolError};
 pub use extract::{FromCall, FromCallRef, StateNeed};
 pub use heavy::HeavyConfig;
 pub use items::{CallOver, ItemSender, ItemStream};
-pub use kind::{ToolKind, WriteKind};
 pub use light_key::{BulkResult, KeyFields, LightKey};
-pub use limits::DEFAULT_TOOL_DEADLINE;
 pub use principal::Principal;
-pub use registry::{PublishedTool, Registry, TOOLS};
-pub use roundtrip::{DEFAULT_ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL};
-pub use schema::discloses_continuation;
 pub use server::{Server, ServerBuilder};
 pub use state::State;
 pub use store::{ContinuationStore, MemoryStore};
 pub use surface::{Surface, UnknownSurface};
-pub use tool::ToolDef;
-#[cfg(feature = "http")]
-pub use transport::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
-    HttpService, JsonRpcGuard, ValidatedSessions,
-};
 #[cfg(feature = "stdio")]
-pub use transport::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
+pub use transport::StdioOptions;
+#[cfg(feature = "http")]
+pub use transport::{HttpOptions, HttpService};
 pub use transport::{McpHandler, ServeError};
 pub use usage::USAGE_META_KEY;
+
+// The generated code of the tool macros names these at the root; users
+// name them through `catalog`, where they are documented.
+#[doc(hidden)]
+pub use kind::{ToolKind, WriteKind};
+#[doc(hidden)]
+pub use registry::TOOLS;
+#[doc(hidden)]
+pub use tool::ToolDef;
 
 /// Registers a plain tool.
 ///
@@ -359,7 +358,7 @@ pub use mcp_light_macros::mcp_heavy;
 ///
 /// Expands to the definitions of the named tool functions, an array of
 /// `&'static` [`ToolDef`], for [`Server::from_tools`] or
-/// [`Registry::from_tools`]: the server answers those tools and no other,
+/// [`Registry::from_tools`](catalog::Registry::from_tools): the server answers those tools and no other,
 /// whatever else is linked into the binary (a dependency's tools, a test's,
 /// another binary's of the same package). [`Server::from_registry`] is the
 /// convenience that serves every tool linked in.
@@ -443,12 +442,6 @@ pub use rmcp;
 
 /// The result type of an MCP tool call, as answered on the wire.
 pub use rmcp::model::CallToolResult;
-
-/// rmcp's configuration of Streamable HTTP, which [`Server::http_service`]
-/// takes: allowed hosts, the request body limit, sessions, JSON or SSE
-/// answers.
-#[cfg(feature = "http")]
-pub use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {

@@ -18,6 +18,8 @@ use crate::tool::ToolDef;
 ///
 /// Read it through [`Registry::collect`], which checks it. To serve some
 /// tools and not others, name them instead, with [`tools!`](crate::tools).
+/// Only the macros' generated code names it, to register into it.
+#[doc(hidden)]
 #[linkme::distributed_slice]
 pub static TOOLS: [ToolDef];
 
@@ -30,7 +32,7 @@ pub static TOOLS: [ToolDef];
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
-/// use mcp_light::{Registry, tools};
+/// use mcp_light::catalog::Registry;
 ///
 /// /// Count the devices.
 /// #[mcp_tool]
@@ -67,14 +69,15 @@ pub struct PublishedTool {
 }
 
 impl Registry {
-    /// Every tool linked into the binary ([`TOOLS`]): the program's own and
-    /// those of every crate it depends on.
+    /// Every tool linked into the binary, each function annotated with
+    /// `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`: the program's own
+    /// and those of every crate it depends on.
     pub fn collect() -> Result<Registry, BuildError> {
         Registry::from_tools(TOOLS.iter())
     }
 
     /// A registry of the given tools only: usually the tools a program names
-    /// with [`tools!`](crate::tools), or a subset of [`TOOLS`].
+    /// with [`tools!`](crate::tools).
     pub fn from_tools(
         defs: impl IntoIterator<Item = &'static ToolDef>,
     ) -> Result<Registry, BuildError> {

@@ -33,16 +33,7 @@ pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {
 ///
 /// This is the only test mcp-light applies before minting a token, and it
 /// reads the very schema published in `tools/list`.
-///
-/// ```
-/// use serde_json::json;
-///
-/// let heavy = json!({"type": "object", "properties": {"continuation_token": {"type": "string"}}});
-/// let plain = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-/// assert!(mcp_light::discloses_continuation(heavy.as_object().unwrap()));
-/// assert!(!mcp_light::discloses_continuation(plain.as_object().unwrap()));
-/// ```
-pub fn discloses_continuation(schema: &Map<String, Value>) -> bool {
+pub(crate) fn discloses_continuation(schema: &Map<String, Value>) -> bool {
     schema
         .get("properties")
         .and_then(Value::as_object)
@@ -285,6 +276,15 @@ fn strip_titles(schema: &mut Map<String, Value>) {
 mod tests {
     use super::*;
     use crate::kind::WriteKind;
+
+    #[test]
+    fn a_schema_discloses_continuation_by_its_token_property() {
+        let heavy =
+            json!({"type": "object", "properties": {"continuation_token": {"type": "string"}}});
+        let plain = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        assert!(discloses_continuation(heavy.as_object().unwrap()));
+        assert!(!discloses_continuation(plain.as_object().unwrap()));
+    }
 
     /// The properties `publish` adds to a schema without any of its own.
     fn added(kind: ToolKind) -> Vec<String> {

@@ -59,7 +59,12 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whom a stored result belongs to: the caller's identity and the outer tool
 /// it was minted through. Redemption by anyone else is refused.
+///
+/// `#[non_exhaustive]`: build one with [`Owner::new`]. A store that keeps
+/// entries elsewhere writes both fields down and builds the owner again
+/// from them when it reads the entry back.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Owner {
     /// The caller's identity ([`Caller::identity`](crate::Caller::identity)).
     pub caller: String,
@@ -67,8 +72,31 @@ pub struct Owner {
     pub tool: String,
 }
 
+impl Owner {
+    /// The owner of a result that `caller` (a
+    /// [`Caller::identity`](crate::Caller::identity)) minted through the
+    /// tool named `tool`.
+    ///
+    /// ```
+    /// use mcp_light::store::Owner;
+    ///
+    /// let owner = Owner::new("process", "device_list");
+    /// assert_eq!((owner.caller.as_str(), owner.tool.as_str()), ("process", "device_list"));
+    /// ```
+    pub fn new(caller: impl Into<String>, tool: impl Into<String>) -> Owner {
+        Owner {
+            caller: caller.into(),
+            tool: tool.into(),
+        }
+    }
+}
+
 /// What produced a stored result, which decides how it may be served.
+///
+/// `#[non_exhaustive]`: a store that writes it down matches it with a
+/// wildcard arm, for origins a later version adds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Origin {
     /// A read (heavy probe or size backstop): pageable.
     Read,
@@ -110,7 +138,7 @@ impl Entry {
     /// ```
     /// use mcp_light::store::{Entry, Origin, Owner};
     ///
-    /// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+    /// let owner = Owner::new("process", "device_list");
     /// let entry = Entry::new(owner, Origin::Read, &b"[1,2,3]"[..]);
     /// assert_eq!(&*entry.body, b"[1,2,3]");
     /// assert!(entry.digest.is_none());
@@ -160,7 +188,10 @@ impl EntryInfo {
 
 /// Some items of a stored list, as [`ContinuationStore::get_items`] reads
 /// them.
+///
+/// `#[non_exhaustive]`: build one with [`ListItems::new`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListItems {
     /// Who may redeem the entry.
     pub owner: Owner,
@@ -173,8 +204,22 @@ pub struct ListItems {
     pub items: Vec<Vec<u8>>,
 }
 
+impl ListItems {
+    /// The `items` (each its compact JSON, in order) of a list of `total`
+    /// items stored for `owner`, produced by `origin`.
+    pub fn new(owner: Owner, origin: Origin, total: usize, items: Vec<Vec<u8>>) -> ListItems {
+        ListItems {
+            owner,
+            origin,
+            total,
+            items,
+        }
+    }
+}
+
 /// What [`ContinuationStore::get_items`] found under a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StoredItems {
     /// The entry is a pageable list: the asked items.
     List(ListItems),

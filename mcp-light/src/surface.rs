@@ -49,13 +49,13 @@ impl Surface {
     }
 
     /// Whether the dispatchers are published.
-    pub const fn publishes_dispatchers(self) -> bool {
+    pub(crate) const fn publishes_dispatchers(self) -> bool {
         !matches!(self, Surface::Flat)
     }
 
     /// Whether the registered tools a dispatcher reaches are published too
     /// (those no dispatcher reaches always are).
-    pub const fn publishes_routed_tools(self) -> bool {
+    pub(crate) const fn publishes_routed_tools(self) -> bool {
         !matches!(self, Surface::Dispatcher)
     }
 }

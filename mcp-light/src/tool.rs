@@ -4,7 +4,7 @@ use crate::extract::StateNeed;
 use crate::invoke::InvokeFn;
 use crate::kind::ToolKind;
 
-/// The definition one annotated function registers in [`TOOLS`](crate::TOOLS).
+/// The definition one annotated function registers.
 ///
 /// The macros build it and keep it in a hidden static beside the function,
 /// which [`tools!`](crate::tools) reaches from the function's path; a host

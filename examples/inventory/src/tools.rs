@@ -13,8 +13,9 @@
 //! [`registry`] names this module's tools: the server serves them, and no
 //! other tool linked into the same binary.
 
+use mcp_light::catalog::{Registry, ToolDef};
 use mcp_light::prelude::*;
-use mcp_light::{BuildError, LogLevel, Registry, ToolDef};
+use mcp_light::{BuildError, LogLevel};
 use serde_json::json;
 use uuid::Uuid;
 

@@ -38,8 +38,7 @@ pub trait AnswerExt {
     /// first text block parsed as JSON.
     ///
     /// `structuredContent` is a JSON object: a tool result that is not one
-    /// is wrapped under [`WRAPPED_RESULT_KEY`](crate::WRAPPED_RESULT_KEY)
-    /// (`{"result": 4}`), as a client receives it. An error answer
+    /// is wrapped under the key `result` (`{"result": 4}`), as a client receives it. An error answer
     /// (`isError: true`) is an [`AnswerError::IsError`] carrying its text.
     fn json(&self) -> Result<Value, AnswerError>;
 
@@ -51,6 +50,7 @@ pub trait AnswerExt {
 
 /// Why an answer could not be read as asked.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AnswerError {
     /// JSON was asked of an error answer.
     #[error("the tool answered an error, not JSON: {message}")]

@@ -6,11 +6,12 @@
 //! continuation_token, usage}`, and keeps the result in the continuation
 //! store: the preview is the result cut short as real JSON (at most
 //! [`HeavyConfig::preview_chars`] characters), `available_modes` lists the
-//! [`Mode`]s that do something useful with this value, and `usage` is one
-//! or two sentences on how to call again. A call that sends the token back
-//! is served from the store in the [`Mode`] it asks for, without running
-//! the tool again; a wrong `mode`, `page`, `page_size` or `filter_keys` is
-//! a [`NegotiationError`]. The tool's schema gains those five fields with
+//! modes (`summary`, `paginated`, `filtered`, `full`) that do something
+//! useful with this value, and `usage` is one or two sentences on how to
+//! call again. A call that sends the token back is served from the store in
+//! the mode it asks for, without running the tool again; a wrong `mode`,
+//! `page`, `page_size` or `filter_keys` is answered as an error that says
+//! what to send instead. The tool's schema gains those five fields with
 //! their types and bounds and almost no prose, because every caller pays
 //! for `tools/list`; the instructions travel in the probe's `usage`
 //! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
@@ -60,7 +61,7 @@ use summary::summarize;
 
 pub(crate) use digest::{Digest, ListDigest, Shape, preview_of};
 pub(crate) use filter::check_list_keys;
-pub use negotiation::{Mode, NegotiationError};
+pub(crate) use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, refuse_negotiation, take_negotiation,
 };

@@ -247,8 +247,9 @@ pub enum NegotiationError {
 
 impl NegotiationError {
     /// The argument the error is about (`mode`, `page`, `page_size` or
-    /// `filter_keys`), for callers that point at it.
-    pub fn field(&self) -> &'static str {
+    /// `filter_keys`), which the tests check each error names.
+    #[cfg(test)]
+    pub(crate) fn field(&self) -> &'static str {
         match self {
             NegotiationError::UnknownMode { .. } | NegotiationError::NotFilterable { .. } => "mode",
             NegotiationError::Page { .. } => "page",

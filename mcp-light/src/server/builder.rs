@@ -375,7 +375,7 @@ impl ServerBuilder {
     /// Refuses a call whose arguments hold a string, or an object key,
     /// longer than `bytes`, before any tool runs: the `isError` answer names
     /// where the string is (`device.name`), its length and the limit.
-    /// The default is [`DEFAULT_MAX_ARGUMENT_STRING`](crate::DEFAULT_MAX_ARGUMENT_STRING),
+    /// The default is [`defaults::MAX_ARGUMENT_STRING`](crate::defaults::MAX_ARGUMENT_STRING),
     /// 64 KiB. A transport bounds the whole request as well (4 MiB over
     /// HTTP, one line of 4 MiB over stdio, by default).
     ///
@@ -403,7 +403,7 @@ impl ServerBuilder {
     /// Stops a tool that has not finished within `deadline` (`None`: no
     /// deadline): the call answers an `isError` result naming the tool and
     /// the deadline, and the tool's future is dropped, so it runs no
-    /// further. The default is [`DEFAULT_TOOL_DEADLINE`](crate::DEFAULT_TOOL_DEADLINE), 5 min.
+    /// further. The default is [`defaults::TOOL_DEADLINE`](crate::defaults::TOOL_DEADLINE), 5 min.
     ///
     /// Time a tool spends waiting for the client — an elicitation the user
     /// answers, a sampling request — counts: keep the deadline above the ask
@@ -558,7 +558,7 @@ impl ServerBuilder {
     /// How long a client has to retry a call that answered an
     /// input-required result (protocol 2026-07-28) before its
     /// `requestState` expires; 10 minutes by default
-    /// ([`DEFAULT_REQUEST_STATE_TTL`](crate::DEFAULT_REQUEST_STATE_TTL)). An expired state is refused like a
+    /// ([`defaults::REQUEST_STATE_TTL`](crate::defaults::REQUEST_STATE_TTL)). An expired state is refused like a
     /// forged one, and the client starts the call again.
     pub fn with_request_state_ttl(mut self, ttl: Duration) -> ServerBuilder {
         self.talkback.state_ttl = ttl;
@@ -568,7 +568,7 @@ impl ServerBuilder {
     /// How long a tool's request to the client — elicitation, sampling,
     /// roots — waits for the answer on protocol 2025-11-25 before the ask
     /// fails with an error naming the timeout; 5 minutes by default
-    /// ([`DEFAULT_ASK_TIMEOUT`](crate::DEFAULT_ASK_TIMEOUT)), as a person may be answering.
+    /// ([`defaults::ASK_TIMEOUT`](crate::defaults::ASK_TIMEOUT)), as a person may be answering.
     pub fn with_ask_timeout(mut self, timeout: Duration) -> ServerBuilder {
         self.talkback.ask_timeout = timeout;
         self

@@ -79,7 +79,7 @@ const ENTRY_OVERHEAD: usize = 640;
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryStore::default();
 /// let token = Token::mint().unwrap();
-/// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+/// let owner = Owner::new("process", "device_list");
 /// let entry = Entry::new(owner, Origin::Read, &b"[1,2,3]"[..]);
 /// store.put(&token, entry.clone()).await.unwrap();
 /// assert_eq!(store.get(&token).await.unwrap(), Some(entry));

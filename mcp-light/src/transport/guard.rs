@@ -27,7 +27,7 @@ type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 /// rmcp's Streamable HTTP service behind the JSON-RPC checks: what
 /// [`Server::http_service`](crate::Server::http_service) builds.
 #[derive(Clone)]
-pub struct JsonRpcGuard<S> {
+pub(crate) struct JsonRpcGuard<S> {
     inner: S,
     max_body_bytes: usize,
 }

@@ -1,6 +1,13 @@
 //! MCP over Streamable HTTP, at `/mcp`.
 
+use std::convert::Infallible;
+use std::task::Poll;
 use std::time::Duration;
+
+use axum::body::{Bytes, HttpBody};
+use axum::http::{Request, Response};
+use http_body_util::combinators::BoxBody;
+use tower_service::Service;
 
 use rmcp::model::{CallToolRequestParams, Extensions};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -15,6 +22,7 @@ use super::listen::{self, ConnectionLimits};
 use super::sessions::{ValidatedSession, ValidatedSessions};
 use super::{McpHandler, ServeError};
 use crate::principal::Principal;
+use crate::store::BoxFuture;
 
 /// The largest request body [`Server::serve_http_with`] reads unless
 /// [`HttpOptions::with_max_body_bytes`] says otherwise: 4 MiB.
@@ -235,8 +243,29 @@ impl HttpOptions {
 }
 
 /// rmcp's Streamable HTTP service over a [`Server`], behind mcp-light's
-/// JSON-RPC checks, as [`Server::http_service`] builds it.
-pub type HttpService = JsonRpcGuard<StreamableHttpService<McpHandler, ValidatedSessions>>;
+/// JSON-RPC checks, as [`Server::http_service`] builds it: a tower
+/// [`Service`] of HTTP requests, cheap to clone, to mount in a router.
+#[derive(Clone, Debug)]
+pub struct HttpService(JsonRpcGuard<StreamableHttpService<McpHandler, ValidatedSessions>>);
+
+impl<B> Service<Request<B>> for HttpService
+where
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<BoxBody<Bytes, Infallible>>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Service::<Request<B>>::poll_ready(&mut self.0, cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        self.0.call(request)
+    }
+}
 
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
@@ -283,7 +312,7 @@ impl Server {
         let max_body_bytes = config.max_request_body_bytes;
         let rmcp =
             StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
-        JsonRpcGuard::new(rmcp, max_body_bytes)
+        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes))
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until

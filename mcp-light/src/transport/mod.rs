@@ -23,14 +23,10 @@ mod sessions;
 mod stdio;
 
 #[cfg(feature = "http")]
-pub use guard::JsonRpcGuard;
-#[cfg(feature = "http")]
 pub use http::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
     HttpService,
 };
-#[cfg(feature = "http")]
-pub use sessions::ValidatedSessions;
 #[cfg(feature = "stdio")]
 pub use stdio::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
 

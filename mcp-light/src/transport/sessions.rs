@@ -28,15 +28,8 @@ pub(crate) struct ValidatedSession(pub(crate) SessionId);
 /// Everything else is [`LocalSessionManager`]'s: session creation, streams,
 /// resumption, closing.
 #[derive(Debug, Default)]
-pub struct ValidatedSessions {
+pub(crate) struct ValidatedSessions {
     inner: LocalSessionManager,
-}
-
-impl ValidatedSessions {
-    /// Wraps `inner`, which keeps the sessions.
-    pub fn new(inner: LocalSessionManager) -> ValidatedSessions {
-        ValidatedSessions { inner }
-    }
 }
 
 /// Marks `message` as routed into session `id`.

@@ -1,7 +1,7 @@
 //! Bad input answers an `isError` result that names the field, and the
 //! server keeps serving.
 
-use mcp_light::Registry;
+use mcp_light::catalog::Registry;
 use mcp_light::prelude::*;
 use serde_json::json;
 

@@ -193,10 +193,7 @@ async fn a_result_over_the_disk_bound_answers_a_probe_without_token_with_the_siz
 }
 
 fn big_entry() -> Entry {
-    let owner = Owner {
-        caller: "process".into(),
-        tool: "disk_rows".into(),
-    };
+    let owner = Owner::new("process", "disk_rows");
     let body = serde_json::to_vec(&(0..300).map(|i| row(i, 500)).collect::<Vec<_>>()).unwrap();
     Entry::new(owner, Origin::Read, body)
 }

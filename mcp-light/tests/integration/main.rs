@@ -22,6 +22,7 @@ mod properties;
 mod redis_store;
 mod registry;
 mod roles;
+mod root_names;
 mod streaming;
 mod surface;
 mod talkback;

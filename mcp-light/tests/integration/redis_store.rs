@@ -92,14 +92,7 @@ impl Drop for Redis {
 }
 
 fn entry(origin: Origin, body: &[u8]) -> Entry {
-    Entry::new(
-        Owner {
-            caller: "principal:alice".into(),
-            tool: "device_list".into(),
-        },
-        origin,
-        body,
-    )
+    Entry::new(Owner::new("principal:alice", "device_list"), origin, body)
 }
 
 #[tokio::test]
@@ -274,10 +267,7 @@ fn chunks_of(body: &[u8], starts: &[u64], cuts: &[usize]) -> Vec<mcp_light::stor
 }
 
 fn alice() -> Owner {
-    Owner {
-        caller: "principal:alice".into(),
-        tool: "device_list".into(),
-    }
+    Owner::new("principal:alice", "device_list")
 }
 
 #[tokio::test]

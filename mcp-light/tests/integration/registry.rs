@@ -1,7 +1,7 @@
 //! Registration and published schemas.
 
+use mcp_light::catalog::{Registry, ToolKind, WriteKind};
 use mcp_light::prelude::*;
-use mcp_light::{Registry, ToolKind, WriteKind};
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, Harness};

@@ -7,8 +7,9 @@ use std::error::Error;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use mcp_light::BuildError;
+use mcp_light::catalog::ToolDef;
 use mcp_light::prelude::*;
-use mcp_light::{BuildError, ToolDef};
 use serde_json::json;
 use uuid::Uuid;
 

@@ -86,7 +86,7 @@ impl Clock for SystemClock {
 /// let clock = Arc::new(ManualClock::new());
 /// let store = MemoryStore::with_clock(MemoryStoreConfig::default(), clock.clone());
 /// let token = Token::mint().unwrap();
-/// let owner = Owner { caller: "process".into(), tool: "device_list".into() };
+/// let owner = Owner::new("process", "device_list");
 /// let entry = Entry::new(owner, Origin::Read, &b"[]"[..]);
 /// store.put(&token, entry).await.unwrap();
 ///

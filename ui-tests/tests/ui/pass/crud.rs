@@ -1,6 +1,6 @@
 //! A full CRUD set with retrieve links, sync and async functions.
 use mcp_light::prelude::*;
-use mcp_light::{TOOLS, ToolDef, ToolKind, WriteKind};
+use mcp_light::catalog::{PublishedTool, Registry, ToolDef, ToolKind, WriteKind};
 
 #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
 #[light_key(site)]
@@ -99,7 +99,7 @@ fn device_forget(#[id] serial: String, #[serde(default)] reason: String) -> Resu
 }
 
 fn tool(name: &str) -> &'static ToolDef {
-    let mut found = TOOLS.iter().filter(|t| t.name() == name);
+    let mut found = linked().filter(|t| t.name() == name);
     let tool = found
         .next()
         .unwrap_or_else(|| panic!("no tool named {name}"));
@@ -111,8 +111,14 @@ fn write(kind: WriteKind, status_code: u16) -> ToolKind {
     ToolKind::Write { kind, status_code }
 }
 
+/// Every tool linked into this binary, as the registry checks them.
+fn linked() -> impl Iterator<Item = &'static ToolDef> {
+    let registry = Registry::collect().unwrap();
+    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+}
+
 fn main() {
-    assert_eq!(TOOLS.len(), 9);
+    assert_eq!(linked().count(), 9);
 
     let get = tool("device_get");
     assert_eq!(get.kind(), ToolKind::Read);

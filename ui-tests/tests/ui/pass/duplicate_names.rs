@@ -24,7 +24,7 @@ mod b {
 }
 
 fn main() {
-    let error = mcp_light::Registry::collect().unwrap_err();
+    let error = mcp_light::catalog::Registry::collect().unwrap_err();
     let message = error.to_string();
     assert!(message.starts_with("two tools are named `ping`: "), "{message}");
     assert!(message.contains("::a::ping_a`"), "{message}");

@@ -4,7 +4,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use mcp_light::prelude::*;
-use mcp_light::{FromCall, StateNeed, TOOLS};
+use mcp_light::catalog::{PublishedTool, Registry, ToolDef};
+use mcp_light::{FromCall, StateNeed};
 use serde_json::json;
 
 mod reexported {
@@ -57,9 +58,15 @@ fn welcome(Welcome(text): Welcome, ctx: &Context) -> Result<String, ToolError> {
     Ok(text)
 }
 
+/// Every tool linked into this binary, as the registry checks them.
+fn linked() -> impl Iterator<Item = &'static ToolDef> {
+    let registry = Registry::collect().unwrap();
+    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+}
+
 fn main() {
     let needs = |name: &str| {
-        let def = TOOLS.iter().find(|def| def.name() == name).unwrap();
+        let def = linked().find(|def| def.name() == name).unwrap();
         let names: Vec<_> = def.state_needs().iter().map(StateNeed::type_name).collect();
         names.join(",")
     };
@@ -67,10 +74,10 @@ fn main() {
     assert!(needs("welcome").ends_with("::Greeting"), "{}", needs("welcome"));
 
     // Only the arguments are in the schema.
-    let hit = TOOLS.iter().find(|def| def.name() == "hit").unwrap();
+    let hit = linked().find(|def| def.name() == "hit").unwrap();
     let schema = serde_json::to_value(hit.params_schema()).unwrap();
     assert_eq!(schema["required"], json!(["by"]));
-    let who = TOOLS.iter().find(|def| def.name() == "who").unwrap();
+    let who = linked().find(|def| def.name() == "who").unwrap();
     let schema = serde_json::to_value(who.params_schema()).unwrap();
     assert!(schema.get("required").is_none(), "{schema}");
     assert!(schema["properties"].as_object().is_none_or(|p| p.is_empty()), "{schema}");

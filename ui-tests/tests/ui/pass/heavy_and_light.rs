@@ -1,7 +1,7 @@
 //! `#[mcp_heavy]` and `#[mcp_light]` on one function, in either order,
 //! register one heavy tool.
 use mcp_light::prelude::*;
-use mcp_light::{TOOLS, ToolKind};
+use mcp_light::catalog::{PublishedTool, Registry, ToolDef, ToolKind};
 
 #[derive(Serialize, LightKey)]
 pub struct Report {
@@ -27,26 +27,32 @@ fn all_reports() -> Vec<Report> {
     Vec::new()
 }
 
+/// Every tool linked into this binary, as the registry checks them.
+fn linked() -> impl Iterator<Item = &'static ToolDef> {
+    let registry = Registry::collect().unwrap();
+    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+}
+
 fn main() {
-    assert_eq!(TOOLS.len(), 3);
+    assert_eq!(linked().count(), 3);
     for name in ["report_build", "export_report", "all_reports"] {
-        let found: Vec<_> = TOOLS.iter().filter(|t| t.name() == name).collect();
+        let found: Vec<_> = linked().filter(|t| t.name() == name).collect();
         assert_eq!(found.len(), 1, "{name}");
         assert_eq!(found[0].kind(), ToolKind::Heavy, "{name}");
         assert!(found[0].kind().is_heavy() && !found[0].kind().is_write());
     }
 
-    let build = TOOLS.iter().find(|t| t.name() == "report_build").unwrap();
+    let build = linked().find(|t| t.name() == "report_build").unwrap();
     assert_eq!(build.description(), "Build a report.");
     assert_eq!(build.resource(), Some("report"));
     assert_eq!(build.action(), Some("create"));
     assert!(build.function().ends_with("::build_report"));
 
-    let export = TOOLS.iter().find(|t| t.name() == "export_report").unwrap();
+    let export = linked().find(|t| t.name() == "export_report").unwrap();
     assert_eq!(export.action(), Some("export"));
     assert_eq!(export.resource(), Some("report"));
 
-    let all = TOOLS.iter().find(|t| t.name() == "all_reports").unwrap();
+    let all = linked().find(|t| t.name() == "all_reports").unwrap();
     assert_eq!(all.action(), None);
     assert_eq!(all.resource(), None);
 }

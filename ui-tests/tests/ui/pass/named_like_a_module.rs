@@ -4,7 +4,7 @@
 //! tool through the function's path.
 
 use mcp_light::prelude::*;
-use mcp_light::ToolKind;
+use mcp_light::catalog::ToolKind;
 
 #[derive(Serialize, LightKey)]
 pub struct Device {

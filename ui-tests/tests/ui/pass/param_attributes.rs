@@ -1,6 +1,6 @@
 //! Parameter attributes: `#[serde(...)]` and `#[schemars(...)]` reach the
 //! schema; a renamed `#[id]` names the destroy's id.
-use mcp_light::TOOLS;
+use mcp_light::catalog::{PublishedTool, Registry, ToolDef};
 use mcp_light::prelude::*;
 
 #[derive(Serialize, LightKey)]
@@ -29,8 +29,14 @@ fn page_delete(
     Ok(())
 }
 
+/// Every tool linked into this binary, as the registry checks them.
+fn linked() -> impl Iterator<Item = &'static ToolDef> {
+    let registry = Registry::collect().unwrap();
+    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+}
+
 fn main() {
-    let search = TOOLS.iter().find(|t| t.name() == "page_search").unwrap();
+    let search = linked().find(|t| t.name() == "page_search").unwrap();
     let schema = serde_json::to_value(search.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["query"]));
     assert_eq!(
@@ -40,7 +46,7 @@ fn main() {
     assert_eq!(schema["properties"]["limit"]["default"], 0);
     assert!(schema["properties"].get("type").is_some());
 
-    let delete = TOOLS.iter().find(|t| t.name() == "page_delete").unwrap();
+    let delete = linked().find(|t| t.name() == "page_delete").unwrap();
     let schema = serde_json::to_value(delete.params_schema()).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["pageId"]));
 }

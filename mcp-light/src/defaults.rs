@@ -1,0 +1,24 @@
+//! The limits a server keeps unless it is told otherwise, each beside the
+//! setting that changes it.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use mcp_light::defaults;
+//!
+//! assert_eq!(defaults::TOOL_DEADLINE, Duration::from_secs(300));
+//! assert_eq!(defaults::MAX_ARGUMENT_STRING, 64 * 1024);
+//! ```
+
+pub use crate::args::DEFAULT_MAX_ARGUMENT_STRING as MAX_ARGUMENT_STRING;
+pub use crate::limits::DEFAULT_TOOL_DEADLINE as TOOL_DEADLINE;
+pub use crate::roundtrip::{
+    DEFAULT_ASK_TIMEOUT as ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL as REQUEST_STATE_TTL,
+};
+#[cfg(feature = "stdio")]
+pub use crate::transport::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;
+#[cfg(feature = "http")]
+pub use crate::transport::{
+    DEFAULT_HEADER_READ_TIMEOUT as HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES as MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS as MAX_CONNECTIONS,
+};
