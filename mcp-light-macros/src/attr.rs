@@ -70,7 +70,7 @@ impl std::fmt::Display for Attr {
 }
 
 /// The write kinds of `#[mcp_light(<kind>)]`, mirroring
-/// `mcp_light::WriteKind`.
+/// `mcp_light::catalog::WriteKind`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum WriteKind {
     Create,
@@ -102,7 +102,7 @@ impl WriteKind {
         }
     }
 
-    /// The name of the `mcp_light::WriteKind` variant.
+    /// The name of the `mcp_light::catalog::WriteKind` variant.
     pub fn variant(self) -> &'static str {
         match self {
             WriteKind::Create => "Create",

@@ -82,9 +82,9 @@ fn generate(plan: &Plan) -> TokenStream {
         #(#cfgs)*
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unreachable_pub)]
-        #[#krate::__private::linkme::distributed_slice(#krate::TOOLS)]
+        #[#krate::__private::linkme::distributed_slice(#krate::__private::TOOLS)]
         #[linkme(crate = #krate::__private::linkme)]
-        #vis static #handle: #krate::ToolDef = {
+        #vis static #handle: #krate::__private::ToolDef = {
             #header_checks
             #light_key_check
             #args_struct
@@ -568,12 +568,12 @@ fn definition(plan: &Plan) -> TokenStream {
     let function = tool.item.sig.ident.unraw().to_string();
     let description = &tool.docs;
     let kind = match plan.kind {
-        Kind::Read => quote!(#krate::ToolKind::Read),
-        Kind::Heavy => quote!(#krate::ToolKind::Heavy),
+        Kind::Read => quote!(#krate::__private::ToolKind::Read),
+        Kind::Heavy => quote!(#krate::__private::ToolKind::Heavy),
         Kind::Write { kind, status } => {
             let variant = format_ident!("{}", kind.variant());
-            quote!(#krate::ToolKind::Write {
-                kind: #krate::WriteKind::#variant,
+            quote!(#krate::__private::ToolKind::Write {
+                kind: #krate::__private::WriteKind::#variant,
                 status_code: #status,
             })
         }
@@ -605,7 +605,7 @@ fn definition(plan: &Plan) -> TokenStream {
             #krate::__private::params_schema::<__Args<'static>>()
         }
 
-        #krate::ToolDef::__from_parts(#krate::__private::ToolParts {
+        #krate::__private::ToolDef::__from_parts(#krate::__private::ToolParts {
             name: #name,
             function: ::core::concat!(::core::module_path!(), "::", #function),
             description: #description,
@@ -650,7 +650,7 @@ fn retrieve_const(plan: &Plan, path: &Path) -> TokenStream {
     });
     quote_spanned! {span=>
         const __RETRIEVE: &str = {
-            let __retrieve: &#krate::ToolDef = &#handle;
+            let __retrieve: &#krate::__private::ToolDef = &#handle;
             if !#krate::__private::is_retrieve_tool(__retrieve) {
                 ::core::panic!("{}", #not_retrieve);
             }
@@ -815,7 +815,7 @@ mod tests {
         )
         .to_string();
         assert!(
-            out.contains(":: mcp_light :: ToolDef :: __from_parts"),
+            out.contains(":: mcp_light :: __private :: ToolDef :: __from_parts"),
             "{out}"
         );
         assert!(out.contains("\"::mcp_light::__private::serde\""), "{out}");

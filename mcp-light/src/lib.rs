@@ -96,15 +96,6 @@ pub use transport::{HttpOptions, HttpService};
 pub use transport::{McpHandler, ServeError};
 pub use usage::USAGE_META_KEY;
 
-// The generated code of the tool macros names these at the root; users
-// name them through `catalog`, where they are documented.
-#[doc(hidden)]
-pub use kind::{ToolKind, WriteKind};
-#[doc(hidden)]
-pub use registry::TOOLS;
-#[doc(hidden)]
-pub use tool::ToolDef;
-
 /// Registers a plain tool.
 ///
 /// ```text
