@@ -348,7 +348,7 @@ pub use mcp_light_macros::mcp_heavy;
 /// ```
 ///
 /// Expands to the definitions of the named tool functions, an array of
-/// `&'static` [`ToolDef`], for [`Server::from_tools`] or
+/// `&'static` [`ToolDef`](catalog::ToolDef), for [`Server::from_tools`] or
 /// [`Registry::from_tools`](catalog::Registry::from_tools): the server answers those tools and no other,
 /// whatever else is linked into the binary (a dependency's tools, a test's,
 /// another binary's of the same package). [`Server::from_registry`] is the
