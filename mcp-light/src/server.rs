@@ -2,6 +2,7 @@
 //! frozen — its tools, schemas, dispatchers and names worked out at build
 //! time — with the one call path every transport uses.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::Tool;
@@ -90,9 +91,10 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
-    /// Every name a call may give, and what it reaches, sorted by name for
-    /// a binary search.
-    names: Vec<(Box<str>, Named)>,
+    /// Every name a call may give, and what it reaches. Hashed with
+    /// foldhash: the names are fixed at build time, so a caller's string
+    /// is only ever looked up, never inserted.
+    names: HashMap<Box<str>, Named, foldhash::fast::RandomState>,
     /// The published names, as an unknown tool's error lists them.
     known: String,
 }
@@ -227,7 +229,7 @@ impl Server {
             dispatchers.push(dispatcher);
         }
         let mut tools = Vec::new();
-        let mut names: Vec<(Box<str>, Named)> = Vec::new();
+        let mut names = HashMap::with_hasher(foldhash::fast::RandomState::default());
         for (place, published) in registry.iter().enumerate() {
             let routed = dispatchers.iter().enumerate().find_map(|(i, dispatcher)| {
                 dispatcher
@@ -250,22 +252,20 @@ impl Server {
                     }
                 }
             };
-            names.push((published.name().into(), named));
+            names.insert(published.name().into(), named);
         }
         if surface.publishes_dispatchers() {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
-                names.push((
+                names.insert(
                     dispatcher.name().into(),
                     Named::Dispatcher {
                         dispatcher: place,
                         listed: tools.len() - 1,
                     },
-                ));
+                );
             }
         }
-        // Names are unique: a dispatcher's may not be a tool's.
-        names.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
         let known = tools
             .iter()
             .map(|tool| tool.name.as_ref())
@@ -349,11 +349,7 @@ impl Server {
 
     /// What a call naming `name` reaches.
     fn named(&self, name: &str) -> Option<Named> {
-        let names = &self.inner.names;
-        let place = names
-            .binary_search_by(|(known, _)| (**known).cmp(name))
-            .ok()?;
-        Some(names[place].1)
+        self.inner.names.get(name).copied()
     }
 
     /// Whether a call of `name` may reach its client: a dispatcher's may
