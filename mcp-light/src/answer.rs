@@ -20,8 +20,16 @@ pub(crate) const WRAPPED_RESULT_KEY: &str = "result";
 /// A successful result: the JSON as text, and as `structuredContent`
 /// (wrapped under [`WRAPPED_RESULT_KEY`] when it is not an object).
 pub(crate) fn full_result(value: Value) -> CallToolResult {
-    let text = value.to_string();
+    let text = compact_text(&value);
     full_result_with_text(value, text)
+}
+
+/// `value` as compact JSON text, written through `io::Write` into one
+/// buffer: `Display` (`value.to_string()`) goes through the formatter token
+/// by token, several hundred instructions more on every answer.
+pub(crate) fn compact_text(value: &Value) -> String {
+    // A `Value`'s keys are strings: it always serializes.
+    serde_json::to_string(value).expect("a JSON value serializes")
 }
 
 /// [`full_result`] for a value whose compact JSON text is already at hand.
@@ -52,5 +60,6 @@ pub(crate) fn shaped_result(answer: &impl Serialize) -> CallToolResult {
     // The shapes are structs of strings, numbers and JSON values: nothing
     // in them can fail to serialize.
     let value = serde_json::to_value(answer).expect("an answer shape serializes to JSON");
-    CallToolResult::structured(value)
+    let text = compact_text(&value);
+    full_result_with_text(value, text)
 }
