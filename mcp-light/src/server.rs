@@ -101,7 +101,7 @@ struct Built {
 
 /// What a name reaches on a built server.
 #[derive(Debug, Clone, Copy)]
-enum Named {
+pub(crate) enum Named {
     /// The registered tool at this place of the registry, published at
     /// this place of `tools`.
     Tool { tool: usize, listed: usize },
@@ -347,16 +347,17 @@ impl Server {
         &self.inner.talkback
     }
 
-    /// What a call naming `name` reaches.
-    fn named(&self, name: &str) -> Option<Named> {
+    /// What a call naming `name` reaches; `None` for a name this server
+    /// does not know.
+    pub(crate) fn named(&self, name: &str) -> Option<Named> {
         self.inner.names.get(name).copied()
     }
 
-    /// Whether a call of `name` may reach its client: a dispatcher's may
-    /// (what it routes to is known once its arguments are read), a tool's
-    /// when it takes something that does.
-    pub(crate) fn needs_client(&self, name: &str) -> bool {
-        match self.named(name) {
+    /// Whether a call of what `named` reaches may reach its client: a
+    /// dispatcher's may (what it routes to is known once its arguments are
+    /// read), a tool's when it takes something that does.
+    pub(crate) fn needs_client(&self, named: Option<Named>) -> bool {
+        match named {
             Some(Named::Tool { tool, .. }) => self.inner.registry.at(tool).def().needs_client(),
             Some(Named::Dispatcher { .. }) => true,
             Some(Named::Routed { .. }) | None => false,

@@ -43,16 +43,19 @@ impl Server {
     /// uses it in unit tests.
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
-        let Ok(result) = self.answer(tool, arguments, caller, None, run).await;
+        let named = self.named(tool);
+        let Ok(result) = self.answer(named, tool, arguments, caller, None, run).await;
         result
     }
 
-    /// [`Server::call`] for a call that came over MCP from `client`. The
-    /// client cancelling the call stops the tool; on protocol 2026-07-28 a
-    /// tool stopped at its asks answers an input-required result, and a
-    /// refused `requestState` an error.
+    /// [`Server::call`] for a call that came over MCP from `client`, of the
+    /// tool named `tool`, which reaches `named` ([`Server::named`], looked
+    /// up once by the transport). The client cancelling the call stops the
+    /// tool; on protocol 2026-07-28 a tool stopped at its asks answers an
+    /// input-required result, and a refused `requestState` an error.
     pub(crate) async fn call_over_mcp(
         &self,
+        named: Option<Named>,
         tool: &str,
         arguments: Value,
         caller: Caller,
@@ -72,7 +75,7 @@ impl Server {
                 stopped => Err(stopped),
             }
         };
-        match self.answer(tool, arguments, caller, talk, run).await {
+        match self.answer(named, tool, arguments, caller, talk, run).await {
             Ok(result) => Ok(result.into()),
             Err(stopped) => stopped,
         }
@@ -84,6 +87,7 @@ impl Server {
     /// as the tool failing and goes no further.
     async fn answer<'t, S, R>(
         &self,
+        named: Option<Named>,
         tool: &'t str,
         arguments: Value,
         caller: Caller,
@@ -96,7 +100,7 @@ impl Server {
         let call = async {
             // Everything up to the tool's own future is decided
             // synchronously, so a call awaits one future, not a chain of them.
-            Ok(match self.prepare(tool, arguments, caller, talk) {
+            Ok(match self.prepare(named, tool, arguments, caller, talk) {
                 Prepared::Answer(result) => result,
                 Prepared::Redeem(called, token, args) => {
                     let usage = self.inner.usage.as_deref();
@@ -123,6 +127,7 @@ impl Server {
     /// arguments and readies what answers it.
     fn prepare(
         &self,
+        named: Option<Named>,
         tool: &str,
         arguments: Value,
         caller: Caller,
@@ -143,7 +148,7 @@ impl Server {
         {
             return Prepared::Answer(error_result(message));
         }
-        let target = match self.named(tool) {
+        let target = match named {
             Some(Named::Dispatcher { dispatcher, .. }) => {
                 Target::Dispatcher(&self.inner.dispatchers[dispatcher])
             }

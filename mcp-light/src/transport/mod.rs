@@ -176,11 +176,14 @@ impl ServerHandler for McpHandler {
         #[cfg(feature = "http")]
         let request = http::with_taken_arguments(request, &context.extensions);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        if !self.server.needs_client(&request.name) {
+        // Looked up once: whether the tool needs its client, and what the
+        // call reaches.
+        let named = self.server.named(&request.name);
+        if !self.server.needs_client(named) {
             let quiet = Client::Quiet(&context.ct);
             return self
                 .server
-                .call_over_mcp(&request.name, arguments, caller, quiet)
+                .call_over_mcp(named, &request.name, arguments, caller, quiet)
                 .await;
         }
         let talk = Talk::new(
@@ -191,7 +194,13 @@ impl ServerHandler for McpHandler {
             request.request_state,
         );
         self.server
-            .call_over_mcp(&request.name, arguments, caller, Client::Talking(talk))
+            .call_over_mcp(
+                named,
+                &request.name,
+                arguments,
+                caller,
+                Client::Talking(talk),
+            )
             .await
     }
 
