@@ -73,7 +73,10 @@ pub async fn device_bulk_create(
     let db = ctx.state::<Db>()?;
     let created = if ctx.wants_progress() {
         // The transaction runs on the blocking pool; it reports every
-        // chunk it inserted, and the tool passes each report on.
+        // chunk it inserted, and the tool passes each report on. The
+        // reports are read until the channel closes (the transaction is
+        // over, its sender dropped), not until the write answers: under
+        // load the write can finish before the reports were ever polled.
         let total = devices.len() as f64;
         let (inserted, mut reports) = tokio::sync::mpsc::unbounded_channel();
         let work = db.run(move |conn| {
@@ -81,16 +84,13 @@ pub async fn device_bulk_create(
                 let _ = inserted.send(done);
             })
         });
-        tokio::pin!(work);
-        loop {
-            tokio::select! {
-                biased;
-                Some(done) = reports.recv() => {
-                    ctx.progress(done as f64, Some(total), Some("inserted")).await;
-                }
-                created = &mut work => break created?,
+        let relay = async {
+            while let Some(done) = reports.recv().await {
+                ctx.progress(done as f64, Some(total), Some("inserted"))
+                    .await;
             }
-        }
+        };
+        tokio::join!(work, relay).0?
     } else {
         db.run(move |conn| db::create_devices(conn, devices))
             .await?

@@ -97,7 +97,7 @@ async def test_a_bulk_create_reports_progress_per_chunk_and_logs_one_line_per_wr
         # The client runs each progress callback as a task of its own, which
         # may not have run when the answer arrives: give them the time to,
         # before the session closes and cancels what is left.
-        with anyio.fail_after(10):
+        with anyio.move_on_after(10):
             while len(progress) < 3 or len(logs) < 2:
                 await anyio.sleep(0.01)
     # One report per 50 devices inserted, and one for the last.
