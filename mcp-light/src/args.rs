@@ -40,6 +40,14 @@ pub(crate) fn check_strings(
     args: &Map<String, Value>,
     max: usize,
 ) -> Result<(), String> {
+    // Nearly every call passes: a plain walk answers that, and only a call
+    // that fails is walked again for the path the message names.
+    if !args
+        .iter()
+        .any(|(key, value)| key.len() > max || holds_long(value, max, 1))
+    {
+        return Ok(());
+    }
     let Some((path, len, is_key)) = find_long_in_object(args, max, 0) else {
         return Ok(());
     };
@@ -54,6 +62,22 @@ pub(crate) fn check_strings(
         "invalid arguments for `{tool}`{at} is {len} bytes long, and this server takes at most \
          {max} bytes in one argument string; send a shorter value"
     ))
+}
+
+/// Whether `value` holds a string or a key longer than `max` bytes, down to
+/// [`MAX_DEPTH`]: what [`find_long`] finds, without the path.
+fn holds_long(value: &Value, max: usize, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match value {
+        Value::String(s) => s.len() > max,
+        Value::Object(object) => object
+            .iter()
+            .any(|(key, value)| key.len() > max || holds_long(value, max, depth + 1)),
+        Value::Array(items) => items.iter().any(|item| holds_long(item, max, depth + 1)),
+        _ => false,
+    }
 }
 
 /// One step into a JSON value: an object key or an array index.

@@ -9,7 +9,9 @@
 //! dispatcher share all of it.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{self, Poll};
 
 use rmcp::model::CallToolResult;
 use serde::Serialize;
@@ -105,6 +107,32 @@ impl Invocation {
     }
 }
 
+/// An answer in the making: ready already, or still storing what it
+/// stands for. Awaiting it gives the answer.
+pub enum Answering {
+    /// Answered in place.
+    Now(std::future::Ready<CallToolResult>),
+    /// Stored first, then answered (a probe).
+    Later(BoxFuture<'static, CallToolResult>),
+}
+
+impl Answering {
+    fn now(result: CallToolResult) -> Self {
+        Answering::Now(std::future::ready(result))
+    }
+}
+
+impl Future for Answering {
+    type Output = CallToolResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<CallToolResult> {
+        match self.get_mut() {
+            Answering::Now(ready) => Pin::new(ready).poll(cx),
+            Answering::Later(later) => later.as_mut().poll(cx),
+        }
+    }
+}
+
 /// Shapes a tool's result into its answer: a lean envelope, a probe, or the
 /// result itself.
 pub struct Responder {
@@ -128,10 +156,13 @@ pub struct Responder {
 impl Responder {
     /// A plain read's answer: the result, or a probe when the schema
     /// discloses continuation and the result passes the size backstop.
-    pub async fn read<T: Serialize>(self, out: Result<T, ToolError>) -> CallToolResult {
+    ///
+    /// Answered in place unless a probe is made: only storing the result
+    /// awaits anything.
+    pub fn read<T: Serialize>(self, out: Result<T, ToolError>) -> Answering {
         let value = match self.value_or_error(out) {
             Ok(value) => value,
-            Err(reply) => return *reply,
+            Err(reply) => return Answering::now(*reply),
         };
         let Some(limit) = self
             .continuations
@@ -139,15 +170,15 @@ impl Responder {
             .size_backstop
             .filter(|_| self.can_mint())
         else {
-            return full_result(value);
+            return Answering::now(full_result(value));
         };
         match data_size(&value) {
-            Ok(size) if size <= limit => full_result(value),
-            Ok(_) => {
+            Ok(size) if size <= limit => Answering::now(full_result(value)),
+            Ok(_) => Answering::Later(Box::pin(async move {
                 let job = keep::whole_job(value);
-                Box::pin(self.kept_as(false, job, std::future::ready(()))).await
-            }
-            Err(error) => self.unserializable(error),
+                self.kept_as(false, job, std::future::ready(())).await
+            })),
+            Err(error) => Answering::now(self.unserializable(error)),
         }
     }
 

@@ -193,7 +193,7 @@ pub mod answer_kind {
             self,
             responder: Responder,
             out: Result<T, ToolError>,
-        ) -> impl Future<Output = CallToolResult> {
+        ) -> crate::invoke::Answering {
             responder.read(out)
         }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
-pub(crate) use peer::{SessionLogLevel, Talk, is_stateless, run_until_cancelled};
+pub(crate) use peer::{SessionLogLevel, Stopped, Stops, Talk, is_stateless, run_until_cancelled};
 
 use crate::ToolError;
 

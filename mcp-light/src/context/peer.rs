@@ -192,19 +192,17 @@ impl Talk {
         })
     }
 
-    /// Runs `tool` for this call until it answers, the client cancels the
-    /// call, or (protocol 2026-07-28) the tool stops at asks no answer met
-    /// yet — every ask it made in the poll where it stopped, `join!`ed asks
-    /// included, goes into one input-required result.
-    pub(crate) async fn run(
-        &self,
-        tool: impl Future<Output = CallToolResult>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let rounds = self
-            .rounds
-            .as_deref()
-            .map(|rounds| (rounds, &*self.talkback));
-        run_until_cancelled(tool, &self.request.ct, rounds).await
+    /// What stops this call's tool before it answers
+    /// ([`run_until_cancelled`]): the client cancelling the call, and on
+    /// protocol 2026-07-28 asks no answer met yet.
+    pub(crate) fn stops(&self) -> Stops<'_> {
+        Stops {
+            cancelled: &self.request.ct,
+            rounds: self
+                .rounds
+                .as_deref()
+                .map(|rounds| (rounds, &*self.talkback)),
+        }
     }
 
     /// The request's `_meta`.
@@ -283,15 +281,31 @@ impl Talk {
     }
 }
 
-/// Runs `tool` until it answers or the client cancels the call (`ct`), or,
-/// given the call's `rounds` (protocol 2026-07-28), until the tool stops at
-/// asks no answer met yet — every ask it made in the poll where it stopped,
+/// What stops a tool's run before it answers: the client cancelling the
+/// call, and on protocol 2026-07-28 the tool waiting on asks no answer met
+/// yet.
+#[derive(Clone, Copy)]
+pub(crate) struct Stops<'a> {
+    pub(crate) cancelled: &'a CancellationToken,
+    pub(crate) rounds: Option<(&'a Rounds, &'a Talkback)>,
+}
+
+/// A call over MCP that ended without its tool's result: stopped at its
+/// asks (an input-required result), cancelled, or refused (`requestState`);
+/// the response as it goes out.
+pub(crate) type Stopped = Result<CallToolResponse, ErrorData>;
+
+/// Runs `tool` until it answers or the client cancels the call, or, given
+/// the call's rounds (protocol 2026-07-28), until the tool stops at asks
+/// no answer met yet — every ask it made in the poll where it stopped,
 /// `join!`ed asks included, goes into one input-required result.
 pub(crate) async fn run_until_cancelled(
     tool: impl Future<Output = CallToolResult>,
-    ct: &CancellationToken,
-    rounds: Option<(&Rounds, &Talkback)>,
-) -> Result<CallToolResponse, ErrorData> {
+    Stops {
+        cancelled: ct,
+        rounds,
+    }: Stops<'_>,
+) -> Result<CallToolResult, Stopped> {
     let mut tool = pin!(tool);
     // Built only once the tool is left pending: a tool that answers at its
     // first poll, the common case, pays for neither.
@@ -301,21 +315,21 @@ pub(crate) async fn run_until_cancelled(
         // The tool first: one that selects on `ctx.cancelled()` finishes
         // cleanly; one still pending after the client cancelled is dropped.
         if let Poll::Ready(result) = tool.as_mut().poll(cx) {
-            return Poll::Ready(Ok(CallToolResponse::Complete(result)));
+            return Poll::Ready(Ok(result));
         }
         if let Some((rounds, talkback)) = rounds {
             let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
             if waiting.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(rounds.input_required(talkback).map(Into::into));
+                return Poll::Ready(Err(rounds.input_required(talkback).map(Into::into)));
             }
         }
         let cancelled = cancelled.get_or_insert_with(|| Box::pin(ct.cancelled()));
         match cancelled.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(ErrorData::new(
+            Poll::Ready(()) => Poll::Ready(Err(Err(ErrorData::new(
                 ErrorCode::INVALID_REQUEST,
                 "the client cancelled this tools/call; the tool was stopped",
                 None,
-            ))),
+            )))),
             Poll::Pending => Poll::Pending,
         }
     })

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::answer::{error_result, shaped_result};
 use crate::args;
-use crate::context::{Caller, Context, StateMap, Talk, run_until_cancelled};
+use crate::context::{Caller, Context, StateMap, Stopped, Stops, Talk, run_until_cancelled};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
@@ -52,33 +52,31 @@ impl Server {
     /// tool named `tool`, which reaches `named` ([`Server::named`], looked
     /// up once by the transport). The client cancelling the call stops the
     /// tool; on protocol 2026-07-28 a tool stopped at its asks answers an
-    /// input-required result, and a refused `requestState` an error.
-    pub(crate) async fn call_over_mcp(
-        &self,
+    /// input-required result, and a refused `requestState` an error: those
+    /// come back as `Err`, the response as it goes out ([`responded`]).
+    ///
+    /// Not an `async fn`: the call path's own future is what the transport
+    /// awaits, not a wrapper that would hold (and copy) it.
+    pub(crate) fn call_over_mcp<'s>(
+        &'s self,
         named: Option<Named>,
-        tool: &str,
+        tool: &'s str,
         arguments: Value,
         caller: Caller,
-        client: Client<'_>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let talk = match &client {
-            Client::Talking(talk) => Some(talk),
-            Client::Quiet(_) => None,
+        client: Client<'s>,
+    ) -> impl Future<Output = Result<CallToolResult, Stopped>> + 's {
+        let (talk, stops) = match client {
+            Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops()),
+            Client::Quiet(cancelled) => (
+                None,
+                Stops {
+                    cancelled,
+                    rounds: None,
+                },
+            ),
         };
-        let run = |run| async {
-            let done = match &client {
-                Client::Talking(talk) => talk.run(run).await,
-                Client::Quiet(cancelled) => run_until_cancelled(run, cancelled, None).await,
-            };
-            match done {
-                Ok(CallToolResponse::Complete(result)) => Ok(result),
-                stopped => Err(stopped),
-            }
-        };
-        match self.answer(named, tool, arguments, caller, talk, run).await {
-            Ok(result) => Ok(result.into()),
-            Err(stopped) => stopped,
-        }
+        let run = move |run| run_until_cancelled(run, stops);
+        self.answer(named, tool, arguments, caller, talk, run)
     }
 
     /// The one call path: the call prepared, its tool run by `run` (which
@@ -91,13 +89,13 @@ impl Server {
         tool: &'t str,
         arguments: Value,
         caller: Caller,
-        talk: Option<&Arc<Talk>>,
+        talk: Option<Arc<Talk>>,
         run: impl FnOnce(Run<'t>) -> R,
     ) -> Result<CallToolResult, S>
     where
         R: Future<Output = Result<CallToolResult, S>>,
     {
-        let call = async {
+        let mut call = pin!(async {
             // Everything up to the tool's own future is decided
             // synchronously, so a call awaits one future, not a chain of them.
             Ok(match self.prepare(named, tool, arguments, caller, talk) {
@@ -110,8 +108,20 @@ impl Server {
                     run(self.inner.limits.within_deadline(tool, invoked)).await?
                 }
             })
-        };
-        let mut result = match caught(call).await {
+        });
+        // Where a call's panics end, whether in the tool, its arguments'
+        // parsing or the heavy answer built from its stored result: the
+        // call is polled in place (a future moved costs its whole size in
+        // copies, and this one holds the tool's).
+        let caught =
+            poll_fn(
+                |cx| match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+                    Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
+                },
+            );
+        let mut result = match caught.await {
             Ok(answer) => answer?,
             Err(unfinished) => unfinished.answer(tool),
         };
@@ -131,7 +141,7 @@ impl Server {
         tool: &str,
         arguments: Value,
         caller: Caller,
-        talk: Option<&Arc<Talk>>,
+        talk: Option<Arc<Talk>>,
     ) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
@@ -217,7 +227,7 @@ impl Server {
         called: Called,
         mut args: Map<String, Value>,
         routed: Option<Box<Routed>>,
-        talk: Option<&Arc<Talk>>,
+        talk: Option<Arc<Talk>>,
     ) -> Result<Invocation, Box<CallToolResult>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
@@ -243,11 +253,7 @@ impl Server {
             ))));
         }
         Ok(Invocation {
-            ctx: Context::new(
-                Arc::clone(&self.inner.state),
-                called.caller.clone(),
-                talk.cloned(),
-            ),
+            ctx: Context::new(Arc::clone(&self.inner.state), called.caller.clone(), talk),
             args,
             responder: Responder {
                 continuations: Arc::clone(&self.inner.continuations),
@@ -264,11 +270,23 @@ impl Server {
     }
 }
 
+/// The response to a call over MCP, from what [`Server::call_over_mcp`]
+/// came to.
+pub(crate) fn responded(
+    done: Result<CallToolResult, Stopped>,
+) -> Result<CallToolResponse, ErrorData> {
+    match done {
+        Ok(result) => Ok(result.into()),
+        Err(stopped) => stopped,
+    }
+}
+
 /// The client behind a call that came over MCP.
+#[derive(Clone, Copy)]
 pub(crate) enum Client<'c> {
     /// A client the tool may reach: its request's `_meta`, progress, log
     /// messages, questions.
-    Talking(Arc<Talk>),
+    Talking(&'c Arc<Talk>),
     /// A client the tool never reaches (it takes nothing that would): only
     /// its cancellation of the call, through the request's token.
     Quiet(&'c CancellationToken),
@@ -287,21 +305,6 @@ enum Prepared {
 
 /// A tool's run, within the server's deadline.
 type Run<'t> = Deadline<'t, BoxFuture<'static, CallToolResult>>;
-
-/// `call` run to its end, or the panic that stopped it. The panic goes no
-/// further: this is where a call's panics end, whether in the tool, its
-/// arguments' parsing or the heavy answer built from its stored result.
-async fn caught<T>(call: impl Future<Output = T>) -> Result<T, Unfinished> {
-    let mut call = pin!(call);
-    poll_fn(
-        |cx| match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
-            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
-        },
-    )
-    .await
-}
 
 /// The tool a call names: a dispatcher, or a registered tool.
 #[derive(Clone, Copy)]

@@ -9,7 +9,7 @@ use axum::http::{Request, Response};
 use http_body_util::combinators::BoxBody;
 use tower_service::Service;
 
-use rmcp::model::{CallToolRequestParams, Extensions};
+use rmcp::model::{Extensions, JsonObject};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
@@ -55,20 +55,13 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     Some(Caller::Session(session.to_string()))
 }
 
-/// `request` with the arguments the HTTP guard parsed in place of the
-/// `{}` rmcp read, when it took them.
-pub(super) fn with_taken_arguments(
-    mut request: CallToolRequestParams,
-    extensions: &Extensions,
-) -> CallToolRequestParams {
-    let taken = extensions
+/// The arguments the HTTP guard parsed, to stand in for the `{}` rmcp
+/// read, when it took them.
+pub(super) fn taken_arguments(extensions: &Extensions) -> Option<JsonObject> {
+    extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<TakenArguments>())
-        .and_then(TakenArguments::take);
-    if let Some(arguments) = taken {
-        request.arguments = Some(arguments);
-    }
-    request
+        .and_then(TakenArguments::take)
 }
 
 /// How [`Server::serve_http_with`] serves: who may call, from which hosts

@@ -50,7 +50,7 @@ use serde_json::Value;
 
 use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
-use crate::server::Client;
+use crate::server::{Client, responded};
 use crate::{Caller, Server};
 
 /// Why serving stopped.
@@ -169,22 +169,25 @@ impl ServerHandler for McpHandler {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        #[cfg_attr(not(feature = "http"), allow(unused_mut))] mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
         #[cfg(feature = "http")]
-        let request = http::with_taken_arguments(request, &context.extensions);
+        if let Some(taken) = http::taken_arguments(&context.extensions) {
+            request.arguments = Some(taken);
+        }
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         // Looked up once: whether the tool needs its client, and what the
         // call reaches.
         let named = self.server.named(&request.name);
         if !self.server.needs_client(named) {
             let quiet = Client::Quiet(&context.ct);
-            return self
+            let done = self
                 .server
                 .call_over_mcp(named, &request.name, arguments, caller, quiet)
                 .await;
+            return responded(done);
         }
         let talk = Talk::new(
             context,
@@ -193,15 +196,17 @@ impl ServerHandler for McpHandler {
             request.input_responses,
             request.request_state,
         );
-        self.server
+        let done = self
+            .server
             .call_over_mcp(
                 named,
                 &request.name,
                 arguments,
                 caller,
-                Client::Talking(talk),
+                Client::Talking(&talk),
             )
-            .await
+            .await;
+        responded(done)
     }
 
     #[allow(deprecated)]
