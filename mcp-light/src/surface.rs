@@ -13,7 +13,7 @@ use std::str::FromStr;
 /// dispatcher instead answers an error that says how to reach it.
 ///
 /// ```
-/// use mcp_light::Surface;
+/// use mcp_light::catalog::Surface;
 ///
 /// assert_eq!("dispatcher".parse::<Surface>(), Ok(Surface::Dispatcher));
 /// assert_eq!(Surface::default(), Surface::Both);
