@@ -20,7 +20,12 @@ use std::str::FromStr;
 /// assert_eq!(Surface::Flat.to_string(), "flat");
 /// assert!("everything".parse::<Surface>().unwrap_err().to_string().contains("flat, dispatcher or both"));
 /// ```
+///
+/// `#[non_exhaustive]`: a later version may publish in another way, so a
+/// `match` on a server's [`surface`](crate::Server::surface) keeps a
+/// wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Surface {
     /// Every registered tool; the dispatchers are neither published nor
     /// served.
