@@ -304,14 +304,14 @@ fn taken(plan: &Plan, param: &Param) -> Option<Taken> {
         Role::Borrowed(reference) => {
             let elem = &reference.elem;
             (
-                quote_spanned!(span=> <#elem as #krate::FromCallRef>),
+                quote_spanned!(span=> <#elem as #krate::__private::FromCallRef>),
                 "from_call_ref",
             )
         }
         Role::Extracted => {
             let ty = &param.ty;
             (
-                quote_spanned!(span=> <#ty as #krate::FromCall>),
+                quote_spanned!(span=> <#ty as #krate::__private::FromCall>),
                 "from_call",
             )
         }
@@ -734,7 +734,10 @@ mod tests {
             assert!(!out.contains("mcp_light ::"), "{out}");
             assert!(!out.contains("mcp_light::"), "{out}");
             assert!(out.contains("\"facade::mcp::__private::serde\""), "{out}");
-            assert!(out.contains("facade :: mcp :: FromCall"), "{out}");
+            assert!(
+                out.contains("facade :: mcp :: __private :: FromCall"),
+                "{out}"
+            );
         }
     }
 

@@ -6,11 +6,11 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::args::ToolArgument;
 pub use crate::error::IntoToolError;
-pub use crate::extract::StateNeed;
-pub use crate::extract::ToolArgument;
+pub use crate::extract::{FromCall, FromCallRef, StateNeed};
 pub use crate::invoke::{Invocation, InvokeFn, Responder};
-pub use crate::items::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::light_key::BulkItem;
 pub use crate::offload::{Unfinished, run_sync};

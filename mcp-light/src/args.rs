@@ -1,15 +1,34 @@
 //! A call's arguments on their way in: bounded in size, stripped of
 //! mcp-light's own fields (`verify`, `continuation_token`, the negotiation
 //! and routing fields) before the tool sees them, and refused in the words
-//! of JSON when they do not bind.
+//! of JSON when they do not bind; and the bound an argument's type meets
+//! ([`ToolArgument`]).
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// The longest string a call's arguments may carry, in bytes, unless the
 /// server says otherwise ([`ServerBuilder::with_max_argument_string`](crate::ServerBuilder::with_max_argument_string)).
 pub const DEFAULT_MAX_ARGUMENT_STRING: usize = 64 * 1024;
+
+/// The bound on an argument's type. Generated code states it as
+/// `for<'a> T: ToolArgument` on the argument struct's derived impls and on
+/// the functions that use them: rustc then checks it where those functions
+/// are registered, and a type that is not an argument reports this sentence
+/// once, instead of serde's and schemars' derive errors.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "the argument type `{Self}` must implement `Deserialize` and `JsonSchema`",
+    label = "a parameter with a plain name is an argument, parsed from the call's JSON",
+    note = "to take it from the call instead, borrow it (`ctx: &Context`, `caller: &Caller`) or destructure it (`State(db): State<Db>`)",
+    note = "to keep it an argument, add `#[derive(Deserialize, JsonSchema)]` to `{Self}`"
+)]
+pub trait ToolArgument: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
 /// How deep [`check_strings`] looks. A call that arrives over a transport
 /// is never deeper (serde_json refuses more than 128 levels); one built in

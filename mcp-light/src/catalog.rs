@@ -1,5 +1,7 @@
 //! What a server serves, to read: the tools it was built from, how each is
-//! published, and its dispatchers.
+//! published, its dispatchers, which of them `tools/list` publishes (the
+//! [`Surface`]), and the `_meta` key an answer's usage report goes under
+//! ([`USAGE_META_KEY`]).
 //!
 //! A tool author needs none of this to write and serve tools: the tool
 //! attributes register each function, [`tools!`](crate::tools) names them
@@ -7,7 +9,9 @@
 //! that looks at its own tools (to list them, test their schemas, or pick
 //! which to serve): [`Server::registry`](crate::Server::registry),
 //! [`Server::dispatcher`](crate::Server::dispatcher) and
-//! [`Server::from_tools`](crate::Server::from_tools) speak them.
+//! [`Server::from_tools`](crate::Server::from_tools) speak them. A host
+//! that publishes dispatchers instead of every tool names a [`Surface`]
+//! ([`ServerBuilder::with_surface`](crate::ServerBuilder::with_surface)).
 //!
 //! ```standalone_crate
 //! use mcp_light::catalog::{Registry, ToolDef, ToolKind};
@@ -34,4 +38,6 @@
 pub use crate::dispatch::Dispatcher;
 pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::registry::{PublishedTool, Registry};
+pub use crate::surface::{Surface, UnknownSurface};
 pub use crate::tool::ToolDef;
+pub use crate::usage::USAGE_META_KEY;

@@ -15,10 +15,10 @@ pub use crate::limits::DEFAULT_TOOL_DEADLINE as TOOL_DEADLINE;
 pub use crate::roundtrip::{
     DEFAULT_ASK_TIMEOUT as ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL as REQUEST_STATE_TTL,
 };
-#[cfg(feature = "stdio")]
-pub use crate::transport::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;
 #[cfg(feature = "http")]
-pub use crate::transport::{
+pub use crate::transport::http::{
     DEFAULT_HEADER_READ_TIMEOUT as HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES as MAX_BODY_BYTES,
     DEFAULT_MAX_CONNECTIONS as MAX_CONNECTIONS,
 };
+#[cfg(feature = "stdio")]
+pub use crate::transport::stdio::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;

@@ -1,21 +1,26 @@
-//! What a tool's parameters receive. The parameter's form says which role it
-//! has, and a trait checks that its type can play it:
+//! Extractors of your own: the traits a parameter's type implements to be
+//! taken from the call rather than parsed from its arguments. [`Context`],
+//! [`Caller`] and [`State`](crate::State), the extractors mcp-light
+//! provides, are at the crate root; a tool that only takes those needs
+//! nothing here.
+//!
+//! A parameter's form says which role it has, and a trait checks that its
+//! type can play it:
 //!
 //! * a plain name with an owned type (`id: u64`, `mut name: String`) is an
 //!   **argument**, parsed from the call's JSON arguments and part of the
-//!   input schema: its type is `Deserialize + JsonSchema` ([`ToolArgument`]);
+//!   input schema: its type is `Deserialize + JsonSchema`;
 //! * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
 //!   call** ([`FromCallRef`]);
 //! * a destructuring pattern (`State(db): State<Db>`) is **taken from the
-//!   call** ([`FromCall`]).
+//!   call** ([`FromCall`]), with the host state it reads listed as
+//!   [`StateNeed`]s so that a server without it is refused when it is
+//!   built.
 //!
 //! The compiler resolves the traits, so an alias or a re-export of
 //! `Context` or `State` plays the same role.
 
 use std::any::{TypeId, type_name};
-
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 
 use crate::{Caller, Context, ToolError};
 
@@ -28,7 +33,7 @@ use crate::{Caller, Context, ToolError};
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
-/// use mcp_light::{FromCall, StateNeed};
+/// use mcp_light::extract::{FromCall, StateNeed};
 ///
 /// struct Tenants;
 ///
@@ -72,7 +77,7 @@ pub trait FromCall: Sized {
     /// A tool none of whose extractors does is called without the
     /// machinery that talks back, which costs every call; `true` unless an
     /// implementation says otherwise, as [`State`](crate::State) and
-    /// [`Caller`](crate::Caller) do.
+    /// [`Caller`] do.
     const NEEDS_CLIENT: bool = true;
 
     /// Pushes the host state this extractor reads, so that a server missing
@@ -109,7 +114,7 @@ pub trait FromCallRef {
     /// A tool none of whose extractors does is called without the
     /// machinery that talks back, which costs every call; `true` unless an
     /// implementation says otherwise, as [`State`](crate::State) and
-    /// [`Caller`](crate::Caller) do.
+    /// [`Caller`] do.
     const NEEDS_CLIENT: bool = true;
 
     /// Pushes the host state this extractor reads. None by default.
@@ -133,22 +138,6 @@ impl FromCallRef for Caller {
         Ok(ctx.caller())
     }
 }
-
-/// The bound on an argument's type. Generated code states it as
-/// `for<'a> T: ToolArgument` on the argument struct's derived impls and on
-/// the functions that use them: rustc then checks it where those functions
-/// are registered, and a type that is not an argument reports this sentence
-/// once, instead of serde's and schemars' derive errors.
-#[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "the argument type `{Self}` must implement `Deserialize` and `JsonSchema`",
-    label = "a parameter with a plain name is an argument, parsed from the call's JSON",
-    note = "to take it from the call instead, borrow it (`ctx: &Context`, `caller: &Caller`) or destructure it (`State(db): State<Db>`)",
-    note = "to keep it an argument, add `#[derive(Deserialize, JsonSchema)]` to `{Self}`"
-)]
-pub trait ToolArgument: DeserializeOwned + JsonSchema {}
-
-impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
 /// A type of host state a tool needs: what [`ToolDef::state_needs`](crate::catalog::ToolDef::state_needs) lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

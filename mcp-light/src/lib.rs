@@ -36,14 +36,11 @@ mod args;
 mod compose;
 mod config;
 mod content;
-mod context;
 mod continuation;
 mod dispatch;
 mod envelope;
 mod error;
-mod extract;
 mod invoke;
-mod items;
 mod keep;
 mod kind;
 mod light_key;
@@ -60,17 +57,20 @@ mod server;
 mod state;
 mod surface;
 mod tool;
-mod transport;
 mod usage;
 
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod catalog;
+pub mod context;
 pub mod defaults;
 pub mod docs;
+pub mod extract;
 pub mod heavy;
+pub mod items;
 pub mod store;
 pub mod token;
+pub mod transport;
 
 #[doc(hidden)]
 pub mod __private;
@@ -78,23 +78,13 @@ pub mod __private;
 pub use answer::{AnswerError, AnswerExt};
 pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
-pub use context::{Ask, Caller, Context, Elicitation, LogLevel};
+pub use context::{Caller, Context};
 pub use error::{BuildError, ToolError};
-pub use extract::{FromCall, FromCallRef, StateNeed};
-pub use heavy::HeavyConfig;
-pub use items::{CallOver, ItemSender, ItemStream};
+pub use items::ItemStream;
 pub use light_key::{BulkResult, KeyFields, LightKey};
 pub use principal::Principal;
 pub use server::{Server, ServerBuilder};
 pub use state::State;
-pub use store::{ContinuationStore, MemoryStore};
-pub use surface::{Surface, UnknownSurface};
-#[cfg(feature = "stdio")]
-pub use transport::StdioOptions;
-#[cfg(feature = "http")]
-pub use transport::{HttpOptions, HttpService};
-pub use transport::{McpHandler, ServeError};
-pub use usage::USAGE_META_KEY;
 
 /// Registers a plain tool.
 ///
@@ -149,9 +139,9 @@ pub use usage::USAGE_META_KEY;
 ///   rmcp's HTTP server checks against the argument on protocol 2026-07-28
 ///   (a required string, integer or boolean).
 /// * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
-///   call** ([`FromCallRef`]).
+///   call** ([`FromCallRef`](extract::FromCallRef)).
 /// * a destructuring pattern (`State(db): State<Db>`) is **taken from the
-///   call** ([`FromCall`]). [`State`] hands the tool host state registered
+///   call** ([`FromCall`](extract::FromCall)). [`State`] hands the tool host state registered
 ///   with [`ServerBuilder::with_state`](crate::ServerBuilder::with_state); [`ServerBuilder::build`] refuses a server
 ///   that lacks it.
 ///

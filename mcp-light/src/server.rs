@@ -155,7 +155,7 @@ impl std::fmt::Debug for Server {
 
 impl Server {
     /// A builder for every tool linked into the binary, with an in-memory
-    /// continuation store ([`MemoryStore::default`](crate::MemoryStore::default)).
+    /// continuation store ([`MemoryStore::default`](crate::store::MemoryStore::default)).
     ///
     /// A convenience for a program whose binary holds its own tools and no
     /// others: a dependency's tools are linked in too, and served. To serve

@@ -13,14 +13,19 @@ use std::str::FromStr;
 /// dispatcher instead answers an error that says how to reach it.
 ///
 /// ```
-/// use mcp_light::Surface;
+/// use mcp_light::catalog::Surface;
 ///
 /// assert_eq!("dispatcher".parse::<Surface>(), Ok(Surface::Dispatcher));
 /// assert_eq!(Surface::default(), Surface::Both);
 /// assert_eq!(Surface::Flat.to_string(), "flat");
 /// assert!("everything".parse::<Surface>().unwrap_err().to_string().contains("flat, dispatcher or both"));
 /// ```
+///
+/// `#[non_exhaustive]`: a later version may publish in another way, so a
+/// `match` on a server's [`surface`](crate::Server::surface) keeps a
+/// wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Surface {
     /// Every registered tool; the dispatchers are neither published nor
     /// served.

@@ -36,7 +36,7 @@ pub struct ToolParts {
     /// compiler as the call path decides it.
     pub answers_content: fn() -> bool,
     /// Whether any parameter reaches the client behind the call
-    /// ([`FromCall::NEEDS_CLIENT`](crate::FromCall::NEEDS_CLIENT)).
+    /// ([`FromCall::NEEDS_CLIENT`](crate::extract::FromCall::NEEDS_CLIENT)).
     pub needs_client: bool,
 }
 

@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
+use mcp_light::context::{Elicitation, LogLevel};
 use mcp_light::prelude::*;
 use mcp_light::rmcp::model::{CreateMessageRequestParams, ResourceContents, SamplingMessage};
-use mcp_light::{Elicitation, LogLevel};
 use serde_json::{Map, Value, json};
 
 /// A 1×1 red PNG.

@@ -49,9 +49,10 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
 use mcp_light::prelude::*;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, Entry, MemoryStoreConfig, Origin, Owner};
 use mcp_light::token::Token;
-use mcp_light::{McpHandler, MemoryStore};
+use mcp_light::transport::McpHandler;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{CallToolRequestParams, NumberOrString};
 use rmcp::service::{Peer, RequestContext, RoleServer};
@@ -598,7 +599,7 @@ fn usage(c: &mut Criterion, rt: &Runtime) {
             reported
                 .meta
                 .as_ref()
-                .is_some_and(|meta| meta.0.contains_key(mcp_light::USAGE_META_KEY))
+                .is_some_and(|meta| meta.0.contains_key(mcp_light::catalog::USAGE_META_KEY))
         );
 
         let mut group = c.benchmark_group(format!("usage/{name}"));

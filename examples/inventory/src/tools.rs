@@ -13,9 +13,10 @@
 //! [`registry`] names this module's tools: the server serves them, and no
 //! other tool linked into the same binary.
 
+use mcp_light::BuildError;
 use mcp_light::catalog::{Registry, ToolDef};
+use mcp_light::context::LogLevel;
 use mcp_light::prelude::*;
-use mcp_light::{BuildError, LogLevel};
 use serde_json::json;
 use uuid::Uuid;
 

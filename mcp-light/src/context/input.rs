@@ -77,7 +77,7 @@ impl Context {
     ///
     /// ```
     /// use mcp_light::prelude::*;
-    /// use mcp_light::Elicitation;
+    /// use mcp_light::context::Elicitation;
     ///
     /// #[derive(Deserialize, JsonSchema)]
     /// struct Name { name: String }

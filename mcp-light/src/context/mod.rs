@@ -1,6 +1,11 @@
 //! What a tool receives besides its arguments: the application state, the
 //! caller and the client behind the call, gathered in the [`Context`] every
 //! call carries.
+//!
+//! [`Context`] and [`Caller`] are at the crate root too. The rest is what a
+//! tool that talks back to the client needs: a named question ([`Ask`]),
+//! the user's answer to one ([`Elicitation`]), a log message's
+//! [`LogLevel`].
 
 mod input;
 mod peer;
@@ -135,7 +140,7 @@ impl fmt::Debug for StateMap {
 ///
 /// ```
 /// use mcp_light::prelude::*;
-/// use mcp_light::{Elicitation, LogLevel};
+/// use mcp_light::context::{Elicitation, LogLevel};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Confirm { confirm: bool }

@@ -84,7 +84,8 @@ const ELLIPSIS: char = '…';
 /// why it cannot be written as a literal outside mcp-light.
 ///
 /// ```
-/// use mcp_light::{HeavyConfig, Server};
+/// use mcp_light::Server;
+/// use mcp_light::heavy::HeavyConfig;
 ///
 /// let config = HeavyConfig::new()
 ///     .with_max_page_size(50)?
@@ -137,7 +138,7 @@ impl HeavyConfig {
     /// The same as [`HeavyConfig::default`], but usable in a `const`.
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// const CONFIG: HeavyConfig = HeavyConfig::new().with_preview_chars(120);
     /// assert_eq!(HeavyConfig::new(), HeavyConfig::default());
@@ -164,7 +165,7 @@ impl HeavyConfig {
     /// Fails when `default_page_size` is 0: such a page holds nothing.
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_default_page_size(50)?;
     /// assert_eq!(config.default_page_size, 50);
@@ -192,7 +193,7 @@ impl HeavyConfig {
     /// Fails when `max_page_size` is 0: every page would be refused.
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_max_page_size(500)?;
     /// assert_eq!(config.max_page_size, 500);
@@ -218,7 +219,7 @@ impl HeavyConfig {
     /// (default `Some(25_000)`).
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_size_backstop(Some(100_000));
     /// assert!(!config.over_backstop(60_000));
@@ -234,7 +235,7 @@ impl HeavyConfig {
     /// 200).
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_preview_chars(80);
     /// assert_eq!(config.preview_chars, 80);
@@ -251,7 +252,7 @@ impl HeavyConfig {
     /// so such a server could never filter.
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_max_filter_keys(16)?;
     /// assert_eq!(config.max_filter_keys, 16);
@@ -277,7 +278,7 @@ impl HeavyConfig {
     /// stored result answered whole (default 16 MiB).
     ///
     /// ```
-    /// use mcp_light::HeavyConfig;
+    /// use mcp_light::heavy::HeavyConfig;
     ///
     /// let config = HeavyConfig::new().with_max_full_bytes(1 << 20);
     /// assert_eq!(config.max_full_bytes, 1 << 20);

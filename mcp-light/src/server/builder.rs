@@ -215,7 +215,7 @@ impl ServerBuilder {
     ///
     /// ```standalone_crate
     /// use mcp_light::prelude::*;
-    /// use mcp_light::Surface;
+    /// use mcp_light::catalog::Surface;
     ///
     /// /// Fetch one port.
     /// #[mcp_tool(resource = "port", action = "retrieve")]
@@ -283,8 +283,8 @@ impl ServerBuilder {
     /// ```
     /// use std::time::Duration;
     ///
-    /// use mcp_light::store::MemoryStoreConfig;
-    /// use mcp_light::{MemoryStore, Server};
+    /// use mcp_light::Server;
+    /// use mcp_light::store::{MemoryStore, MemoryStoreConfig};
     ///
     /// // Results wait ten minutes for their token instead of five.
     /// let config = MemoryStoreConfig::new().with_ttl(Duration::from_secs(600));
@@ -305,7 +305,8 @@ impl ServerBuilder {
     /// ```
     /// use std::sync::Arc;
     ///
-    /// use mcp_light::{ContinuationStore, MemoryStore, Server};
+    /// use mcp_light::Server;
+    /// use mcp_light::store::{ContinuationStore, MemoryStore};
     ///
     /// // Two servers, one store (one server per listener, say): a token
     /// // one mints, the other redeems, for the same caller and tool.
@@ -335,7 +336,7 @@ impl ServerBuilder {
 
     /// Reports, in the `_meta` of every `tools/call` answer, what the answer
     /// cost in model tokens and what the full result it stands for would
-    /// have cost: under [`USAGE_META_KEY`](crate::USAGE_META_KEY), for the
+    /// have cost: under [`USAGE_META_KEY`](crate::catalog::USAGE_META_KEY), for the
     /// `cl100k_base` and `o200k_base` encodings, `{"answer": n, "full": m}`.
     /// Off by default; `false` switches it off again.
     ///
@@ -359,7 +360,7 @@ impl ServerBuilder {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let server = Server::from_registry().with_usage_report(true).build()?;
     /// let result = server.call("interfaces", serde_json::json!({"n": 3}), Caller::Process).await;
-    /// let usage = &result.meta.unwrap().0[mcp_light::USAGE_META_KEY];
+    /// let usage = &result.meta.unwrap().0[mcp_light::catalog::USAGE_META_KEY];
     /// // `["eth0","eth1","eth2"]` is its own full result.
     /// assert_eq!(usage["cl100k_base"]["answer"], usage["cl100k_base"]["full"]);
     /// assert!(usage["o200k_base"]["answer"].as_u64().unwrap() > 0);

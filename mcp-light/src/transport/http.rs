@@ -81,8 +81,8 @@ pub(super) fn taken_arguments(extensions: &Extensions) -> Option<JsonObject> {
 /// server on the user's machine (DNS rebinding).
 ///
 /// ```
-/// use mcp_light::HttpOptions;
 /// use mcp_light::auth::Auth;
+/// use mcp_light::transport::HttpOptions;
 ///
 /// let auth = Auth::new().with_bearer_token("ci", "a-long-random-secret-of-ci")?;
 /// let options = HttpOptions::new().with_auth(auth);
@@ -152,7 +152,7 @@ impl HttpOptions {
     /// Fails when `bytes` is 0: every request would be refused.
     ///
     /// ```
-    /// let options = mcp_light::HttpOptions::new().with_max_body_bytes(1 << 20)?;
+    /// let options = mcp_light::transport::HttpOptions::new().with_max_body_bytes(1 << 20)?;
     /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
     pub fn with_max_body_bytes(mut self, bytes: usize) -> Result<HttpOptions, ConfigError> {
@@ -180,8 +180,8 @@ impl HttpOptions {
     /// Fails when `connections` is 0: no client would ever be served.
     ///
     /// ```
-    /// let options = mcp_light::HttpOptions::new().with_max_connections(64)?;
-    /// assert!(mcp_light::HttpOptions::new().with_max_connections(0).is_err());
+    /// let options = mcp_light::transport::HttpOptions::new().with_max_connections(64)?;
+    /// assert!(mcp_light::transport::HttpOptions::new().with_max_connections(0).is_err());
     /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
     pub fn with_max_connections(mut self, connections: usize) -> Result<HttpOptions, ConfigError> {
@@ -343,8 +343,8 @@ impl Server {
     /// pages (`mode: paginated`) rather than with `mode: full`.
     ///
     /// ```no_run
-    /// use mcp_light::HttpOptions;
     /// use mcp_light::auth::Auth;
+    /// use mcp_light::transport::HttpOptions;
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let auth = Auth::new().with_bearer_token("ci", &std::env::var("CI_TOKEN")?)?;

@@ -1,4 +1,8 @@
-//! Serving a [`Server`] over MCP with rmcp: stdio and Streamable HTTP.
+//! Serving a [`Server`] over MCP: the options of the stdio and Streamable
+//! HTTP transports, the rmcp handler that serves it over any other rmcp
+//! transport, and the error serving ends with. A server served with the
+//! defaults ([`Server::serve_stdio`], [`Server::serve_http`]) names none of
+//! them.
 //!
 //! The rmcp handler is thin: `tools/list` publishes the registry and the
 //! dispatchers, `tools/call` hands the call to [`Server::call`] with the
@@ -12,7 +16,7 @@
 #[cfg(feature = "http")]
 mod guard;
 #[cfg(feature = "http")]
-mod http;
+pub(crate) mod http;
 #[cfg(any(feature = "http", feature = "stdio"))]
 mod jsonrpc;
 #[cfg(feature = "http")]
@@ -20,15 +24,12 @@ mod listen;
 #[cfg(feature = "http")]
 mod sessions;
 #[cfg(feature = "stdio")]
-mod stdio;
+pub(crate) mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::{
-    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONNECTIONS, HttpOptions,
-    HttpService,
-};
+pub use http::{HttpOptions, HttpService};
 #[cfg(feature = "stdio")]
-pub use stdio::{DEFAULT_MAX_LINE_BYTES, StdioOptions};
+pub use stdio::StdioOptions;
 
 use std::borrow::Cow;
 

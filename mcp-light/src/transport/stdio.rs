@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// How [`Server::serve_stdio_with`] and [`Server::serve_lines`] read.
 ///
 /// ```
-/// let options = mcp_light::StdioOptions::new().with_max_line_bytes(1 << 20)?;
+/// let options = mcp_light::transport::StdioOptions::new().with_max_line_bytes(1 << 20)?;
 /// assert_eq!(options.max_line_bytes(), 1 << 20);
 /// # Ok::<(), mcp_light::ConfigError>(())
 /// ```
@@ -107,7 +107,7 @@ impl Server {
     /// let (client, server_side) = tokio::io::duplex(4096);
     /// let (reader, writer) = tokio::io::split(server_side);
     /// let server = mcp_light::Server::from_registry().build()?;
-    /// tokio::spawn(server.serve_lines(reader, writer, mcp_light::StdioOptions::new()));
+    /// tokio::spawn(server.serve_lines(reader, writer, mcp_light::transport::StdioOptions::new()));
     ///
     /// let (from_server, mut to_server) = tokio::io::split(client);
     /// // Not JSON: answered with a parse error rather than dropped.

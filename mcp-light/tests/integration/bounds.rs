@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use mcp_light::Caller;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, MemoryStoreConfig};
-use mcp_light::{Caller, MemoryStore};
 use serde_json::{Value, json};
 
 use crate::fixtures::{DownStore, Harness, PROBE_KEYS, error_text, keys, ok_json};

@@ -1,7 +1,9 @@
 //! A server is built once: `build` checks every setting together, and what
 //! the built server publishes is what it serves.
 
-use mcp_light::{BuildError, Caller, ConfigError, HeavyConfig, Surface};
+use mcp_light::catalog::Surface;
+use mcp_light::heavy::HeavyConfig;
+use mcp_light::{BuildError, Caller, ConfigError};
 use serde_json::json;
 
 use crate::fixtures::{Harness, error_text, ok_json};

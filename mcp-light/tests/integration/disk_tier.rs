@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_light::ItemStream;
 use mcp_light::prelude::*;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, Entry, ManualClock, MemoryStoreConfig, Origin, Owner};
 use mcp_light::token::Token;
-use mcp_light::{ItemStream, MemoryStore};
 use serde_json::{Value, json};
 
 use crate::fixtures::{keys, ok_json};

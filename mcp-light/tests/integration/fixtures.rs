@@ -4,9 +4,10 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{BoxFuture, ContinuationStore, Entry, StoreError};
 use mcp_light::token::Token;
-use mcp_light::{CallToolResult, MemoryStore, prelude::*};
+use mcp_light::{CallToolResult, prelude::*};
 use serde_json::{Value, json};
 use uuid::Uuid;
 

@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use mcp_light::Caller;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, MemoryStoreConfig};
-use mcp_light::{Caller, MemoryStore};
 use serde_json::json;
 
 use crate::fixtures::{Harness, ok_json};

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use mcp_light::Caller;
 use mcp_light::catalog::ToolKind;
 use mcp_light::heavy::HeavyConfig;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, ManualClock, MemoryStoreConfig};
-use mcp_light::{Caller, MemoryStore};
 use serde_json::json;
 
 use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mcp_light::prelude::*;
-use mcp_light::{HttpOptions, StdioOptions};
+use mcp_light::transport::{HttpOptions, StdioOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};

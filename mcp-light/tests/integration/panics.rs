@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
 use mcp_light::prelude::*;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{BoxFuture, ContinuationStore, Entry, StoreError};
 use mcp_light::token::Token;
-use mcp_light::{MemoryStore, tools};
+use mcp_light::tools;
 use serde::Serializer;
 use serde_json::json;
 

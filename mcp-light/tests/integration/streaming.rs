@@ -12,13 +12,15 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
+use mcp_light::heavy::HeavyConfig;
 use mcp_light::prelude::*;
+use mcp_light::store::MemoryStore;
 use mcp_light::store::{
     BoxFuture, Chunk, ContinuationStore, Entry, EntryInfo, EntryWriter, MemoryStoreConfig, Origin,
     Owner, Sealed, StoreError, StoredItems,
 };
 use mcp_light::token::Token;
-use mcp_light::{CallToolResult, HeavyConfig, ItemStream, MemoryStore};
+use mcp_light::{CallToolResult, ItemStream};
 use serde_json::{Value, json};
 
 use crate::fixtures::{error_text, keys, ok_json};

@@ -2,7 +2,8 @@
 //! how an agent given only a dispatcher learns an action's parameters: on
 //! demand with `describe: true`, or from the error of one wrong call.
 
-use mcp_light::{Caller, Server, Surface};
+use mcp_light::catalog::Surface;
+use mcp_light::{Caller, Server};
 use serde_json::{Map, Value, json};
 
 use crate::fixtures::{Harness, error_text, new_devices, ok_json};

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_light::context::{Elicitation, LogLevel};
 use mcp_light::prelude::*;
-use mcp_light::{Elicitation, LogLevel};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientInfo,
     ClientRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
@@ -340,7 +340,7 @@ impl ClientHandler for Client {
 }
 
 /// `handler` served over an in-process pipe; the client's end.
-fn pipe(handler: mcp_light::McpHandler) -> tokio::io::DuplexStream {
+fn pipe(handler: mcp_light::transport::McpHandler) -> tokio::io::DuplexStream {
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let running = handler.serve(server_io).await.expect("the server starts");
@@ -352,7 +352,7 @@ fn pipe(handler: mcp_light::McpHandler) -> tokio::io::DuplexStream {
 /// `client` connected to `handler`, on 2025-11-25 (`initialize`) or
 /// 2026-07-28 (`server/discover`).
 async fn connect_handler<C: ClientHandler>(
-    handler: mcp_light::McpHandler,
+    handler: mcp_light::transport::McpHandler,
     client: C,
     version: ProtocolVersion,
 ) -> RunningService<RoleClient, C> {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use mcp_light::prelude::*;
 use mcp_light::catalog::{PublishedTool, Registry, ToolDef};
-use mcp_light::{FromCall, StateNeed};
+use mcp_light::extract::{FromCall, StateNeed};
 use serde_json::json;
 
 mod reexported {

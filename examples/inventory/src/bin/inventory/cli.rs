@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use inventory::db::Synchronous;
-use mcp_light::Surface;
+use mcp_light::catalog::Surface;
 
 /// What the command line asked for.
 ///

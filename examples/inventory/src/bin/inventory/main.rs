@@ -31,13 +31,14 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use inventory::db::{self, Db};
 use inventory::fixture;
+use mcp_light::ServerBuilder;
 use mcp_light::auth::Auth;
 #[cfg(feature = "oauth")]
 use mcp_light::auth::OAuthResource;
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 #[cfg(feature = "redis")]
 use mcp_light::store::{RedisStore, RedisStoreConfig};
-use mcp_light::{HttpOptions, ServerBuilder};
+use mcp_light::transport::HttpOptions;
 
 use crate::cli::{Cli, Store};
 
