@@ -128,7 +128,11 @@ fn clock() -> &'static Clock {
 }
 
 impl Clock {
-    fn set(&self, at: Instant, ringing: Weak<Ringing>) {
+    /// Queues an alarm, and wakes the clock's thread only when it must
+    /// sleep less: the alarm is the earliest. Calls set their deadlines in
+    /// the order they start, each later than the last, so nearly every call
+    /// leaves the thread asleep. Answers whether it woke the thread.
+    fn set(&self, at: Instant, ringing: Weak<Ringing>) -> bool {
         let mut alarms = lock(&self.alarms);
         if alarms.queue.len() >= alarms.prune_at.max(PRUNE_FLOOR) {
             alarms
@@ -136,8 +140,15 @@ impl Clock {
                 .retain(|Reverse(set)| set.ringing.strong_count() > 0);
             alarms.prune_at = alarms.queue.len() * 2;
         }
+        // The thread sleeps until the earliest alarm queued, or one cleared
+        // out just now, which is earlier still: it wakes in time for any
+        // alarm not before that.
+        let earliest = alarms.queue.peek().is_none_or(|Reverse(next)| at < next.at);
         alarms.queue.push(Reverse(Set { at, ringing }));
-        self.changed.notify_one();
+        if earliest {
+            self.changed.notify_one();
+        }
+        earliest
     }
 
     /// Rings each alarm at its time, forever.
@@ -221,6 +232,18 @@ mod tests {
         assert!(started.elapsed() < Duration::from_millis(400));
         block_on(late);
         assert!(started.elapsed() >= Duration::from_millis(380));
+    }
+
+    #[test]
+    fn only_an_alarm_earlier_than_every_other_wakes_the_clock() {
+        let clock = Clock::default();
+        let ringing = Arc::new(Ringing::default());
+        let now = Instant::now();
+        let at = |secs| now + Duration::from_secs(secs);
+        assert!(clock.set(at(10), Arc::downgrade(&ringing)), "the first");
+        assert!(!clock.set(at(20), Arc::downgrade(&ringing)), "a later one");
+        assert!(!clock.set(at(10), Arc::downgrade(&ringing)), "an equal one");
+        assert!(clock.set(at(5), Arc::downgrade(&ringing)), "an earlier one");
     }
 
     #[test]
