@@ -85,12 +85,21 @@ pub(crate) fn check_strings(
 
 /// Whether `value` holds a string or a key longer than `max` bytes, down to
 /// [`MAX_DEPTH`]: what [`find_long`] finds, without the path.
+#[inline]
 fn holds_long(value: &Value, max: usize, depth: usize) -> bool {
+    match value {
+        Value::String(s) => s.len() > max,
+        Value::Object(_) | Value::Array(_) => nests_long(value, max, depth),
+        _ => false,
+    }
+}
+
+/// [`holds_long`] for an object or an array: the walk down, out of line.
+fn nests_long(value: &Value, max: usize, depth: usize) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
     match value {
-        Value::String(s) => s.len() > max,
         Value::Object(object) => object
             .iter()
             .any(|(key, value)| key.len() > max || holds_long(value, max, depth + 1)),
