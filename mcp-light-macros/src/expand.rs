@@ -391,16 +391,18 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
     // Spanned at the success type, like the assertions that precede it.
     let span = success_span(plan);
     let method = format_ident!("{}", method, span = span);
+    let in_place = answers_in_place(plan);
     let respond = match plan.kind {
         // JSON or content, whichever the success type is.
         Kind::Read => {
             let krate = respan(krate, span);
+            let await_ = (!in_place).then(|| quote!(.await));
             quote_spanned! {span=>
                 {
                     use #krate::__private::answer_kind::*;
                     (&__out).tool_answer_kind().read(__responder, __out)
                 }
-                .await
+                #await_
             }
         }
         // A stream, an iterator or a value, whichever the success type is.
@@ -420,26 +422,55 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
 
     let bounds = argument_bounds(plan);
 
+    let answered = answered(plan, quote!(reply));
+    let body = quote! {
+        let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
+            ::core::result::Result::Ok(parsed) => parsed,
+            ::core::result::Result::Err(reply) => return #answered,
+        };
+        #id_binding
+        let __Args { #(#fields: #arg_bindings,)* .. } = __args;
+        #call
+        #out
+        #assertions
+        #respond
+    };
+    // A tool that never waits answers in place; any other, a boxed future.
+    let body = if in_place {
+        body
+    } else {
+        quote!(#krate::__private::Answering::Later(::std::boxed::Box::pin(async move { #body })))
+    };
     quote! {
         fn __invoke(
             __invocation: #krate::__private::Invocation,
-        ) -> #krate::__private::BoxFuture<'static, #krate::CallToolResult>
+        ) -> #krate::__private::Answering
         where
             #(#bounds,)*
         {
-            ::std::boxed::Box::pin(async move {
-                let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
-                    ::core::result::Result::Ok(parsed) => parsed,
-                    ::core::result::Result::Err(reply) => return reply,
-                };
-                #id_binding
-                let __Args { #(#fields: #arg_bindings,)* .. } = __args;
-                #call
-                #out
-                #assertions
-                #respond
-            })
+            #body
         }
+    }
+}
+
+/// Whether the tool answers in place, without a future: an `inline`
+/// synchronous read, which never waits (nothing it does can: its function
+/// is not `async`, and its answer is the result itself or content, stored
+/// only when a probe stands for it).
+fn answers_in_place(plan: &Plan) -> bool {
+    plan.inline && plan.tool.item.sig.asyncness.is_none() && plan.kind == Kind::Read
+}
+
+/// `early`, an answer made before the tool's own (refused arguments,
+/// missing state), as the generated invoke returns it: as it is from the
+/// future of a tool that waits, as an [`Answering`] from one that answers
+/// in place.
+fn answered(plan: &Plan, early: TokenStream) -> TokenStream {
+    let krate = &plan.krate;
+    if answers_in_place(plan) {
+        quote!(#krate::__private::Answering::from(#early))
+    } else {
+        early
     }
 }
 
@@ -453,9 +484,13 @@ fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> To
     let krate = &plan.krate;
     let fn_ident = &plan.tool.item.sig.ident;
     if plan.tool.item.sig.asyncness.is_some() || plan.inline {
+        let rejected = answered(
+            plan,
+            quote!(#krate::__private::rejected(&__responder, error)),
+        );
         let rejected = quote! {
             ::core::result::Result::Err(error) => {
-                return #krate::__private::rejected(&__responder, error);
+                return #rejected;
             }
         };
         let await_ = plan.tool.item.sig.asyncness.map(|_| quote!(.await));

@@ -9,7 +9,7 @@ pub use serde_json;
 pub use crate::args::ToolArgument;
 pub use crate::error::IntoToolError;
 pub use crate::extract::{FromCall, FromCallRef, StateNeed};
-pub use crate::invoke::{Invocation, InvokeFn, Responder};
+pub use crate::invoke::{Answering, Invocation, InvokeFn, Responder};
 pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::light_key::BulkItem;

@@ -36,7 +36,9 @@ use crate::token::Token;
 use crate::usage::{Counts, UsageReport};
 
 /// Runs a tool on one call: what each definition's generated code provides.
-pub type InvokeFn = fn(Invocation) -> BoxFuture<'static, CallToolResult>;
+/// A tool that never waits (an `inline` synchronous read) answers in
+/// place; any other answers a boxed future.
+pub type InvokeFn = fn(Invocation) -> Answering;
 
 /// A call on its way into a tool. Built by the server; consumed by the code
 /// `#[mcp_tool]`, `#[mcp_light]` and `#[mcp_heavy]` generate.
@@ -107,18 +109,25 @@ impl Invocation {
     }
 }
 
-/// An answer in the making: ready already, or still storing what it
-/// stands for. Awaiting it gives the answer.
+/// An answer in the making: ready already, or still to be worked out (a
+/// tool that waits, a result stored for its probe). Awaiting it gives the
+/// answer.
 pub enum Answering {
     /// Answered in place.
     Now(std::future::Ready<CallToolResult>),
-    /// Stored first, then answered (a probe).
+    /// Answered once this future is.
     Later(BoxFuture<'static, CallToolResult>),
 }
 
 impl Answering {
-    fn now(result: CallToolResult) -> Self {
+    pub(crate) fn now(result: CallToolResult) -> Self {
         Answering::Now(std::future::ready(result))
+    }
+}
+
+impl From<CallToolResult> for Answering {
+    fn from(result: CallToolResult) -> Self {
+        Answering::now(result)
     }
 }
 

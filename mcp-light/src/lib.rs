@@ -122,8 +122,10 @@ pub use state::State;
 /// `#[mcp_light(<kind>, inline)]` and `#[mcp_heavy(inline)]`) skips it for
 /// a function that never blocks, one that only computes on its arguments
 /// or reads memory: it then runs on the worker that polls the call, and a
-/// slow one stalls every call that worker serves. `inline` on an
-/// `async fn` does not compile.
+/// slow one stalls every call that worker serves (the tool deadline cannot
+/// answer for it: nothing waits beside it). An `inline` read answers in
+/// place, without a future of its own, the cheapest call there is. `inline`
+/// on an `async fn` does not compile.
 ///
 /// # Parameters
 ///

@@ -106,11 +106,9 @@ impl<T: serde::Serialize + ?Sized> ToolResult for T {}
 pub mod answer_kind {
     use std::future::Future;
 
-    use rmcp::model::CallToolResult;
-
     use crate::content::ContentAnswer;
     use crate::error::ToolError;
-    use crate::invoke::Responder;
+    use crate::invoke::{Answering, Responder};
 
     /// The success is MCP content.
     pub struct ContentTag;
@@ -177,8 +175,8 @@ pub mod answer_kind {
             self,
             responder: Responder,
             out: Result<T, ToolError>,
-        ) -> impl Future<Output = CallToolResult> {
-            std::future::ready(responder.content(out))
+        ) -> Answering {
+            Answering::now(responder.content(out))
         }
 
         /// Refuses content where the answer must be JSON.
@@ -193,7 +191,7 @@ pub mod answer_kind {
             self,
             responder: Responder,
             out: Result<T, ToolError>,
-        ) -> crate::invoke::Answering {
+        ) -> Answering {
             responder.read(out)
         }
 

@@ -22,7 +22,7 @@ use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
 use crate::heavy;
-use crate::invoke::{Invocation, Responder, Routed};
+use crate::invoke::{Answering, Invocation, Responder, Routed};
 use crate::limits::Deadline;
 use crate::offload::Unfinished;
 use crate::registry::PublishedTool;
@@ -104,8 +104,16 @@ impl Server {
                     let usage = self.inner.usage.as_deref();
                     Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
                 }
-                Prepared::Run(invoked) => {
-                    run(self.inner.limits.within_deadline(tool, invoked)).await?
+                Prepared::Run(mut invoked) => {
+                    // Most tools answer at their first poll, made here; only
+                    // one left waiting runs within the deadline and what
+                    // stops it, which poll it first anyway.
+                    match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
+                        Poll::Ready(result) => result,
+                        Poll::Pending => {
+                            run(self.inner.limits.within_deadline(tool, invoked)).await?
+                        }
+                    }
                 }
             })
         });
@@ -212,7 +220,12 @@ impl Server {
             Target::Tool(published) => (published, args, None),
         };
         match self.invocation(published, discloses, called, args, routed, talk) {
-            Ok(invocation) => Prepared::Run(published.def().invoke_fn()(invocation)),
+            Ok(invocation) => match published.def().invoke_fn()(invocation) {
+                // A tool that never waits ran already, inside the call's
+                // panic boundary: no deadline or cancellation to watch.
+                Answering::Now(answer) => Prepared::Answer(answer.into_inner()),
+                Answering::Later(run) => Prepared::Run(run),
+            },
             Err(answer) => Prepared::Answer(*answer),
         }
     }

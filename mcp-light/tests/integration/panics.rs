@@ -1,12 +1,15 @@
 //! A panic anywhere in a call — the tool, the blocking pool, the store a
 //! token is redeemed from — answers that call as the tool failing, and
 //! the server answers the next one; nothing mcp-light does prints a panic.
+//! A tool that answers in place (an `inline` synchronous read) runs before
+//! any future is made, inside the same boundary.
 
 use std::panic::{self, PanicHookInfo};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+use mcp_light::heavy::HeavyConfig;
 use mcp_light::prelude::*;
 use mcp_light::store::MemoryStore;
 use mcp_light::store::{BoxFuture, ContinuationStore, Entry, StoreError};
@@ -41,6 +44,14 @@ pub fn explode_in_rows(n: u32) -> Vec<Fragile> {
 /// Lists `n` rows that write fine.
 #[mcp_heavy]
 fn sturdy_rows(n: u32) -> Vec<u32> {
+    (0..n).collect()
+}
+
+/// Lists `n` rows where it is called, without a future; row 7 cannot be
+/// listed.
+#[mcp_tool(inline, resource = "row", action = "list")]
+fn inline_rows(n: u32) -> Vec<u32> {
+    assert!(n != BREAKS_AT, "row {n} cannot be listed");
     (0..n).collect()
 }
 
@@ -114,6 +125,50 @@ async fn a_result_that_panics_on_a_current_thread_runtime_answers_an_error() {
         error_text(&answer).ends_with("it panicked: row 7 cannot be written"),
         "{answer:?}"
     );
+}
+
+#[tokio::test]
+async fn a_panic_in_a_tool_that_answers_in_place_answers_an_error_and_the_server_serves_on() {
+    let server = Server::from_tools(tools![inline_rows]).build().unwrap();
+    let answer = server
+        .call("inline_rows", json!({"n": BREAKS_AT}), Caller::Process)
+        .await;
+    assert_eq!(
+        error_text(&answer),
+        "`inline_rows` failed: it panicked: row 7 cannot be listed"
+    );
+    let next = server
+        .call("inline_rows", json!({"n": 3}), Caller::Process)
+        .await;
+    assert_eq!(ok_json(&next), json!([0, 1, 2]));
+}
+
+#[tokio::test]
+async fn a_read_that_answers_in_place_still_stores_its_result_behind_a_probe() {
+    // Behind a dispatcher, whose schema lets a token come back, a result
+    // past the size backstop is stored: the one part of an in-place answer
+    // that waits.
+    let server = Server::from_tools(tools![inline_rows])
+        .with_dispatcher("rows")
+        .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(1_000)))
+        .build()
+        .unwrap();
+    let list = |n: u32| json!({"resource": "row", "action": "list", "params": {"n": n}});
+    let small = ok_json(&server.call("rows", list(5), Caller::Process).await);
+    assert_eq!(small, json!([0, 1, 2, 3, 4]), "under the backstop: whole");
+    let probe = ok_json(&server.call("rows", list(500), Caller::Process).await);
+    let token = probe["continuation_token"].clone();
+    assert!(token.is_string(), "past the backstop: a probe, {probe}");
+    let full = server
+        .call(
+            "rows",
+            json!({"continuation_token": token, "mode": "full"}),
+            Caller::Process,
+        )
+        .await;
+    let rows = ok_json(&full);
+    assert_eq!(rows.as_array().map(Vec::len), Some(500), "{rows}");
+    assert_eq!(rows[499], json!(499));
 }
 
 /// Runs `work` and counts the panics this thread reported to the panic
