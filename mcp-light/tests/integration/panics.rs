@@ -48,9 +48,10 @@ fn sturdy_rows(n: u32) -> Vec<u32> {
 }
 
 /// Lists `n` rows where it is called, without a future; row 7 cannot be
-/// listed.
-#[mcp_tool(inline, resource = "row", action = "list")]
-fn inline_rows(n: u32) -> Vec<u32> {
+/// listed. Named `explode_*` so that the properties test, which calls
+/// every linked tool with arbitrary arguments, leaves it alone.
+#[mcp_tool(inline, resource = "inline_row", action = "list")]
+fn explode_inline_rows(n: u32) -> Vec<u32> {
     assert!(n != BREAKS_AT, "row {n} cannot be listed");
     (0..n).collect()
 }
@@ -129,16 +130,22 @@ async fn a_result_that_panics_on_a_current_thread_runtime_answers_an_error() {
 
 #[tokio::test]
 async fn a_panic_in_a_tool_that_answers_in_place_answers_an_error_and_the_server_serves_on() {
-    let server = Server::from_tools(tools![inline_rows]).build().unwrap();
+    let server = Server::from_tools(tools![explode_inline_rows])
+        .build()
+        .unwrap();
     let answer = server
-        .call("inline_rows", json!({"n": BREAKS_AT}), Caller::Process)
+        .call(
+            "explode_inline_rows",
+            json!({"n": BREAKS_AT}),
+            Caller::Process,
+        )
         .await;
     assert_eq!(
         error_text(&answer),
-        "`inline_rows` failed: it panicked: row 7 cannot be listed"
+        "`explode_inline_rows` failed: it panicked: row 7 cannot be listed"
     );
     let next = server
-        .call("inline_rows", json!({"n": 3}), Caller::Process)
+        .call("explode_inline_rows", json!({"n": 3}), Caller::Process)
         .await;
     assert_eq!(ok_json(&next), json!([0, 1, 2]));
 }
@@ -148,12 +155,12 @@ async fn a_read_that_answers_in_place_still_stores_its_result_behind_a_probe() {
     // Behind a dispatcher, whose schema lets a token come back, a result
     // past the size backstop is stored: the one part of an in-place answer
     // that waits.
-    let server = Server::from_tools(tools![inline_rows])
+    let server = Server::from_tools(tools![explode_inline_rows])
         .with_dispatcher("rows")
         .with_heavy_config(HeavyConfig::new().with_size_backstop(Some(1_000)))
         .build()
         .unwrap();
-    let list = |n: u32| json!({"resource": "row", "action": "list", "params": {"n": n}});
+    let list = |n: u32| json!({"resource": "inline_row", "action": "list", "params": {"n": n}});
     let small = ok_json(&server.call("rows", list(5), Caller::Process).await);
     assert_eq!(small, json!([0, 1, 2, 3, 4]), "under the backstop: whole");
     let probe = ok_json(&server.call("rows", list(500), Caller::Process).await);
