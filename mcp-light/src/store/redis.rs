@@ -14,9 +14,10 @@
 //!   JSON, [`part_bytes`](RedisStoreConfig::part_bytes) to a key (a Redis
 //!   string holds at most 512 MB).
 //!
-//! The body and index are `APPEND`ed chunk by chunk as the result streams,
-//! each chunk in one round trip that also sets the keys' expiry, so a
-//! replica that dies half-way leaves keys that expire. The commit writes
+//! The body and index are written chunk by chunk as the result streams (a
+//! key's first bytes `SET`, the rest `APPEND`ed), each chunk in one round
+//! trip that also sets the keys' expiry, so a replica that dies half-way
+//! leaves keys that expire. The commit writes
 //! `:m` and `:d` and renews every key's expiry in one `MULTI`.
 //!
 //! The token in braces is a hash tag: Redis Cluster (and Valkey's) puts all
@@ -55,7 +56,11 @@ pub use config::RedisStoreConfig;
 /// reconnects by itself: while Redis is down, every operation fails within
 /// the configured timeout, so writes answer without a token and heavy reads
 /// answer whole (or, over the size backstop, a probe without token), and
-/// once Redis is back tokens are minted again without a restart.
+/// once Redis is back tokens are minted again without a restart. A
+/// connection Redis dropped while the store sat idle (a restart, a
+/// failover) costs no call anything: a read, or a write that sets its keys
+/// whole, that meets it runs once more on a fresh connection; only an
+/// `APPEND` of a later chunk of a streamed entry is never run twice.
 ///
 /// Bounds: one entry at most
 /// [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes), each for its
@@ -216,20 +221,51 @@ where
         &self,
         operation: impl Future<Output = redis::RedisResult<T>>,
     ) -> Result<T, StoreError> {
+        self.attempt(operation)
+            .await
+            .map_err(Failed::into_store_error)
+    }
+
+    /// `operation` within the configured timeout, its failure kept as
+    /// Redis reported it.
+    async fn attempt<T>(
+        &self,
+        operation: impl Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, Failed> {
         match tokio::time::timeout(self.config.timeout, operation).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(StoreError::Unavailable(format!("Redis: {error}"))),
-            Err(_) => Err(StoreError::Unavailable(format!(
-                "Redis did not answer within {} ms",
-                self.config.timeout.as_millis()
-            ))),
+            Ok(Err(error)) => Err(Failed::Redis(error)),
+            Err(_) => Err(Failed::Timeout(self.config.timeout)),
         }
     }
 
-    /// Runs `pipe` within the configured timeout.
-    async fn run<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, StoreError> {
+    /// Runs `pipe` within the configured timeout, once: for a pipe whose
+    /// effect would differ run twice (an `APPEND` to a key written
+    /// before).
+    async fn run_once<T: redis::FromRedisValue>(
+        &self,
+        pipe: &redis::Pipeline,
+    ) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();
         self.deadline(pipe.query_async::<T>(&mut connection)).await
+    }
+
+    /// Runs `pipe`, whose effect is the same run once or twice (reads, and
+    /// writes that set keys whole), within the configured timeout; on a
+    /// connection Redis dropped (a restart, a failover, an idle connection
+    /// closed) it runs once more, on the fresh connection the connection
+    /// manager makes. A Redis that is really down fails both, each within
+    /// the timeout, and the call answers as it does without a store.
+    async fn run<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, StoreError> {
+        let mut connection = self.connection.clone();
+        match self.attempt(pipe.query_async::<T>(&mut connection)).await {
+            Err(Failed::Redis(error)) if error.is_connection_dropped() => {
+                tracing::debug!(%error, "the Redis connection was dropped; trying once more");
+                let mut connection = self.connection.clone();
+                self.deadline(pipe.query_async::<T>(&mut connection)).await
+            }
+            done => done.map_err(Failed::into_store_error),
+        }
     }
 
     async fn read_meta(
@@ -361,6 +397,24 @@ where
     }
 }
 
+/// How one Redis operation failed.
+enum Failed {
+    Redis(redis::RedisError),
+    Timeout(Duration),
+}
+
+impl Failed {
+    fn into_store_error(self) -> StoreError {
+        match self {
+            Failed::Redis(error) => StoreError::Unavailable(format!("Redis: {error}")),
+            Failed::Timeout(timeout) => StoreError::Unavailable(format!(
+                "Redis did not answer within {} ms",
+                timeout.as_millis()
+            )),
+        }
+    }
+}
+
 /// One entry being written to Redis: its chunks appended as they come, its
 /// meta record written at commit.
 struct RedisWriter<'a, C: ConnectionLike + Clone + Send + Sync + 'static> {
@@ -399,21 +453,35 @@ where
             let room = ((part + 1) * config.part_bytes - at) as usize;
             let (piece, after) = rest.split_at(room.min(rest.len()));
             let key = self.store.body_key(&self.token, part);
-            pipe.cmd("APPEND").arg(&key).arg(piece).ignore();
+            // A part this chunk starts is set whole, so the chunk that
+            // starts an entry can run twice with the same effect.
+            let verb = if at.is_multiple_of(config.part_bytes) {
+                "SET"
+            } else {
+                "APPEND"
+            };
+            pipe.cmd(verb).arg(&key).arg(piece).ignore();
             pipe.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
             at += piece.len() as u64;
             rest = after;
         }
         if !chunk.item_starts.is_empty() {
             let key = self.store.key(&self.token, "i");
-            pipe.cmd("APPEND")
+            pipe.cmd(if self.items == 0 { "SET" } else { "APPEND" })
                 .arg(&key)
                 .arg(index::to_bytes(&chunk.item_starts))
                 .ignore();
             pipe.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
         }
         self.wrote = true;
-        self.store.run::<()>(&pipe).await?;
+        // The first chunk sets every key it writes: a dropped connection
+        // retries it. A later one appends to a part begun before, so it
+        // runs once.
+        if self.size == 0 {
+            self.store.run::<()>(&pipe).await?;
+        } else {
+            self.store.run_once::<()>(&pipe).await?;
+        }
         self.size = size;
         self.items += chunk.item_starts.len() as u64;
         Ok(())

@@ -216,6 +216,53 @@ async fn while_redis_is_down_the_store_fails_fast_and_it_recovers_without_a_rest
     assert_eq!(&*found.body, b"[3]");
 }
 
+#[tokio::test]
+async fn after_redis_restarts_an_idle_stores_first_read_and_first_write_succeed() {
+    let Some(mut redis) = Redis::start() else {
+        return;
+    };
+    // Two replicas' stores, each with a connection open, then idle through
+    // a restart (a failover, a maintenance window): their connections die.
+    let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(500));
+    let writer = RedisStore::open(&redis.url(), config.clone()).unwrap();
+    let reader = RedisStore::open(&redis.url(), config).unwrap();
+    let before = Token::mint().unwrap();
+    writer
+        .put(&before, entry(Origin::Read, b"[0]"))
+        .await
+        .unwrap();
+    assert!(reader.get(&before).await.unwrap().is_some());
+
+    redis.kill();
+    redis.restart();
+    let token = Token::mint().unwrap();
+    writer
+        .put(&token, entry(Origin::Read, b"[1,2,3]"))
+        .await
+        .expect("the first write after a restart");
+    let found = reader
+        .get(&token)
+        .await
+        .expect("the first read after a restart");
+    assert_eq!(&*found.expect("the entry").body, b"[1,2,3]");
+
+    redis.kill();
+    redis.restart();
+    let token = Token::mint().unwrap();
+    writer
+        .put(&token, entry(Origin::Read, b"[4,5]"))
+        .await
+        .expect("the first write after another restart");
+    let page = reader
+        .get_items(&token, 0..1)
+        .await
+        .expect("the first page read after a restart");
+    let Some(StoredItems::List(page)) = page else {
+        panic!("a page of the list: {page:?}");
+    };
+    assert_eq!(page.total, 2);
+}
+
 /// A list of `n` items of uneven sizes (some several parts long), its
 /// compact JSON and where each item starts in it.
 fn uneven_list(n: usize) -> (Vec<Vec<u8>>, Vec<u8>, Vec<u64>) {
