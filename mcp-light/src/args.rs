@@ -59,14 +59,6 @@ pub(crate) fn check_strings(
     args: &Map<String, Value>,
     max: usize,
 ) -> Result<(), String> {
-    // Nearly every call passes: a plain walk answers that, and only a call
-    // that fails is walked again for the path the message names.
-    if !args
-        .iter()
-        .any(|(key, value)| key.len() > max || holds_long(value, max, 1))
-    {
-        return Ok(());
-    }
     let Some((path, len, is_key)) = find_long_in_object(args, max, 0) else {
         return Ok(());
     };
@@ -81,31 +73,6 @@ pub(crate) fn check_strings(
         "invalid arguments for `{tool}`{at} is {len} bytes long, and this server takes at most \
          {max} bytes in one argument string; send a shorter value"
     ))
-}
-
-/// Whether `value` holds a string or a key longer than `max` bytes, down to
-/// [`MAX_DEPTH`]: what [`find_long`] finds, without the path.
-#[inline]
-fn holds_long(value: &Value, max: usize, depth: usize) -> bool {
-    match value {
-        Value::String(s) => s.len() > max,
-        Value::Object(_) | Value::Array(_) => nests_long(value, max, depth),
-        _ => false,
-    }
-}
-
-/// [`holds_long`] for an object or an array: the walk down, out of line.
-fn nests_long(value: &Value, max: usize, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    match value {
-        Value::Object(object) => object
-            .iter()
-            .any(|(key, value)| key.len() > max || holds_long(value, max, depth + 1)),
-        Value::Array(items) => items.iter().any(|item| holds_long(item, max, depth + 1)),
-        _ => false,
-    }
 }
 
 /// One step into a JSON value: an object key or an array index.
@@ -133,12 +100,30 @@ fn find_long_in_object<'a>(
     None
 }
 
+/// The first over-long string in `value`, down to [`MAX_DEPTH`]. A
+/// scalar, nearly every argument, is answered in line; the walk into an
+/// object or an array is out of line.
+#[inline]
 fn find_long(value: &Value, max: usize, depth: usize) -> Option<(Vec<Step<'_>>, usize, bool)> {
+    match value {
+        Value::String(s) if s.len() > max && depth <= MAX_DEPTH => {
+            Some((Vec::new(), s.len(), false))
+        }
+        Value::Object(_) | Value::Array(_) => find_long_within(value, max, depth),
+        _ => None,
+    }
+}
+
+/// [`find_long`] in an object or an array.
+fn find_long_within(
+    value: &Value,
+    max: usize,
+    depth: usize,
+) -> Option<(Vec<Step<'_>>, usize, bool)> {
     if depth > MAX_DEPTH {
         return None;
     }
     match value {
-        Value::String(s) if s.len() > max => Some((Vec::new(), s.len(), false)),
         Value::Object(object) => find_long_in_object(object, max, depth),
         Value::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
             find_long(item, max, depth + 1).map(|(mut path, len, is_key)| {
