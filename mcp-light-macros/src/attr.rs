@@ -42,8 +42,10 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE],
-            Attr::Light => &[NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE],
+            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK],
+            Attr::Light => &[
+                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK,
+            ],
         }
     }
 
@@ -52,11 +54,11 @@ impl Attr {
         let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
         match self {
             Attr::Tool | Attr::Heavy => {
-                format!("`#[{self}]` accepts {named}, `crate = path`, `inline`")
+                format!("`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`")
             }
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
-                 `status = 201`, `crate = path`, `inline`",
+                 `status = 201`, `crate = path`, `inline`, `task`",
                 WriteKind::list()
             ),
         }
@@ -157,6 +159,26 @@ pub struct ToolArgs {
     /// `inline`: a synchronous function runs on the async worker that
     /// calls it, not on the blocking pool. The word's span.
     pub inline: Option<Span>,
+    /// `task` or `task = "optional" | "required"`: whether a call may, or
+    /// must, become a task. The argument's span.
+    pub task: Option<(TaskArg, Span)>,
+}
+
+/// What `task` says.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum TaskArg {
+    Optional,
+    Required,
+}
+
+impl TaskArg {
+    /// The name of the `mcp_light::tasks::TaskSupport` variant.
+    pub fn variant(self) -> &'static str {
+        match self {
+            TaskArg::Optional => "Optional",
+            TaskArg::Required => "Required",
+        }
+    }
 }
 
 impl ToolArgs {
@@ -174,6 +196,7 @@ impl ToolArgs {
             status: None,
             krate: None,
             inline: None,
+            task: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -249,6 +272,9 @@ impl ToolArgs {
             } else {
                 set_once(cx, &mut self.inline, Some(path.span()), path);
             }
+        } else if path == TASK {
+            let value = task_arg(cx, &meta)?;
+            set_once(cx, &mut self.task, value, path);
         } else {
             cx.error_spanned_by(path, self.unknown_argument(path));
             skip_value(&meta)?;
@@ -313,6 +339,39 @@ fn value_expr(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<O
         return Ok(None);
     }
     Ok(Some(meta.value()?.parse()?))
+}
+
+/// `task` alone, or `task = "optional"` / `task = "required"`.
+fn task_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<(TaskArg, Span)>> {
+    let span = meta.path.span();
+    if !meta.input.peek(Token![=]) {
+        if meta.input.peek(syn::token::Paren) {
+            cx.error_spanned_by(
+                &meta.path,
+                "write `task`, or `task = \"required\"` for a tool that runs only as a task",
+            );
+            skip_value(meta)?;
+            return Ok(None);
+        }
+        return Ok(Some((TaskArg::Optional, span)));
+    }
+    let value: Expr = meta.value()?.parse()?;
+    Ok(match &value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if s.value() == "optional" => Some((TaskArg::Optional, span)),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if s.value() == "required" => Some((TaskArg::Required, span)),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "`task` is `\"optional\"` (a call may become a task) or `\"required\"` (it runs \
+                 only as one): write `task` or `task = \"required\"`",
+            );
+            None
+        }
+    })
 }
 
 fn string_arg(cx: &Ctxt, attr: Attr, meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {

@@ -624,6 +624,13 @@ fn definition(plan: &Plan) -> TokenStream {
     };
     let state_needs = state_needs(plan);
     let answers_content = answers_content(plan);
+    let task = match plan.task {
+        Some(task) => {
+            let variant = format_ident!("{}", task.variant());
+            quote!(#krate::tasks::TaskSupport::#variant)
+        }
+        None => quote!(#krate::tasks::TaskSupport::Forbidden),
+    };
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -653,6 +660,7 @@ fn definition(plan: &Plan) -> TokenStream {
             invoke: #invoke,
             answers_content: #answers_content,
             needs_client: #needs_client,
+            task: #task,
         })
     }
 }

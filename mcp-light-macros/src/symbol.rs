@@ -21,6 +21,7 @@ pub const RETRIEVE: Symbol = Symbol("retrieve");
 pub const STATUS: Symbol = Symbol("status");
 pub const CRATE: Symbol = Symbol("crate");
 pub const INLINE: Symbol = Symbol("inline");
+pub const TASK: Symbol = Symbol("task");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

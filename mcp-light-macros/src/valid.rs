@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::{LitStr, Path, Safety, Type, TypeReference};
 
 use crate::ast::{Param, Role, Tool, ungroup};
-use crate::attr::{self, Attr, ToolArgs, WriteKind};
+use crate::attr::{self, Attr, TaskArg, ToolArgs, WriteKind};
 use crate::ctxt::Ctxt;
 use crate::symbol::{NEGOTIATION_FIELDS, VERIFY};
 
@@ -26,6 +26,8 @@ pub struct Plan<'a> {
     /// A synchronous function runs on the calling worker (`inline`), not
     /// on the blocking pool. Always `false` for an `async fn`.
     pub inline: bool,
+    /// `task` on any of the tool's attributes.
+    pub task: Option<TaskArg>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -63,6 +65,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
     let retrieve = light.and_then(|light| light.retrieve.as_ref());
     let krate = attr::krate(merged_crate(cx, &tool.attrs));
     let inline = check_inline(cx, tool);
+    let task = check_task(cx, tool);
 
     check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
@@ -99,7 +102,28 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         destroy_id,
         krate,
         inline,
+        task,
     })
+}
+
+/// `task` on one of the tool's attributes, at most: a task is a call
+/// that waits, so an `inline` tool, which never does, cannot be one.
+fn check_task(cx: &Ctxt, tool: &Tool) -> Option<TaskArg> {
+    let mut given = tool.attrs.iter().filter_map(|args| args.task);
+    let (task, span) = given.next()?;
+    if let Some((_, again)) = given.next() {
+        cx.push(syn::Error::new(
+            again,
+            "`task` is given twice: give it in one attribute",
+        ));
+    }
+    if tool.attrs.iter().any(|args| args.inline.is_some()) {
+        cx.push(syn::Error::new(
+            span,
+            "an `inline` tool answers at once and never becomes a task: remove `task` or `inline`",
+        ));
+    }
+    Some(task)
 }
 
 /// `inline` on any of the tool's attributes; on an `async fn`, which

@@ -97,18 +97,6 @@ macro_rules! composed_methods {
                     request: GetSkillRequestParams,
                     context: RequestContext<RoleServer>
                 ) -> Result<GetSkillResult, ErrorData>;
-                fn get_task(
-                    request: GetTaskParams,
-                    context: RequestContext<RoleServer>
-                ) -> Result<GetTaskResult, ErrorData>;
-                fn update_task(
-                    request: UpdateTaskParams,
-                    context: RequestContext<RoleServer>
-                ) -> Result<(), ErrorData>;
-                fn cancel_task(
-                    request: CancelTaskParams,
-                    context: RequestContext<RoleServer>
-                ) -> Result<(), ErrorData>;
                 fn on_custom_request(
                     request: CustomRequest,
                     context: RequestContext<RoleServer>
@@ -142,6 +130,19 @@ macro_rules! composed_methods {
                     context: RequestContext<RoleServer>
                 ) -> Result<InitializeResult, ErrorData>;
                 fn discover(context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData>;
+                // mcp-light's own when a tool may answer as a task.
+                fn get_task(
+                    request: GetTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<GetTaskResult, ErrorData>;
+                fn update_task(
+                    request: UpdateTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
+                fn cancel_task(
+                    request: CancelTaskParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<(), ErrorData>;
             }
             completed sync {
                 fn get_info() -> ServerConfig;

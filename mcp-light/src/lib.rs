@@ -69,6 +69,7 @@ pub mod extract;
 pub mod heavy;
 pub mod items;
 pub mod store;
+pub mod tasks;
 pub mod token;
 pub mod transport;
 

@@ -12,7 +12,7 @@ use rmcp::model::CallToolResult;
 
 use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
-use alarm::Alarm;
+pub(crate) use alarm::{Alarm, alarm};
 
 /// How long a tool may run unless the server says otherwise
 /// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).

@@ -19,8 +19,13 @@ use crate::registry::{PublishedTool, Registry};
 use crate::roundtrip::Talkback;
 use crate::store::ContinuationStore;
 use crate::surface::Surface;
+use crate::tasks::{MemoryTasks, TaskConfig, Tasks};
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
+
+/// How long a task is kept when the server has no continuation store to
+/// take the TTL from: 15 minutes.
+const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 mod builder;
 mod call;
@@ -97,6 +102,11 @@ struct Built {
     names: HashMap<Box<str>, Named, foldhash::fast::RandomState>,
     /// The published names, as an unknown tool's error lists them.
     known: String,
+    /// Where calls that became tasks are kept, and how they run.
+    tasks: Tasks,
+    /// Whether any tool may answer as a task: the server then declares
+    /// the tasks extension and answers `tasks/*`.
+    offers_tasks: bool,
 }
 
 /// What a name reaches on a built server.
@@ -129,6 +139,7 @@ struct Frozen {
     delegate: Arc<dyn Delegate>,
     talkback: Arc<Talkback>,
     limits: CallLimits,
+    tasks: TaskConfig,
 }
 
 impl std::fmt::Debug for Server {
@@ -215,7 +226,17 @@ impl Server {
             delegate,
             talkback,
             limits,
+            tasks,
         } = frozen;
+        let offers_tasks = registry
+            .iter()
+            .any(|tool| tool.def().task_support().allows_tasks());
+        let tasks = {
+            let kept = store.as_ref().and_then(|store| store.tasks());
+            let store_ttl = store.as_ref().map_or(DEFAULT_TASK_TTL, |store| store.ttl());
+            let kept = kept.unwrap_or_else(|| Arc::new(MemoryTasks::new()));
+            Tasks::new(kept, tasks, store_ttl)
+        };
         let mut dispatchers: Vec<Dispatcher> = Vec::with_capacity(dispatcher_names.len());
         for name in dispatcher_names {
             let dispatcher = Dispatcher::build(name, &registry, &heavy)?;
@@ -286,6 +307,8 @@ impl Server {
                 tools,
                 names,
                 known,
+                tasks,
+                offers_tasks,
             }),
         })
     }
@@ -340,6 +363,16 @@ impl Server {
     /// defaults.
     pub(crate) fn delegate(&self) -> &dyn Delegate {
         &*self.inner.delegate
+    }
+
+    /// Where this server's tasks are kept, and how they run.
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// Whether any of this server's tools may answer as a task.
+    pub fn offers_tasks(&self) -> bool {
+        self.inner.offers_tasks
     }
 
     /// The settings of tools that talk back.

@@ -52,6 +52,7 @@ pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
 
+use crate::tasks::TaskStore;
 use crate::token::Token;
 
 /// A boxed future that can cross threads, as the store trait returns.
@@ -424,5 +425,13 @@ pub trait ContinuationStore: Send + Sync + 'static {
             };
             Ok(Some(index::items_of_entry(entry, items)))
         })
+    }
+
+    /// Where tasks ([`crate::tasks`]) are kept beside this store's entries,
+    /// seen by every server that shares the store; `None` (the default)
+    /// keeps each server's tasks in its own process. [`MemoryStore`] and
+    /// `RedisStore` keep them.
+    fn tasks(&self) -> Option<Arc<dyn TaskStore>> {
+        None
     }
 }

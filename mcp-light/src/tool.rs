@@ -3,6 +3,7 @@
 use crate::extract::StateNeed;
 use crate::invoke::InvokeFn;
 use crate::kind::ToolKind;
+use crate::tasks::TaskSupport;
 
 /// The definition one annotated function registers.
 ///
@@ -38,6 +39,8 @@ pub struct ToolParts {
     /// Whether any parameter reaches the client behind the call
     /// ([`FromCall::NEEDS_CLIENT`](crate::extract::FromCall::NEEDS_CLIENT)).
     pub needs_client: bool,
+    /// Whether a call may, or must, become a task (`task`).
+    pub task: TaskSupport,
 }
 
 impl ToolDef {
@@ -115,6 +118,12 @@ impl ToolDef {
     /// the talk-back machinery.
     pub fn needs_client(&self) -> bool {
         self.parts.needs_client
+    }
+
+    /// Whether a call of the tool may, or must, answer as a task
+    /// (`task` in its attribute; [`crate::tasks`]).
+    pub const fn task_support(&self) -> TaskSupport {
+        self.parts.task
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

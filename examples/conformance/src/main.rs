@@ -10,9 +10,11 @@
 //! ```
 
 mod library;
+mod tasks;
 mod tools;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use mcp_light::Server;
 
@@ -32,6 +34,8 @@ async fn main() -> ExitCode {
     let built = Server::from_registry()
         .with_implementation("mcp-light-conformance", env!("CARGO_PKG_VERSION"))
         .with_handler(library::Library::default())
+        // Every task-capable call that waits becomes a task.
+        .with_task_after(Duration::ZERO)
         .build();
     let server = match built {
         Ok(server) => server,

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::Context;
 use super::peer::Talk;
-use super::rounds::Found;
+use super::rounds::{Found, Parked};
 use super::want::{Roots, Unanswerable, Want};
 use crate::ToolError;
 
@@ -314,6 +314,24 @@ impl Ask<'_> {
                 Found::Answer(answer) => Ok(answer),
                 // The server stops the tool here and answers for it.
                 Found::Wait => std::future::pending().await,
+                Found::InTask(parked) => {
+                    let Parked {
+                        task,
+                        key,
+                        request,
+                        what,
+                    } = *parked;
+                    let shown = key.clone();
+                    let Some(value) = task.answer(key, request).await else {
+                        // The task ended (cancelled): the tool is stopped.
+                        return std::future::pending().await;
+                    };
+                    serde_json::from_value(value).map_err(|error| {
+                        ToolError::new(format!(
+                            "the answer under `{shown}` is not an answer to {what}: {error}"
+                        ))
+                    })
+                }
             },
             None => request(talk, want).await,
         }

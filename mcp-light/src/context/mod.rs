@@ -24,7 +24,9 @@ use serde_json::Value;
 
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
-pub(crate) use peer::{SessionLogLevel, Stopped, Stops, Talk, is_stateless, run_until_cancelled};
+pub(crate) use peer::{
+    SessionLogLevel, StopWatch, Stopped, Stops, Talk, is_stateless, run_until_cancelled,
+};
 
 use crate::ToolError;
 
@@ -285,17 +287,24 @@ impl Context {
     /// [`Server::call`](crate::Server::call). A tool selects on it to stop
     /// cleanly; without that, the server stops polling the tool's future
     /// once the call is cancelled, and the tool stops at its next `.await`.
+    ///
+    /// In a call that became a task, it completes when the task is
+    /// cancelled (`tasks/cancel`, on any replica).
     pub async fn cancelled(&self) {
         match &self.talk {
-            Some(talk) => talk.request.ct.cancelled().await,
+            Some(talk) => match talk.task() {
+                Some(task) => task.cancelled().await,
+                None => talk.request.ct.cancelled().await,
+            },
             None => std::future::pending().await,
         }
     }
 
     /// Whether the client cancelled the call.
     pub fn is_cancelled(&self) -> bool {
-        self.talk
-            .as_deref()
-            .is_some_and(|talk| talk.request.ct.is_cancelled())
+        self.talk.as_deref().is_some_and(|talk| match talk.task() {
+            Some(task) => task.is_cancelled(),
+            None => talk.request.ct.is_cancelled(),
+        })
     }
 }

@@ -8,7 +8,7 @@
 //! [`Server::call`]: crate::Server::call
 
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::task::Poll;
@@ -21,10 +21,11 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use super::rounds::Rounds;
 use crate::roundtrip::Talkback;
+use crate::tasks::TaskLink;
 
 /// The severity of a log message a tool sends its client
 /// ([`Context::log`](crate::Context::log)), from the least to the most
@@ -205,6 +206,25 @@ impl Talk {
         }
     }
 
+    /// Makes the call a task: from here its tool's asks, progress and
+    /// cancellation go through `link`. Refused (`false`) when the tool
+    /// stopped at an ask of this round, which the call answers instead.
+    pub(crate) fn escalate(&self, link: &Arc<TaskLink>) -> bool {
+        self.rounds
+            .as_deref()
+            .is_none_or(|rounds| rounds.escalate(link))
+    }
+
+    /// Whether the tool stopped at an ask of this round (2026-07-28).
+    pub(crate) fn stopped_at_ask(&self) -> bool {
+        self.rounds.as_deref().is_some_and(Rounds::stopped)
+    }
+
+    /// The task this call became, if it did.
+    pub(crate) fn task(&self) -> Option<Arc<TaskLink>> {
+        self.rounds.as_deref().and_then(Rounds::task)
+    }
+
     /// The request's `_meta`.
     pub(crate) fn meta(&self) -> &JsonObject {
         &self.request.meta.0.0
@@ -227,7 +247,20 @@ impl Talk {
     }
 
     /// Sends a progress notification, if the request carried a token.
+    /// In a task, sets its status message instead: the request it came
+    /// with was answered.
     pub(crate) async fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(task) = self.task() {
+            let done = match total {
+                Some(total) => format!("{done}/{total}"),
+                None => done.to_string(),
+            };
+            task.progress(match message {
+                Some(message) => format!("{done}: {message}"),
+                None => done,
+            });
+            return;
+        }
         let Some(token) = self.request.meta.get_progress_token() else {
             return;
         };
@@ -295,43 +328,67 @@ pub(crate) struct Stops<'a> {
 /// the response as it goes out.
 pub(crate) type Stopped = Result<CallToolResponse, ErrorData>;
 
+/// Watches what stops a call's tool before it answers ([`Stops`]): the
+/// client cancelling the call, and on 2026-07-28 the tool waiting on asks
+/// no answer met yet. Its futures are made only once the tool is left
+/// pending: a tool that answers at its first poll pays for neither.
+pub(crate) struct StopWatch<'a> {
+    stops: Stops<'a>,
+    cancelled: Option<Pin<Box<WaitForCancellationFuture<'a>>>>,
+    waiting: Option<Pin<Box<dyn Future<Output = ()> + Send + 'a>>>,
+}
+
+impl<'a> StopWatch<'a> {
+    pub(crate) fn new(stops: Stops<'a>) -> StopWatch<'a> {
+        StopWatch {
+            stops,
+            cancelled: None,
+            waiting: None,
+        }
+    }
+
+    /// Ready with the call's answer once something stopped its tool.
+    pub(crate) fn poll(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Stopped> {
+        if let Some((rounds, talkback)) = self.stops.rounds {
+            let waiting = self
+                .waiting
+                .get_or_insert_with(|| Box::pin(rounds.waiting()));
+            if waiting.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(rounds.input_required(talkback).map(Into::into));
+            }
+        }
+        let ct = self.stops.cancelled;
+        let cancelled = self
+            .cancelled
+            .get_or_insert_with(|| Box::pin(ct.cancelled()));
+        match cancelled.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(ErrorData::new(
+                ErrorCode::INVALID_REQUEST,
+                "the client cancelled this tools/call; the tool was stopped",
+                None,
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
 /// Runs `tool` until it answers or the client cancels the call, or, given
 /// the call's rounds (protocol 2026-07-28), until the tool stops at asks
 /// no answer met yet — every ask it made in the poll where it stopped,
 /// `join!`ed asks included, goes into one input-required result.
 pub(crate) async fn run_until_cancelled(
     tool: impl Future<Output = CallToolResult>,
-    Stops {
-        cancelled: ct,
-        rounds,
-    }: Stops<'_>,
+    stops: Stops<'_>,
 ) -> Result<CallToolResult, Stopped> {
     let mut tool = pin!(tool);
-    // Built only once the tool is left pending: a tool that answers at its
-    // first poll, the common case, pays for neither.
-    let mut cancelled = None;
-    let mut waiting = None;
+    let mut watch = StopWatch::new(stops);
     poll_fn(|cx| {
         // The tool first: one that selects on `ctx.cancelled()` finishes
         // cleanly; one still pending after the client cancelled is dropped.
         if let Poll::Ready(result) = tool.as_mut().poll(cx) {
             return Poll::Ready(Ok(result));
         }
-        if let Some((rounds, talkback)) = rounds {
-            let waiting = waiting.get_or_insert_with(|| Box::pin(rounds.waiting()));
-            if waiting.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(Err(rounds.input_required(talkback).map(Into::into)));
-            }
-        }
-        let cancelled = cancelled.get_or_insert_with(|| Box::pin(ct.cancelled()));
-        match cancelled.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(Err(ErrorData::new(
-                ErrorCode::INVALID_REQUEST,
-                "the client cancelled this tools/call; the tool was stopped",
-                None,
-            )))),
-            Poll::Pending => Poll::Pending,
-        }
+        watch.poll(cx).map(Err)
     })
     .await
 }

@@ -4,16 +4,17 @@
 //! input-required result.
 
 use std::borrow::Cow;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::ErrorData;
-use rmcp::model::{InputRequests, InputRequiredResult, InputResponses};
+use rmcp::model::{InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use super::Caller;
 use super::want::Want;
 use crate::roundtrip::{self, Carried, Talkback};
+use crate::tasks::TaskLink;
 
 /// One call's asks on protocol 2026-07-28: the answers it came with, and
 /// the requests its tool made that no answer met yet.
@@ -44,6 +45,8 @@ struct RoundsInner {
     refusal: Option<ErrorData>,
     /// How many asks the tool made so far.
     asks: usize,
+    /// The task the call became: its asks wait there from then on.
+    task: Option<Arc<TaskLink>>,
 }
 
 /// What a call's sealed state is bound to: who called, the tool called
@@ -62,6 +65,17 @@ pub(super) enum Found<A> {
     /// Left waiting for the next round, or the call is refused: the tool
     /// never gets past this ask in this round.
     Wait,
+    /// The call is a task: the answer comes through it.
+    InTask(Box<Parked>),
+}
+
+/// An ask of a call that became a task: the answer to `request` comes
+/// through `task`, under `key`.
+pub(super) struct Parked {
+    pub(super) task: Arc<TaskLink>,
+    pub(super) key: String,
+    pub(super) request: InputRequest,
+    pub(super) what: &'static str,
 }
 
 impl Rounds {
@@ -122,6 +136,14 @@ impl Rounds {
             None => format!("mcp-light/{}", inner.asks),
         };
         inner.asks += 1;
+        if let Some(task) = &inner.task {
+            return Found::InTask(Box::new(Parked {
+                task: Arc::clone(task),
+                key,
+                what: want.what(),
+                request: want.into_input_request(),
+            }));
+        }
         if inner.refusal.is_some() {
             return Found::Wait;
         }
@@ -166,6 +188,32 @@ impl Rounds {
                 Found::Wait
             }
         }
+    }
+
+    /// Makes the call the task `link`, unless its tool stopped at an ask
+    /// of this round (or the call is refused), which the call answers
+    /// instead; decided under the lock the asks take, so no ask falls
+    /// between the two.
+    pub(crate) fn escalate(&self, link: &Arc<TaskLink>) -> bool {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if !inner.pending.is_empty() || inner.refusal.is_some() {
+            return false;
+        }
+        inner.task = Some(Arc::clone(link));
+        true
+    }
+
+    /// Whether the tool stopped at an ask of this round, or the call is
+    /// refused.
+    pub(crate) fn stopped(&self) -> bool {
+        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        !inner.pending.is_empty() || inner.refusal.is_some()
+    }
+
+    /// The task the call became, if it did.
+    pub(crate) fn task(&self) -> Option<Arc<TaskLink>> {
+        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.task.clone()
     }
 
     fn refuse(&self, inner: &mut RoundsInner, error: ErrorData) {

@@ -17,6 +17,7 @@ use crate::registry::Registry;
 use crate::roundtrip::Talkback;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
+use crate::tasks::TaskConfig;
 use crate::usage::UsageReport;
 
 use super::Server;
@@ -67,6 +68,7 @@ pub struct ServerBuilder {
     delegate: Arc<dyn Delegate>,
     talkback: Talkback,
     limits: CallLimits,
+    tasks: TaskConfig,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -103,6 +105,7 @@ impl ServerBuilder {
             delegate: no_handler(),
             talkback: Talkback::default(),
             limits: CallLimits::default(),
+            tasks: TaskConfig::default(),
         }
     }
 
@@ -118,6 +121,7 @@ impl ServerBuilder {
         super::missing_state(registry.iter().map(|tool| tool.def()), &self.state)?;
         let mut heavy = self.heavy;
         check_heavy(&heavy)?;
+        self.tasks.check().map_err(BuildError::TaskConfig)?;
         // A token lives as long as the store keeps it, whatever was set.
         heavy.token_lifetime = self.store.as_ref().map(|store| store.ttl());
         Server::freeze(super::Frozen {
@@ -133,6 +137,7 @@ impl ServerBuilder {
             delegate: self.delegate,
             talkback: Arc::new(self.talkback),
             limits: self.limits,
+            tasks: self.tasks,
         })
     }
 
@@ -422,6 +427,32 @@ impl ServerBuilder {
     /// a test that pauses tokio's clock does not pause it.
     pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> ServerBuilder {
         self.limits.tool_deadline = deadline;
+        self
+    }
+
+    /// Sets how calls of task-capable tools (`task` in their attribute)
+    /// become tasks, and how tasks are kept and followed; see
+    /// [`crate::tasks`]. [`ServerBuilder::build`] fails on a zero
+    /// interval or lease, or a watch interval not shorter than the lease.
+    pub fn with_task_config(mut self, config: TaskConfig) -> ServerBuilder {
+        self.tasks = config;
+        self
+    }
+
+    /// Answers a task-capable call inline when it finishes within `after`
+    /// and as a task otherwise (default 1 s); zero makes a task of every
+    /// such call whose tool waits at all. The rest of the task settings
+    /// are kept ([`ServerBuilder::with_task_config`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_light::Server;
+    ///
+    /// let server = Server::from_registry().with_task_after(Duration::ZERO).build()?;
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn with_task_after(mut self, after: Duration) -> ServerBuilder {
+        self.tasks = self.tasks.with_after(after);
         self
     }
 

@@ -28,6 +28,7 @@ use crate::offload::Unfinished;
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::store::BoxFuture;
+use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
 use crate::tool::ToolDef;
 
 use super::{Named, Server};
@@ -44,7 +45,9 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
-        let Ok(result) = self.answer(named, tool, arguments, caller, None, run).await;
+        let Ok(result) = self
+            .answer(named, tool, arguments, caller, None, None, run)
+            .await;
         result
     }
 
@@ -64,25 +67,35 @@ impl Server {
         arguments: Value,
         caller: Caller,
         client: Client<'s>,
+        tasks_declared: bool,
     ) -> impl Future<Output = Result<CallToolResult, Stopped>> + 's {
-        let (talk, stops) = match client {
-            Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops()),
+        let (talk, stops, talking) = match client {
+            Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
             Client::Quiet(cancelled) => (
                 None,
                 Stops {
                     cancelled,
                     rounds: None,
                 },
+                None,
             ),
         };
+        let tasking = Tasking {
+            declared: tasks_declared,
+            stops,
+            talk: talking,
+        };
         let run = move |run| run_until_cancelled(run, stops);
-        self.answer(named, tool, arguments, caller, talk, run)
+        self.answer(named, tool, arguments, caller, talk, Some(tasking), run)
     }
 
     /// The one call path: the call prepared, its tool run by `run` (which
     /// may stop it for an answer of its own, `Err`) or its token redeemed.
-    /// A panic anywhere in it, in mcp-light or in the tool, answers the call
-    /// as the tool failing and goes no further.
+    /// A call over MCP brings `tasking`: a task-capable tool left waiting
+    /// may then answer as a task. A panic anywhere in it, in mcp-light or
+    /// in the tool, answers the call as the tool failing and goes no
+    /// further.
+    #[allow(clippy::too_many_arguments)]
     async fn answer<'t, S, R>(
         &self,
         named: Option<Named>,
@@ -90,32 +103,53 @@ impl Server {
         arguments: Value,
         caller: Caller,
         talk: Option<Arc<Talk>>,
+        tasking: Option<Tasking<'_>>,
         run: impl FnOnce(Run<'t>) -> R,
     ) -> Result<CallToolResult, S>
     where
         R: Future<Output = Result<CallToolResult, S>>,
+        S: Escape,
     {
+        // Only a request that may get a task pays for its owner's identity.
+        let declared = tasking.as_ref().map(|tasking| tasking.declared);
+        let owner = (declared == Some(true)).then(|| caller.identity());
         let mut call = pin!(async {
             // Everything up to the tool's own future is decided
             // synchronously, so a call awaits one future, not a chain of them.
-            Ok(match self.prepare(named, tool, arguments, caller, talk) {
-                Prepared::Answer(result) => result,
-                Prepared::Redeem(called, token, args) => {
-                    let usage = self.inner.usage.as_deref();
-                    Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
-                }
-                Prepared::Run(mut invoked) => {
-                    // Most tools answer at their first poll, made here; only
-                    // one left waiting runs within the deadline and what
-                    // stops it, which poll it first anyway.
-                    match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
-                        Poll::Ready(result) => result,
-                        Poll::Pending => {
-                            run(self.inner.limits.within_deadline(tool, invoked)).await?
+            Ok(
+                match self.prepare(named, tool, arguments, caller, talk, declared) {
+                    Prepared::Answer(result) => result,
+                    Prepared::Refuse(error) => return S::escape(Err(error)),
+                    Prepared::Redeem(called, token, args) => {
+                        let usage = self.inner.usage.as_deref();
+                        Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
+                    }
+                    Prepared::Run(mut invoked, support, name) => {
+                        // Most tools answer at their first poll, made here; only
+                        // one left waiting runs within the deadline and what
+                        // stops it, which poll it first anyway.
+                        match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
+                            Poll::Ready(result) => result,
+                            Poll::Pending => match (tasking, owner) {
+                                (Some(tasking), Some(owner)) if support.allows_tasks() => {
+                                    let work = self.inner.limits.within_deadline(name, invoked);
+                                    let escalation = Escalation {
+                                        tasks: &self.inner.tasks,
+                                        owner,
+                                        tool: name,
+                                        usage: self.inner.usage.clone(),
+                                    };
+                                    match tasking.run(work, escalation).await {
+                                        Ok(result) => result,
+                                        Err(stopped) => return S::escape(stopped),
+                                    }
+                                }
+                                _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
+                            },
                         }
                     }
-                }
-            })
+                },
+            )
         });
         // Where a call's panics end, whether in the tool, its arguments'
         // parsing or the heavy answer built from its stored result: the
@@ -150,6 +184,7 @@ impl Server {
         arguments: Value,
         caller: Caller,
         talk: Option<Arc<Talk>>,
+        tasks_declared: Option<bool>,
     ) -> Prepared {
         let mut args = match arguments {
             Value::Object(args) => args,
@@ -219,12 +254,26 @@ impl Server {
             },
             Target::Tool(published) => (published, args, None),
         };
+        let def = published.def();
+        let support = def.task_support();
+        if support == TaskSupport::Required && tasks_declared != Some(true) {
+            return match tasks_declared {
+                Some(_) => Prepared::Refuse(tasks_required(def.name())),
+                None => Prepared::Answer(error_result(format!(
+                    "`{}` runs only as a task, and a call through Server::call has no client to \
+                     follow one: call it over MCP from a client that declares the \
+                     {} extension",
+                    def.name(),
+                    rmcp::model::TASKS_EXTENSION_ID
+                ))),
+            };
+        }
         match self.invocation(published, discloses, called, args, routed, talk) {
-            Ok(invocation) => match published.def().invoke_fn()(invocation) {
+            Ok(invocation) => match def.invoke_fn()(invocation) {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
                 Answering::Now(answer) => Prepared::Answer(answer.into_inner()),
-                Answering::Later(run) => Prepared::Run(run),
+                Answering::Later(run) => Prepared::Run(run, support, def.name()),
             },
             Err(answer) => Prepared::Answer(*answer),
         }
@@ -309,11 +358,41 @@ pub(crate) enum Client<'c> {
 enum Prepared {
     /// Answered already: an error, found before any tool ran.
     Answer(CallToolResult),
+    /// Refused with a protocol error before any tool ran.
+    Refuse(ErrorData),
     /// A continuation token to redeem for this caller, with the
     /// negotiation fields left in the arguments.
     Redeem(Called, Value, Map<String, Value>),
-    /// A tool to run.
-    Run(BoxFuture<'static, CallToolResult>),
+    /// A tool to run, whether it may answer as a task, and its name.
+    Run(
+        BoxFuture<'static, CallToolResult>,
+        TaskSupport,
+        &'static str,
+    ),
+}
+
+/// How a call path's answer leaves it when it is not a tool result: a
+/// call over MCP sends it as it is ([`Stopped`]); [`Server::call`], which
+/// has no client for an input-required result or a task, answers its error
+/// as a tool error.
+pub(crate) trait Escape: Sized {
+    fn escape(stopped: Stopped) -> Result<CallToolResult, Self>;
+}
+
+impl Escape for Stopped {
+    fn escape(stopped: Stopped) -> Result<CallToolResult, Stopped> {
+        Err(stopped)
+    }
+}
+
+impl Escape for Infallible {
+    fn escape(stopped: Stopped) -> Result<CallToolResult, Infallible> {
+        Ok(match stopped {
+            Ok(CallToolResponse::Complete(result)) => result,
+            Ok(_) => error_result("this call needs an MCP client to answer it".to_owned()),
+            Err(error) => error_result(error.message.into_owned()),
+        })
+    }
 }
 
 /// A tool's run, within the server's deadline.

@@ -25,6 +25,7 @@ use super::{
     StoreError, StoredItems,
 };
 use crate::offload::{Unfinished, off_workers, run_sync};
+use crate::tasks::{MemoryTasks, TaskStore};
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -100,6 +101,8 @@ struct Inner {
     spill_dir: Mutex<Option<Arc<SpillDir>>>,
     /// Set once the sweeper that removes expired files runs.
     sweeper: OnceLock<()>,
+    /// Tasks of the servers sharing this store.
+    tasks: Arc<MemoryTasks>,
 }
 
 /// Where a stored list's items start, once a page read has built it (or
@@ -245,6 +248,7 @@ impl MemoryStore {
                 state: Mutex::new(State::default()),
                 spill_dir: Mutex::new(None),
                 sweeper: OnceLock::new(),
+                tasks: Arc::new(MemoryTasks::new()),
             }),
         }
     }
@@ -682,6 +686,12 @@ impl ContinuationStore for MemoryStore {
 
     fn ttl(&self) -> Duration {
         self.inner.config.ttl
+    }
+
+    /// The store's tasks, in this process: servers sharing the store share
+    /// them.
+    fn tasks(&self) -> Option<Arc<dyn TaskStore>> {
+        Some(Arc::clone(&self.inner.tasks) as Arc<dyn TaskStore>)
     }
 
     /// Keeps the entry in memory while it fits

@@ -44,7 +44,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
     ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    SubscriptionFilter, TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
@@ -104,7 +104,7 @@ impl McpHandler {
     /// `config`, the composed handler's, with mcp-light's tools, logging
     /// and name.
     fn with_own(&self, mut config: ServerConfig) -> ServerConfig {
-        add_own_capabilities(&mut config.capabilities);
+        add_own_capabilities(&mut config.capabilities, self.server.offers_tasks());
         config.server_info = self.server.implementation().clone();
         config
     }
@@ -149,7 +149,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let mut answer = self.composed().discover(context).await?;
-        add_own_capabilities(&mut answer.capabilities);
+        add_own_capabilities(&mut answer.capabilities, self.server.offers_tasks());
         answer.set_server_info(self.server.implementation().clone());
         Ok(answer)
     }
@@ -179,6 +179,12 @@ impl ServerHandler for McpHandler {
             request.arguments = Some(taken);
         }
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        // Tasks are protocol 2026-07-28's, for a request that declares them.
+        let tasks_declared = self.server.offers_tasks()
+            && context.protocol_version().is_some_and(|v| is_stateless(&v))
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
         // Looked up once: whether the tool needs its client, and what the
         // call reaches.
         let named = self.server.named(&request.name);
@@ -186,7 +192,14 @@ impl ServerHandler for McpHandler {
             let quiet = Client::Quiet(&context.ct);
             let done = self
                 .server
-                .call_over_mcp(named, &request.name, arguments, caller, quiet)
+                .call_over_mcp(
+                    named,
+                    &request.name,
+                    arguments,
+                    caller,
+                    quiet,
+                    tasks_declared,
+                )
                 .await;
             return responded(done);
         }
@@ -205,6 +218,7 @@ impl ServerHandler for McpHandler {
                 arguments,
                 caller,
                 Client::Talking(&talk),
+                tasks_declared,
             )
             .await;
         responded(done)
@@ -227,21 +241,71 @@ impl ServerHandler for McpHandler {
         Ok(())
     }
 
-    // Prompts, resources, subscriptions, completions, skills, tasks, custom
+    /// The task's state, from the task store, when a tool may answer as a
+    /// task; the composed handler's answer otherwise.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        if !self.server.offers_tasks() {
+            return self.composed().get_task(request, context).await;
+        }
+        let caller = self.caller(&context);
+        self.server.tasks().get(&request.task_id, &caller).await
+    }
+
+    /// Hands the answers to the task, wherever it runs.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.server.offers_tasks() {
+            return self.composed().update_task(request, context).await;
+        }
+        let caller = self.caller(&context);
+        self.server
+            .tasks()
+            .update(&request.task_id, request.input_responses, &caller)
+            .await
+    }
+
+    /// Asks the replica running the task to stop it.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.server.offers_tasks() {
+            return self.composed().cancel_task(request, context).await;
+        }
+        let caller = self.caller(&context);
+        self.server.tasks().cancel(&request.task_id, &caller).await
+    }
+
+    // Prompts, resources, subscriptions, completions, skills, custom
     // requests and every notification: the composed handler's.
     composed_methods!(pass_on);
 }
 
 /// Adds what mcp-light serves itself to what the composed handler
-/// advertises: tools, and logging (`logging/setLevel`).
+/// advertises: tools, logging (`logging/setLevel`), and the tasks
+/// extension when a tool may answer as a task.
 #[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
-fn add_own_capabilities(capabilities: &mut ServerCapabilities) {
+fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
     let own = ServerCapabilities::builder()
         .enable_tools()
         .enable_logging()
         .build();
     capabilities.tools = own.tools;
     capabilities.logging = own.logging;
+    if tasks {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
+    }
 }
 
 impl Server {

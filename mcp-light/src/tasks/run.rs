@@ -1,0 +1,398 @@
+//! A call becoming a task, and the task running on: the tool polled on a
+//! task of the runtime, its questions, progress and cancellation carried
+//! through the task store, its answer written there.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Instant;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, CreateTaskResult, ErrorCode, InputRequest, InputRequests,
+    JsonObject, TaskPayload,
+};
+use serde_json::Value;
+use tokio::sync::{Notify, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::record::{Record, error_object, new_id};
+use super::serve::Tasks;
+use crate::context::{StopWatch, Stopped, Stops, Talk};
+use crate::limits::alarm;
+use crate::offload::Unfinished;
+use crate::usage::UsageReport;
+
+/// What a call over MCP brings to the decision to become a task.
+pub(crate) struct Tasking<'s> {
+    /// The request declared the tasks extension on protocol 2026-07-28.
+    pub(crate) declared: bool,
+    /// What stops the call before it is a task.
+    pub(crate) stops: Stops<'s>,
+    /// The call's line to its client, when its tool takes one.
+    pub(crate) talk: Option<&'s Arc<Talk>>,
+}
+
+/// What becoming a task needs of the server.
+pub(crate) struct Escalation<'s> {
+    pub(crate) tasks: &'s Tasks,
+    /// Whose task it is ([`Caller::identity`](crate::Caller::identity)).
+    pub(crate) owner: String,
+    pub(crate) tool: &'static str,
+    pub(crate) usage: Option<Arc<UsageReport>>,
+}
+
+impl Tasking<'_> {
+    /// Runs `work`, a task-capable call's tool left waiting at its first
+    /// poll: answered inline when it finishes within the server's
+    /// [`TaskConfig::with_after`](super::TaskConfig::with_after) (or stops
+    /// at an ask, or the client cancels), answered as a task otherwise and
+    /// run on by a task of the runtime.
+    pub(crate) async fn run<W>(
+        self,
+        mut work: W,
+        escalation: Escalation<'_>,
+    ) -> Result<CallToolResult, Stopped>
+    where
+        W: Future<Output = CallToolResult> + Unpin + Send + 'static,
+    {
+        let mut watch = StopWatch::new(self.stops);
+        let after = escalation.tasks.config().after;
+        if !after.is_zero() {
+            let mut due = alarm(after);
+            let raced = poll_fn(|cx| {
+                if let Poll::Ready(result) = Pin::new(&mut work).poll(cx) {
+                    return Poll::Ready(Some(Ok(result)));
+                }
+                if let Poll::Ready(stopped) = watch.poll(cx) {
+                    return Poll::Ready(Some(Err(stopped)));
+                }
+                match Pin::new(&mut due).poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(None),
+                    Poll::Pending => Poll::Pending,
+                }
+            })
+            .await;
+            if let Some(done) = raced {
+                return done;
+            }
+        }
+        let tasks = escalation.tasks;
+        let config = tasks.config();
+        let link = Arc::new(TaskLink::new());
+        // A tool stopped at an ask is answered as any call is: no task.
+        let asking = self.talk.is_some_and(|talk| talk.stopped_at_ask());
+        let created = match new_id() {
+            _ if asking => None,
+            Ok(id) => {
+                let record = Record::new(
+                    &id,
+                    escalation.owner,
+                    escalation.tool,
+                    tasks.ttl(),
+                    config.poll_interval,
+                    config.lease,
+                );
+                match tasks
+                    .store()
+                    .create(&id, record.encode(), tasks.ttl())
+                    .await
+                {
+                    Ok(()) => Some((id, record)),
+                    Err(error) => {
+                        tracing::warn!(tool = escalation.tool, %error, "a task could not be stored; the call is answered when it finishes");
+                        None
+                    }
+                }
+            }
+            Err(error) => {
+                tracing::warn!(tool = escalation.tool, %error, "no randomness for a task id; the call is answered when it finishes");
+                None
+            }
+        };
+        // From here the tool's asks park the task; a tool that stopped at
+        // an ask of this round is answered as any call is instead.
+        let escalated = self.talk.is_none_or(|talk| talk.escalate(&link));
+        let Some((id, record)) = created.filter(|_| escalated) else {
+            return poll_fn(|cx| {
+                if let Poll::Ready(result) = Pin::new(&mut work).poll(cx) {
+                    return Poll::Ready(Ok(result));
+                }
+                watch.poll(cx).map(Err)
+            })
+            .await;
+        };
+        let seed = record.task.task.clone();
+        let runner = Runner {
+            tasks: tasks.clone(),
+            id,
+            record,
+            link,
+            tool: escalation.tool,
+            usage: escalation.usage,
+        };
+        tokio::spawn(runner.drive(work));
+        Err(Ok(CallToolResponse::Task(CreateTaskResult::new(seed))))
+    }
+}
+
+/// What a task's tool shares with the replica running it: its questions
+/// and their answers, its progress, its cancellation.
+#[derive(Debug, Default)]
+pub(crate) struct TaskLink {
+    cancelled: CancellationToken,
+    inner: Mutex<LinkInner>,
+    /// Signalled when a question or the progress changed.
+    changed: Notify,
+}
+
+#[derive(Debug, Default)]
+struct LinkInner {
+    /// Questions waiting for their answer, by key.
+    pending: BTreeMap<String, (InputRequest, oneshot::Sender<Value>)>,
+    /// Answers that came before their question was asked.
+    early: HashMap<String, Value>,
+    /// Keys whose answer was handed over: later copies are ignored.
+    answered: Vec<String>,
+    message: Option<String>,
+}
+
+/// What the task's record shows of its tool, as last written.
+#[derive(Debug, PartialEq)]
+struct View {
+    pending: Vec<String>,
+    message: Option<String>,
+}
+
+impl TaskLink {
+    fn new() -> TaskLink {
+        TaskLink::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LinkInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The answer to the question `request` under `key`: waits until a
+    /// `tasks/update` on any replica brings it; `None` when the task ends
+    /// first.
+    pub(crate) async fn answer(&self, key: String, request: InputRequest) -> Option<Value> {
+        let receiver = {
+            let mut inner = self.lock();
+            if let Some(value) = inner.early.remove(&key) {
+                inner.answered.push(key);
+                return Some(value);
+            }
+            let (sender, receiver) = oneshot::channel();
+            inner.pending.insert(key, (request, sender));
+            receiver
+        };
+        self.changed.notify_one();
+        receiver.await.ok()
+    }
+
+    /// Sets the task's status message.
+    pub(crate) fn progress(&self, message: String) {
+        self.lock().message = Some(message);
+        self.changed.notify_one();
+    }
+
+    /// Completes when the task is cancelled.
+    pub(crate) async fn cancelled(&self) {
+        self.cancelled.cancelled().await;
+    }
+
+    /// Whether the task is cancelled.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.is_cancelled()
+    }
+
+    fn has_pending(&self) -> bool {
+        !self.lock().pending.is_empty()
+    }
+
+    /// Hands each answer in `responses` to its question, or keeps it for a
+    /// question not asked yet.
+    fn deliver(&self, responses: Vec<(String, Vec<u8>)>) {
+        let mut inner = self.lock();
+        for (key, bytes) in responses {
+            if inner.answered.contains(&key) {
+                continue;
+            }
+            let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+                continue;
+            };
+            match inner.pending.remove(&key) {
+                Some((_, sender)) => {
+                    // The tool may have stopped waiting: nothing to hand.
+                    let _ = sender.send(value);
+                    inner.answered.push(key);
+                }
+                None => {
+                    inner.early.insert(key, value);
+                }
+            }
+        }
+    }
+
+    fn view(&self) -> View {
+        let inner = self.lock();
+        View {
+            pending: inner.pending.keys().cloned().collect(),
+            message: inner.message.clone(),
+        }
+    }
+
+    /// The payload of the task's record as its tool stands.
+    fn payload(&self) -> (TaskPayload, Option<String>) {
+        let inner = self.lock();
+        let payload = if inner.pending.is_empty() {
+            TaskPayload::Working
+        } else {
+            let requests: InputRequests = inner
+                .pending
+                .iter()
+                .map(|(key, (request, _))| (key.clone(), request.clone()))
+                .collect();
+            TaskPayload::InputRequired {
+                input_requests: requests,
+            }
+        };
+        (payload, inner.message.clone())
+    }
+}
+
+/// A task running on this replica.
+struct Runner {
+    tasks: Tasks,
+    id: String,
+    record: Record,
+    link: Arc<TaskLink>,
+    tool: &'static str,
+    usage: Option<Arc<UsageReport>>,
+}
+
+impl Runner {
+    /// Polls `work` to its end, within its panic boundary, and writes what
+    /// the task comes to: its result, `failed` on a panic, `cancelled` when
+    /// a `tasks/cancel` reached the store first. Meanwhile it carries
+    /// questions, answers and progress between the tool and the store, and
+    /// renews its lease.
+    async fn drive<W>(mut self, work: W)
+    where
+        W: Future<Output = CallToolResult> + Unpin + Send,
+    {
+        let mut work = caught(work);
+        let config = self.tasks.config().clone();
+        let renew_every = config.lease / 3;
+        let mut renewed = Instant::now();
+        let mut written = View {
+            pending: Vec::new(),
+            message: None,
+        };
+        loop {
+            let store = self.tasks.store();
+            let watched = tokio::select! {
+                biased;
+                done = &mut work => return self.finish(done).await,
+                () = self.link.changed.notified() => false,
+                () = store.wait(&self.id, config.watch_interval) => true,
+            };
+            if watched {
+                match store.signals(&self.id, self.link.has_pending()).await {
+                    Ok(signals) if signals.cancelled => {
+                        self.link.cancelled.cancel();
+                        drop(work);
+                        self.write(TaskPayload::Cancelled, None).await;
+                        return;
+                    }
+                    Ok(signals) => self.link.deliver(signals.responses),
+                    Err(error) => {
+                        tracing::warn!(task = %self.id, %error, "a task's signals could not be read")
+                    }
+                }
+            }
+            let view = self.link.view();
+            if view != written || renewed.elapsed() >= renew_every {
+                let (payload, message) = self.link.payload();
+                self.write(payload, message).await;
+                renewed = Instant::now();
+                written = view;
+            }
+        }
+    }
+
+    async fn finish(&mut self, done: Result<CallToolResult, Unfinished>) {
+        match done {
+            Ok(mut result) => {
+                if let Some(usage) = &self.usage {
+                    usage.attach_if_missing(&mut result);
+                }
+                let result = match serde_json::to_value(&result) {
+                    Ok(Value::Object(result)) => result,
+                    _ => JsonObject::new(),
+                };
+                self.write(TaskPayload::Completed { result }, None).await;
+            }
+            Err(unfinished) => {
+                tracing::error!(tool = self.tool, task = %self.id, %unfinished, "a task's tool failed");
+                let error = error_object(
+                    ErrorCode::INTERNAL_ERROR.0,
+                    format!("`{}` failed: {unfinished}", self.tool),
+                );
+                self.write(TaskPayload::Failed { error }, None).await;
+            }
+        }
+        // Nothing waits on the task any longer.
+        self.link.cancelled.cancel();
+    }
+
+    async fn write(&mut self, payload: TaskPayload, message: Option<String>) {
+        self.record
+            .moved(payload, message, self.tasks.config().lease);
+        if let Err(error) = self
+            .tasks
+            .store()
+            .write(&self.id, self.record.encode())
+            .await
+        {
+            tracing::warn!(task = %self.id, %error, "a task's state could not be written");
+        }
+    }
+}
+
+/// `work` polled within a panic boundary: a panic ends it as
+/// [`Unfinished`].
+fn caught<W>(mut work: W) -> Pin<Box<impl Future<Output = Result<CallToolResult, Unfinished>>>>
+where
+    W: Future<Output = CallToolResult> + Unpin,
+{
+    Box::pin(poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(cx))) {
+            Ok(Poll::Ready(result)) => Poll::Ready(Ok(result)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
+        }
+    }))
+}
+
+/// The error a call refused for want of the tasks extension answers.
+pub(crate) fn tasks_required(tool: &str) -> ErrorData {
+    let mut extensions = serde_json::Map::new();
+    extensions.insert(
+        rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+        Value::Object(serde_json::Map::new()),
+    );
+    let data = serde_json::json!({"requiredCapabilities": {"extensions": extensions}});
+    ErrorData::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "`{tool}` runs only as a task: call it from a client that declares the {} extension",
+            rmcp::model::TASKS_EXTENSION_ID
+        ),
+        Some(data),
+    )
+}
