@@ -10,7 +10,7 @@ use syn::{
 
 use crate::attr::{Attr, ParamAttrs, ToolArgs};
 use crate::ctxt::Ctxt;
-use crate::symbol::{CFG, DOC};
+use crate::symbol::{CFG, DOC, SCHEMARS};
 
 /// One annotated function.
 pub struct Tool {
@@ -27,6 +27,9 @@ pub struct Tool {
     pub cfgs: Vec<Attribute>,
     pub params: Vec<Param>,
     pub output: Output,
+    /// The function's own `#[schemars(...)]` attributes, taken off it and
+    /// put on its arguments' struct: what the input schema says as a whole.
+    pub schemars: Vec<Attribute>,
 }
 
 pub struct Param {
@@ -129,6 +132,14 @@ impl Tool {
                 }
                 None => true,
             });
+        let mut schemars = Vec::new();
+        item.attrs.retain(|attribute| {
+            let own = attribute.path() == SCHEMARS;
+            if own {
+                schemars.push(attribute.clone());
+            }
+            !own
+        });
         let docs = docs(&item.attrs);
         let cfgs = item
             .attrs
@@ -163,6 +174,7 @@ impl Tool {
             cfgs,
             params,
             output,
+            schemars,
         }
     }
 }

@@ -42,7 +42,7 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK],
+            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA],
             Attr::Light => &[
                 NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK,
             ],
@@ -54,11 +54,14 @@ impl Attr {
         let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
         match self {
             Attr::Tool | Attr::Heavy => {
-                format!("`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`")
+                format!(
+                    "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
+                     `schema = \"as_written\"`"
+                )
             }
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
-                 `status = 201`, `crate = path`, `inline`, `task`",
+                 `status = 201`, `crate = path`, `inline`, `task`, `schema = \"as_written\"`",
                 WriteKind::list()
             ),
         }
@@ -162,6 +165,9 @@ pub struct ToolArgs {
     /// `task` or `task = "optional" | "required"`: whether a call may, or
     /// must, become a task. The argument's span.
     pub task: Option<(TaskArg, Span)>,
+    /// `schema = "as_written"`: the input schema is published as schemars
+    /// writes it, not compacted. The argument's span.
+    pub schema_as_written: Option<Span>,
 }
 
 /// What `task` says.
@@ -197,6 +203,7 @@ impl ToolArgs {
             krate: None,
             inline: None,
             task: None,
+            schema_as_written: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -272,6 +279,22 @@ impl ToolArgs {
             } else {
                 set_once(cx, &mut self.inline, Some(path.span()), path);
             }
+        } else if path == SCHEMA {
+            let value = string_arg(cx, self.attr, &meta)?;
+            let value = value.and_then(|lit| {
+                if lit.value() == "as_written" {
+                    Some(lit.span())
+                } else {
+                    cx.error_spanned_by(
+                        &lit,
+                        "`schema` takes \"as_written\": write `schema = \"as_written\"` to \
+                         publish the input schema as schemars writes it, or leave `schema` out \
+                         for the compact one",
+                    );
+                    None
+                }
+            });
+            set_once(cx, &mut self.schema_as_written, value, path);
         } else if path == TASK {
             let value = task_arg(cx, &meta)?;
             set_once(cx, &mut self.task, value, path);

@@ -270,6 +270,7 @@ fn args_struct(plan: &Plan) -> TokenStream {
     let path = path_string(krate);
     let serde = format!("{path}::__private::serde");
     let schemars = format!("{path}::__private::schemars");
+    let own = &plan.tool.schemars;
     quote! {
         #[derive(
             #krate::__private::serde::Deserialize,
@@ -277,6 +278,7 @@ fn args_struct(plan: &Plan) -> TokenStream {
         )]
         #[serde(crate = #serde, deny_unknown_fields, bound = #bounds)]
         #[schemars(crate = #schemars, bound = #bounds)]
+        #(#own)*
         struct __Args<'__args> {
             #(#fields,)*
             #[serde(skip)]
@@ -624,6 +626,12 @@ fn definition(plan: &Plan) -> TokenStream {
     };
     let state_needs = state_needs(plan);
     let answers_content = answers_content(plan);
+    let generate = if plan.schema_as_written {
+        format_ident!("params_schema_as_written")
+    } else {
+        format_ident!("params_schema")
+    };
+    let schema_as_written = plan.schema_as_written;
     let task = match plan.task {
         Some(task) => {
             let variant = format_ident!("{}", task.variant());
@@ -644,7 +652,7 @@ fn definition(plan: &Plan) -> TokenStream {
         where
             #(#bounds,)*
         {
-            #krate::__private::params_schema::<__Args<'static>>()
+            #krate::__private::#generate::<__Args<'static>>()
         }
 
         #krate::__private::ToolDef::__from_parts(#krate::__private::ToolParts {
@@ -661,6 +669,7 @@ fn definition(plan: &Plan) -> TokenStream {
             answers_content: #answers_content,
             needs_client: #needs_client,
             task: #task,
+            schema_as_written: #schema_as_written,
         })
     }
 }

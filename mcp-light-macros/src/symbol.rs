@@ -22,6 +22,7 @@ pub const STATUS: Symbol = Symbol("status");
 pub const CRATE: Symbol = Symbol("crate");
 pub const INLINE: Symbol = Symbol("inline");
 pub const TASK: Symbol = Symbol("task");
+pub const SCHEMA: Symbol = Symbol("schema");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

@@ -28,6 +28,8 @@ pub struct Plan<'a> {
     pub inline: bool,
     /// `task` on any of the tool's attributes.
     pub task: Option<TaskArg>,
+    /// `schema = "as_written"` on any of the tool's attributes.
+    pub schema_as_written: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -103,6 +105,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         krate,
         inline,
         task,
+        schema_as_written: tool.attrs.iter().any(|args| args.schema_as_written.is_some()),
     })
 }
 

@@ -25,6 +25,12 @@ pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
     crate::schema::generate::<A>()
 }
 
+/// The schema of a tool's arguments as schemars writes it, `$schema`
+/// included (`schema = "as_written"`).
+pub fn params_schema_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
+    crate::schema::generate_as_written::<A>()
+}
+
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.
 pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)

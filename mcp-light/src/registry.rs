@@ -100,7 +100,7 @@ impl Registry {
         let tools = defs
             .iter()
             .map(|&def| {
-                let params = schema::params(def.params_schema()).map_err(|reason| {
+                let params = schema::params(def.params_schema(), def.schema_as_written()).map_err(|reason| {
                     BuildError::BadSchema {
                         tool: def.name().to_owned(),
                         reason,

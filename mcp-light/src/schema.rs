@@ -28,6 +28,14 @@ pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {
         .into_root_schema_for::<A>()
 }
 
+/// Generates the raw schema of a tool's argument struct, with `$schema`,
+/// for a tool that publishes it as written.
+pub(crate) fn generate_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
+    SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<A>()
+}
+
 /// Whether `schema` gives a caller a legal slot to send a continuation token
 /// back: its `properties` contain `continuation_token`.
 ///
@@ -74,12 +82,20 @@ impl PublishedSchema {
 
 /// The compacted schema of a tool's parameters, checked to be an object
 /// schema with `properties`.
-pub(crate) fn params(raw: schemars::Schema) -> Result<Map<String, Value>, String> {
+///
+/// `as_written` keeps it as schemars wrote it (`$schema`, `$defs`, titles):
+/// `schema = "as_written"` in the tool's attribute.
+pub(crate) fn params(
+    raw: schemars::Schema,
+    as_written: bool,
+) -> Result<Map<String, Value>, String> {
     let mut schema = match raw.to_value() {
         Value::Object(schema) => schema,
         other => return Err(format!("expected a JSON object, got `{other}`")),
     };
-    compact(&mut schema);
+    if !as_written {
+        compact(&mut schema);
+    }
     if schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err("its `type` is not \"object\"".to_owned());
     }

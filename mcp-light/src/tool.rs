@@ -41,6 +41,9 @@ pub struct ToolParts {
     pub needs_client: bool,
     /// Whether a call may, or must, become a task (`task`).
     pub task: TaskSupport,
+    /// Whether the input schema is published as schemars writes it
+    /// (`schema = "as_written"`).
+    pub schema_as_written: bool,
 }
 
 impl ToolDef {
@@ -124,6 +127,13 @@ impl ToolDef {
     /// (`task` in its attribute; [`crate::tasks`]).
     pub const fn task_support(&self) -> TaskSupport {
         self.parts.task
+    }
+
+    /// Whether the input schema is published as schemars writes it
+    /// (`schema = "as_written"`: `$schema`, `$defs` and titles kept) rather
+    /// than compacted.
+    pub const fn schema_as_written(&self) -> bool {
+        self.parts.schema_as_written
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

@@ -240,20 +240,49 @@ async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<Content, ToolEr
     )))
 }
 
-/// A street address.
+/// A street address; its schema is a `$defs` entry with an anchor.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 pub struct Address {
+    #[serde(default)]
     street: Option<String>,
+    #[serde(default)]
     city: Option<String>,
 }
 
-/// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
-#[mcp_tool]
+/// How to reach someone.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactMethod {
+    Phone,
+    Email,
+}
+
+/// Tool with JSON Schema 2020-12 features for conformance testing
+/// (SEP-1613, SEP-2106): its input schema is published as written, with
+/// `$schema`, `$defs` (an `$anchor` in one), `allOf`/`anyOf` and
+/// `if`/`then`/`else`.
+#[mcp_tool(schema = "as_written")]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then" = {"required": ["phone"]},
+    "else" = {"required": ["email"]},
+))]
 fn json_schema_2020_12_tool(
     #[serde(default)] name: Option<String>,
     #[serde(default)] address: Option<Address>,
+    #[serde(default, rename = "contactMethod")] contact_method: Option<ContactMethod>,
+    #[serde(default)] phone: Option<String>,
+    #[serde(default)] email: Option<String>,
 ) -> Content {
-    let args = json!({"name": name, "address": address});
+    let args = json!({
+        "name": name,
+        "address": address,
+        "contactMethod": contact_method,
+        "phone": phone,
+        "email": email,
+    });
     Content::text(format!("JSON Schema 2020-12 tool called with: {args}"))
 }
 
