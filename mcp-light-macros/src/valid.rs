@@ -105,7 +105,10 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
         krate,
         inline,
         task,
-        schema_as_written: tool.attrs.iter().any(|args| args.schema_as_written.is_some()),
+        schema_as_written: tool
+            .attrs
+            .iter()
+            .any(|args| args.schema_as_written.is_some()),
     })
 }
 

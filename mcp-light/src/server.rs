@@ -18,8 +18,9 @@ use crate::output_schema::{Shape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::roundtrip::Talkback;
 use crate::store::ContinuationStore;
+use crate::store::MemoryTasks;
 use crate::surface::Surface;
-use crate::tasks::{MemoryTasks, TaskConfig, Tasks};
+use crate::tasks::{TaskConfig, Tasks};
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 

@@ -34,6 +34,9 @@
 //! [`get_items`](ContinuationStore::get_items) read the whole entry back.
 //! Override them to keep results of any size and to page them by range.
 
+mod tasks;
+
+pub use tasks::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
 mod buffered;
 mod index;
 mod memory;
@@ -52,7 +55,6 @@ pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
 
-use crate::tasks::TaskStore;
 use crate::token::Token;
 
 /// A boxed future that can cross threads, as the store trait returns.

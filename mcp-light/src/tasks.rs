@@ -59,13 +59,12 @@
 mod record;
 mod run;
 mod serve;
-mod store;
 
 use std::time::Duration;
 
-pub(crate) use run::{Escalation, TaskLink, Tasking, tasks_required};
+pub(crate) use record::is_task_id;
+pub(crate) use run::{Escalation, Tasking, tasks_required};
 pub(crate) use serve::Tasks;
-pub use store::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
 
 /// Whether a tool may answer a call as a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -158,7 +157,7 @@ impl TaskConfig {
 
     /// How often the replica running a task looks in the store for a
     /// cancellation or answers sent to another replica. A store that can
-    /// wake the task itself ([`MemoryTasks`]) does not wait this long.
+    /// wake the task itself ([`MemoryTasks`](crate::store::MemoryTasks)) does not wait this long.
     pub fn with_watch_interval(mut self, interval: Duration) -> TaskConfig {
         self.watch_interval = interval;
         self

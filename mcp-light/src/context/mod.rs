@@ -10,6 +10,7 @@
 mod input;
 mod peer;
 mod rounds;
+mod task;
 mod want;
 
 use std::any::{Any, TypeId, type_name};
@@ -27,6 +28,7 @@ pub use peer::LogLevel;
 pub(crate) use peer::{
     SessionLogLevel, StopWatch, Stopped, Stops, Talk, is_stateless, run_until_cancelled,
 };
+pub(crate) use task::{TaskLink, View};
 
 use crate::ToolError;
 

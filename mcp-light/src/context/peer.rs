@@ -24,8 +24,8 @@ use serde::Serialize;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use super::rounds::Rounds;
+use super::task::TaskLink;
 use crate::roundtrip::Talkback;
-use crate::tasks::TaskLink;
 
 /// The severity of a log message a tool sends its client
 /// ([`Context::log`](crate::Context::log)), from the least to the most

@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use super::Caller;
+use super::task::TaskLink;
 use super::want::Want;
 use crate::roundtrip::{self, Carried, Talkback};
-use crate::tasks::TaskLink;
 
 /// One call's asks on protocol 2026-07-28: the answers it came with, and
 /// the requests its tool made that no answer met yet.

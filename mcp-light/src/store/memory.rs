@@ -24,8 +24,8 @@ use super::{
     BoxFuture, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
     StoreError, StoredItems,
 };
+use super::{MemoryTasks, TaskStore};
 use crate::offload::{Unfinished, off_workers, run_sync};
-use crate::tasks::{MemoryTasks, TaskStore};
 use crate::token::Token;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -31,6 +31,7 @@
 //! its `maxmemory` policy (not this store) bounds what it holds.
 
 mod config;
+mod tasks;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -39,6 +40,7 @@ use std::time::Duration;
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use serde::{Deserialize, Serialize};
 
+use super::TaskStore;
 use super::index::{self, OFFSET_BYTES};
 use super::{
     BoxFuture, Chunk, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
@@ -617,6 +619,15 @@ where
 
     fn ttl(&self) -> Duration {
         self.config.ttl
+    }
+
+    /// Tasks in the same Redis, under the same prefix: every replica on
+    /// it follows every task.
+    fn tasks(&self) -> Option<Arc<dyn TaskStore>> {
+        Some(Arc::new(RedisStore {
+            connection: self.connection.clone(),
+            config: self.config.clone(),
+        }))
     }
 
     /// Appends each chunk to the entry's keys as it comes, so no body is

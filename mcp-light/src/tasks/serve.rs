@@ -11,8 +11,8 @@ use rmcp::model::{
 
 use super::TaskConfig;
 use super::record::{Record, error_object, is_task_id};
-use super::store::TaskStore;
 use crate::Caller;
+use crate::store::TaskStore;
 
 /// A server's tasks: where they are kept and how they run.
 #[derive(Clone)]

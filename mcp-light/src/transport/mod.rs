@@ -101,6 +101,15 @@ impl McpHandler {
         self.server.delegate()
     }
 
+    /// Whether mcp-light answers `tasks/*` for the task `id`: when a tool
+    /// may answer as a task, unless the composed handler advertises tasks
+    /// of its own and `id` is not one mcp-light issues.
+    fn answers_task(&self, id: &str) -> bool {
+        self.server.offers_tasks()
+            && (crate::tasks::is_task_id(id)
+                || !self.composed().get_info().capabilities.supports_tasks())
+    }
+
     /// `config`, the composed handler's, with mcp-light's tools, logging
     /// and name.
     fn with_own(&self, mut config: ServerConfig) -> ServerConfig {
@@ -248,7 +257,7 @@ impl ServerHandler for McpHandler {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        if !self.server.offers_tasks() {
+        if !self.answers_task(&request.task_id) {
             return self.composed().get_task(request, context).await;
         }
         let caller = self.caller(&context);
@@ -261,7 +270,7 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if !self.server.offers_tasks() {
+        if !self.answers_task(&request.task_id) {
             return self.composed().update_task(request, context).await;
         }
         let caller = self.caller(&context);
@@ -277,7 +286,7 @@ impl ServerHandler for McpHandler {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if !self.server.offers_tasks() {
+        if !self.answers_task(&request.task_id) {
             return self.composed().cancel_task(request, context).await;
         }
         let caller = self.caller(&context);

@@ -26,6 +26,7 @@ mod root_names;
 mod streaming;
 mod surface;
 mod talkback;
+mod tasks;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
 // through the inventory example.
 #[cfg(feature = "usage")]

@@ -13,14 +13,14 @@ use mcp_light::token::Token;
 use serde_json::json;
 
 /// A `redis-server` of the test's own.
-struct Redis {
+pub(crate) struct Redis {
     port: u16,
     child: Option<Child>,
 }
 
 impl Redis {
     /// A fresh server, or `None` (skip) when none is installed outside CI.
-    fn start() -> Option<Redis> {
+    pub(crate) fn start() -> Option<Redis> {
         let installed = Command::new("redis-server")
             .arg("--version")
             .stdout(Stdio::null())
@@ -43,7 +43,7 @@ impl Redis {
         Some(redis)
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
 

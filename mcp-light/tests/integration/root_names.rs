@@ -81,6 +81,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         "prelude",
         "rmcp",
         "store",
+        "tasks",
         "token",
         "transport",
         // Declaring tools.

@@ -1,5 +1,5 @@
-//! Where tasks are kept: the [`TaskStore`] trait and its in-process
-//! implementation.
+//! Where tasks ([`crate::tasks`]) are kept: the [`TaskStore`] trait and
+//! its in-process implementation.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use super::{BoxFuture, StoreError};
 use crate::limits::alarm;
-use crate::store::{BoxFuture, StoreError};
 
 /// What reached a task from its callers since it started: a cancellation,
 /// and the answers sent with `tasks/update`, by their keys.
