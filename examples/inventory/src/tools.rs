@@ -38,7 +38,7 @@ pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolErro
 // Each page is read on a reader connection taken for that page alone, so
 // writers never wait for the listing (in memory, they wait a page's read,
 // not the whole list's).
-#[mcp_heavy(resource = "device", action = "list")]
+#[mcp_heavy(resource = "device", action = "list", task)]
 pub async fn device_list(
     ctx: &Context,
     site_slug: Option<String>,
@@ -66,7 +66,7 @@ pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, T
 }
 
 /// Create many devices in one transaction: all of them or none.
-#[mcp_light(bulk_create, resource = "device", retrieve = device_retrieve)]
+#[mcp_light(bulk_create, resource = "device", retrieve = device_retrieve, task)]
 pub async fn device_bulk_create(
     ctx: &Context,
     devices: Vec<NewDevice>,

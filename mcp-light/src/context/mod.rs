@@ -245,8 +245,9 @@ impl Context {
     }
 
     /// Whether the client asked for progress (its request carried a
-    /// `progressToken`): a tool skips the bookkeeping progress needs when
-    /// nobody reads it.
+    /// `progressToken`), or the call may become a task, whose status
+    /// message the progress then is: a tool skips the bookkeeping progress
+    /// needs when nobody reads it.
     pub fn wants_progress(&self) -> bool {
         self.talk.as_deref().is_some_and(Talk::wants_progress)
     }

@@ -136,6 +136,9 @@ pub(crate) struct Talk {
     /// the client requests: asks become input-required results.
     /// Boxed: a 2025-11-25 call does not carry its size around.
     pub(crate) rounds: Option<Box<Rounds>>,
+    /// The request declared the tasks extension to a server that offers
+    /// tasks: the call may become one, and its progress the task's status.
+    tasks_declared: bool,
 }
 
 impl std::fmt::Debug for Talk {
@@ -175,13 +178,15 @@ impl Talk {
     /// The line back to the client of the request `request`, a
     /// `tools/call` carrying `responses` and `state` on a retry after an
     /// input-required result. `session_level` is the session's
-    /// `logging/setLevel`, if any.
+    /// `logging/setLevel`, if any; `tasks_declared`, whether the call may
+    /// become a task.
     pub(crate) fn new(
         request: RequestContext<RoleServer>,
         talkback: Arc<Talkback>,
         session_level: Option<LogLevel>,
         responses: Option<InputResponses>,
         state: Option<String>,
+        tasks_declared: bool,
     ) -> Arc<Talk> {
         let rounds = speaks_stateless(&request).then(|| Box::new(Rounds::new(responses, state)));
         // Built in its allocation, not moved there.
@@ -190,6 +195,7 @@ impl Talk {
             talkback,
             session_level,
             rounds,
+            tasks_declared,
         })
     }
 
@@ -241,9 +247,10 @@ impl Talk {
         self.talkback.ask_timeout
     }
 
-    /// Whether the request carried a progress token.
+    /// Whether the request carried a progress token, or may become a task
+    /// (whose status message the progress then is).
     pub(crate) fn wants_progress(&self) -> bool {
-        self.request.meta.contains_key("progressToken")
+        self.tasks_declared || self.request.meta.contains_key("progressToken")
     }
 
     /// Sends a progress notification, if the request carried a token.

@@ -218,6 +218,7 @@ impl ServerHandler for McpHandler {
             self.log_level.get(),
             request.input_responses,
             request.request_state,
+            tasks_declared,
         );
         let done = self
             .server

@@ -110,6 +110,15 @@ pub struct Cli {
     )]
     pub spill_max_mb: Option<u64>,
 
+    /// Answer a long call as a task after MS milliseconds [default: 1000]
+    ///
+    /// The bulk create and the device list, called by a client that
+    /// declares the tasks extension (protocol 2026-07-28), answer inline
+    /// when they finish within MS and a task otherwise, which any replica
+    /// sharing the --store follows. 0 makes a task of every such call.
+    #[arg(long, value_name = "MS", verbatim_doc_comment)]
+    pub task_after: Option<u64>,
+
     /// How long a continuation token lives, in seconds [default: 300]
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub token_ttl: Option<u64>,

@@ -84,6 +84,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let server = server
         .with_surface(cli.surface)
         .with_output_schemas(cli.output_schema)
+        .with_task_after(Duration::from_millis(cli.task_after.unwrap_or(1000)))
         .build()
         .map_err(|e| e.to_string())?;
     let auth = auth(&cli)?;
