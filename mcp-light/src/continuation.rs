@@ -137,6 +137,26 @@ impl Continuations {
         }
     }
 
+    /// Whether the store answers its readiness probe
+    /// ([`ContinuationStore::ready`]); a server without a store is ready.
+    /// A failure starts an outage as a failed write does (logged once), a
+    /// success ends it.
+    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        match store.ready().await {
+            Ok(()) => {
+                self.store_worked();
+                Ok(())
+            }
+            Err(error) => {
+                self.store_failed(&error);
+                Err(error)
+            }
+        }
+    }
+
     /// Notes that the store took a result: an outage, if one was logged,
     /// is over.
     pub(crate) fn store_worked(&self) {
@@ -470,5 +490,26 @@ impl std::fmt::Debug for Continuations {
             .field("failing", &self.failing.load(Ordering::Relaxed))
             .field("heavy", &self.heavy)
             .finish()
+    }
+}
+
+impl crate::Server {
+    /// Whether this server can serve every answer it promises now: its
+    /// continuation store answers its cheap probe
+    /// ([`ContinuationStore::ready`]), within the store's short timeout.
+    /// While it does not, calls still answer, without continuation tokens.
+    /// `GET /readyz` of [`Server::serve_http`](crate::Server::serve_http)
+    /// answers this; a host serving its own router can too.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let server = mcp_light::Server::from_registry().build()?;
+    /// // The in-memory store is always ready.
+    /// assert!(server.ready().await.is_ok());
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        self.continuations().ready().await
     }
 }

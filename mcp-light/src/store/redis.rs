@@ -650,6 +650,12 @@ where
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
         Box::pin(self.get_items_now(token, items))
     }
+
+    /// A `PING` through the store's connection, within the configured
+    /// [`timeout`](RedisStoreConfig::timeout) (1 s by default).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.ping())
+    }
 }
 
 impl<C> RedisStore<C>
