@@ -742,6 +742,14 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_redis_that_is_not_there_is_not_ready() {
+        let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(500));
+        let store = RedisStore::open("redis://127.0.0.1:1", config).unwrap();
+        let error = store.ready().await.unwrap_err();
+        assert!(matches!(error, StoreError::Unavailable(_)), "{error:?}");
+    }
+
+    #[tokio::test]
     async fn a_redis_that_is_not_there_is_unavailable_within_the_timeout() {
         // Port 1 on loopback: nothing listens, the connection is refused.
         let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(500));

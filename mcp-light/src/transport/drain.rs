@@ -138,7 +138,10 @@ mod tests {
         });
         drop(first);
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!waiting.is_finished(), "idle with a request still in flight");
+        assert!(
+            !waiting.is_finished(),
+            "idle with a request still in flight"
+        );
         drop(second);
         waiting.await.unwrap();
         assert_eq!(in_flight.count(), 0);

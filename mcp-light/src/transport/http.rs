@@ -532,9 +532,9 @@ impl Server {
         };
         let health = self.health_routes();
         let service = self.bounded_http_service(config, options.sessions);
-        let mcp = axum::Router::new()
-            .nest_service("/mcp", service)
-            .layer(axum::middleware::from_fn_with_state(in_flight, drain::count));
+        let mcp = axum::Router::new().nest_service("/mcp", service).layer(
+            axum::middleware::from_fn_with_state(in_flight, drain::count),
+        );
         // The probes sit beside the authentication and rmcp's Host and
         // Origin checks, not behind them (see `health_routes`).
         let router = match options.auth {

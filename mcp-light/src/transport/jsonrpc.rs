@@ -22,9 +22,8 @@
 
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
-    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
-    ErrorCode, GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod,
-    ListPromptsRequestMethod,
+    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorCode, ErrorData,
+    GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
     ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
 };

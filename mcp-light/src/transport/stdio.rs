@@ -26,8 +26,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
-use super::{DEFAULT_DRAIN_TIMEOUT, ServeError};
 use super::jsonrpc::{self, Refusal};
+use super::{DEFAULT_DRAIN_TIMEOUT, ServeError};
 use crate::config::ConfigError;
 use crate::{Caller, Server};
 
@@ -255,7 +255,9 @@ impl Unanswered {
     }
 
     fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
-        self.ids.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -480,6 +482,56 @@ mod tests {
         assert_eq!(id_in_prefix(cut), Some(RequestId::String("abc".into())));
         assert_eq!(id_in_prefix(br#"{"jsonrpc":"2.0","params":{"x":"#), None);
         assert_eq!(id_in_prefix(b"not json at all"), None);
+    }
+
+    /// rmcp gives a request up 5 s after the input ends; the transport
+    /// reports the end only once every request it read is answered.
+    #[tokio::test]
+    async fn the_end_of_the_input_waits_for_the_requests_read_to_be_answered() {
+        use rmcp::model::{EmptyResult, ServerResult};
+
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n".to_vec();
+        let mut transport = LineTransport {
+            reader: BufReader::new(std::io::Cursor::new(input)),
+            writer: Arc::new(Mutex::new(tokio::io::sink())),
+            max_line_bytes: 1024,
+            line: Vec::new(),
+            length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_deadline: None,
+        };
+        let request = transport.receive().await.expect("the request");
+        let ClientJsonRpcMessage::Request(request) = request else {
+            panic!("a request was read");
+        };
+        let pending =
+            tokio::time::timeout(std::time::Duration::from_millis(50), transport.receive()).await;
+        assert!(
+            pending.is_err(),
+            "the end was reported with a request unanswered"
+        );
+        let answer =
+            ServerJsonRpcMessage::response(ServerResult::EmptyResult(EmptyResult {}), request.id);
+        Transport::send(&mut transport, answer).await.unwrap();
+        assert!(transport.receive().await.is_none(), "the end once answered");
+    }
+
+    #[tokio::test]
+    async fn the_end_of_the_input_stops_waiting_at_the_drain_deadline() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n".to_vec();
+        let mut transport = LineTransport {
+            reader: BufReader::new(std::io::Cursor::new(input)),
+            writer: Arc::new(Mutex::new(tokio::io::sink())),
+            max_line_bytes: 1024,
+            line: Vec::new(),
+            length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: std::time::Duration::from_millis(10),
+            drain_deadline: None,
+        };
+        assert!(transport.receive().await.is_some());
+        assert!(transport.receive().await.is_none(), "the deadline ends it");
     }
 
     /// rmcp drops a pending `receive` when it has something to send (a

@@ -447,7 +447,11 @@ mod tests {
     fn drain_timeout_and_session_bounds_are_numbers_and_sessions_need_http() {
         let cli = parse(&[]).unwrap();
         assert_eq!(
-            (cli.drain_timeout, cli.max_sessions, cli.max_sessions_per_caller),
+            (
+                cli.drain_timeout,
+                cli.max_sessions,
+                cli.max_sessions_per_caller
+            ),
             (None, None, None)
         );
         let cli = parse(&[
@@ -464,7 +468,10 @@ mod tests {
         assert_eq!(cli.max_sessions, Some(200));
         assert_eq!(cli.max_sessions_per_caller, Some(8));
         // stdio drains too; it has no sessions to bound.
-        assert_eq!(parse(&["--drain-timeout", "5"]).unwrap().drain_timeout, Some(5));
+        assert_eq!(
+            parse(&["--drain-timeout", "5"]).unwrap().drain_timeout,
+            Some(5)
+        );
         for option in ["--max-sessions", "--max-sessions-per-caller"] {
             let error = parse(&[option, "10"]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument, "{option}");
