@@ -492,24 +492,3 @@ impl std::fmt::Debug for Continuations {
             .finish()
     }
 }
-
-impl crate::Server {
-    /// Whether this server can serve every answer it promises now: its
-    /// continuation store answers its cheap probe
-    /// ([`ContinuationStore::ready`]), within the store's short timeout.
-    /// While it does not, calls still answer, without continuation tokens.
-    /// `GET /readyz` of [`Server::serve_http`](crate::Server::serve_http)
-    /// answers this; a host serving its own router can too.
-    ///
-    /// ```
-    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let server = mcp_light::Server::from_registry().build()?;
-    /// // The in-memory store is always ready.
-    /// assert!(server.ready().await.is_ok());
-    /// # Ok::<(), mcp_light::BuildError>(())
-    /// # }).unwrap();
-    /// ```
-    pub async fn ready(&self) -> Result<(), StoreError> {
-        self.continuations().ready().await
-    }
-}
