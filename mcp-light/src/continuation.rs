@@ -137,6 +137,26 @@ impl Continuations {
         }
     }
 
+    /// Whether the store answers its readiness probe
+    /// ([`ContinuationStore::ready`]); a server without a store is ready.
+    /// A failure starts an outage as a failed write does (logged once), a
+    /// success ends it.
+    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        match store.ready().await {
+            Ok(()) => {
+                self.store_worked();
+                Ok(())
+            }
+            Err(error) => {
+                self.store_failed(&error);
+                Err(error)
+            }
+        }
+    }
+
     /// Notes that the store took a result: an outage, if one was logged,
     /// is over.
     pub(crate) fn store_worked(&self) {

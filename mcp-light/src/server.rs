@@ -376,6 +376,11 @@ impl Server {
         self.inner.offers_tasks
     }
 
+    /// The continuation store and its state, for the readiness probe.
+    pub(crate) fn continuations(&self) -> &Continuations {
+        &self.inner.continuations
+    }
+
     /// The settings of tools that talk back.
     pub(crate) fn talkback(&self) -> &Arc<Talkback> {
         &self.inner.talkback

@@ -436,4 +436,14 @@ pub trait ContinuationStore: Send + Sync + 'static {
     fn tasks(&self) -> Option<Arc<dyn TaskStore>> {
         None
     }
+
+    /// Whether the store can take and serve results now: a cheap probe,
+    /// answered within a short timeout, that a readiness check
+    /// (`GET /readyz`, [`Server::ready`](crate::Server::ready)) runs on
+    /// every probe. A store that lives in this process is always ready,
+    /// which is the default; a networked store asks its server (`RedisStore`
+    /// sends a `PING`).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }

@@ -661,6 +661,12 @@ where
     ) -> BoxFuture<'a, Result<Option<StoredItems>, StoreError>> {
         Box::pin(self.get_items_now(token, items))
     }
+
+    /// A `PING` through the store's connection, within the configured
+    /// [`timeout`](RedisStoreConfig::timeout) (1 s by default).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(self.ping())
+    }
 }
 
 impl<C> RedisStore<C>
@@ -744,6 +750,14 @@ mod tests {
         assert_eq!(expiry_ms(Duration::from_secs(300)), 300_000);
         assert_eq!(expiry_ms(Duration::from_micros(10)), 1);
         assert_eq!(expiry_ms(Duration::MAX), u64::MAX);
+    }
+
+    #[tokio::test]
+    async fn a_redis_that_is_not_there_is_not_ready() {
+        let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(500));
+        let store = RedisStore::open("redis://127.0.0.1:1", config).unwrap();
+        let error = store.ready().await.unwrap_err();
+        assert!(matches!(error, StoreError::Unavailable(_)), "{error:?}");
     }
 
     #[tokio::test]

@@ -5,6 +5,10 @@
 //! usual message is parsed once, by rmcp: the guard scans it without
 //! building anything, and parses the bytes itself only for the unusual
 //! ones and after rmcp refused them.
+//!
+//! An `initialize` that opens a session takes a slot of the session bounds
+//! ([`SessionSlots`]) here, or is refused with a JSON-RPC error: `503`
+//! when the server holds its most sessions, `429` when the caller does.
 
 use std::convert::Infallible;
 use std::task::{Context, Poll};
@@ -19,6 +23,8 @@ use rmcp::model::{ErrorData, JsonObject, ProtocolVersion};
 use tower_service::Service;
 
 use super::jsonrpc::{self, Checked, Refusal};
+use super::sessions::{SessionSlots, SessionsFull};
+use crate::principal::Principal;
 use crate::store::BoxFuture;
 
 /// The response every layer here answers with: rmcp's.
@@ -30,6 +36,7 @@ type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 pub(crate) struct JsonRpcGuard<S> {
     inner: S,
     max_body_bytes: usize,
+    sessions: Arc<SessionSlots>,
 }
 
 impl<S> std::fmt::Debug for JsonRpcGuard<S> {
@@ -42,11 +49,16 @@ impl<S> std::fmt::Debug for JsonRpcGuard<S> {
 
 impl<S> JsonRpcGuard<S> {
     /// `inner` behind the checks, reading bodies of at most
-    /// `max_body_bytes`.
-    pub(crate) fn new(inner: S, max_body_bytes: usize) -> JsonRpcGuard<S> {
+    /// `max_body_bytes` and opening sessions within `sessions`.
+    pub(crate) fn new(
+        inner: S,
+        max_body_bytes: usize,
+        sessions: Arc<SessionSlots>,
+    ) -> JsonRpcGuard<S> {
         JsonRpcGuard {
             inner,
             max_body_bytes,
+            sessions,
         }
     }
 }
@@ -74,6 +86,7 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let mut inner = self.inner.clone();
         let max = self.max_body_bytes;
+        let sessions = Arc::clone(&self.sessions);
         Box::pin(async move {
             let (mut parts, body) = request.into_parts();
             let bytes = match Limited::new(body, max).collect().await {
@@ -97,6 +110,25 @@ where
                 match jsonrpc::check(&bytes, may_take_arguments(&parts.headers)) {
                     Err(refusal) => return Ok(refused(StatusCode::BAD_REQUEST, *refusal)),
                     Ok(Checked::AsIs) => {}
+                    // With a session header, rmcp routes it into that
+                    // session: it opens none.
+                    Ok(Checked::Initialize(_)) if parts.headers.contains_key(SESSION_ID) => {}
+                    Ok(Checked::Initialize(id)) => {
+                        let principal = parts.extensions.get::<Principal>();
+                        match sessions.reserve(principal.map(|Principal(name)| name.as_str())) {
+                            Ok(reservation) => {
+                                parts.extensions.insert(reservation);
+                            }
+                            Err(full) => {
+                                let status = match full {
+                                    SessionsFull::Overall { .. } => StatusCode::SERVICE_UNAVAILABLE,
+                                    SessionsFull::Principal { .. } => StatusCode::TOO_MANY_REQUESTS,
+                                };
+                                tracing::debug!(%full, "refused to open a session");
+                                return Ok(refused(status, Refusal::busy(id, full.to_string())));
+                            }
+                        }
+                    }
                     Ok(Checked::Arguments { span, arguments }) => {
                         let mut rest = Vec::with_capacity(bytes.len() - span.len() + 2);
                         rest.extend_from_slice(&bytes[..span.start]);
@@ -123,6 +155,9 @@ where
         })
     }
 }
+
+/// The header a 2025-era client names its session in.
+const SESSION_ID: &str = "mcp-session-id";
 
 /// A `tools/call`'s arguments, parsed by the guard and handed to the call
 /// beside the message rmcp reads (which has `{}` in their place), in the

@@ -17,10 +17,11 @@ use crate::auth::Auth;
 use crate::config::ConfigError;
 use crate::{Caller, Server};
 
+use super::drain::{self, InFlight};
 use super::guard::{JsonRpcGuard, TakenArguments};
-use super::listen::{self, ConnectionLimits};
-use super::sessions::{ValidatedSession, ValidatedSessions};
-use super::{McpHandler, ServeError};
+use super::listen::{self, ConnectionLimits, Drain};
+use super::sessions::{SessionSlots, ValidatedSession, ValidatedSessions};
+use super::{DEFAULT_DRAIN_TIMEOUT, McpHandler, ServeError};
 use crate::principal::Principal;
 use crate::store::BoxFuture;
 
@@ -35,6 +36,20 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many connections are served at once unless
 /// [`HttpOptions::with_max_connections`] says otherwise: 512.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// How many 2025-era sessions may be open at once unless
+/// [`HttpOptions::with_max_sessions`] says otherwise: 1,024.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+
+/// How many 2025-era sessions one authenticated principal may hold open
+/// unless [`HttpOptions::with_max_sessions_per_principal`] says otherwise:
+/// 64.
+pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+
+/// How long a 2025-era session may sit without a request before it is
+/// closed unless [`HttpOptions::with_session_idle_timeout`] says
+/// otherwise: 5 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The hosts a request may name in `Host` unless
 /// [`HttpOptions::with_allowed_hosts`] says otherwise: the loopback ones.
@@ -74,6 +89,10 @@ pub(super) fn taken_arguments(extensions: &Extensions) -> Option<JsonObject> {
 /// | open connections ([`with_max_connections`](Self::with_max_connections)) | 512 | new clients wait to be accepted |
 /// | `Host` ([`with_allowed_hosts`](Self::with_allowed_hosts)) | `localhost`, `127.0.0.1`, `::1` | `403` |
 /// | `Origin` ([`with_allowed_origins`](Self::with_allowed_origins)) | `http`/`https` origins of the allowed hosts, any port | `403` |
+/// | open 2025-era sessions ([`with_max_sessions`](Self::with_max_sessions)) | 1,024 | `initialize` answered `503` with a JSON-RPC error |
+/// | a principal's open sessions ([`with_max_sessions_per_principal`](Self::with_max_sessions_per_principal)) | 64 | `initialize` answered `429` with a JSON-RPC error |
+/// | an idle session ([`with_session_idle_timeout`](Self::with_session_idle_timeout)) | 5 minutes | the session is closed |
+/// | draining at shutdown ([`with_drain_timeout`](Self::with_drain_timeout)) | 30 s | the requests still in flight are cut |
 ///
 /// A request without an `Origin` header (any client that is not a browser)
 /// is accepted; one whose `Origin` is not allowed, `null` included, is
@@ -99,6 +118,26 @@ pub struct HttpOptions {
     max_body_bytes: usize,
     header_read_timeout: Duration,
     max_connections: usize,
+    drain_timeout: Duration,
+    sessions: SessionBounds,
+}
+
+/// The bounds on 2025-era sessions.
+#[derive(Debug, Clone, Copy)]
+struct SessionBounds {
+    max: usize,
+    max_per_principal: usize,
+    idle_timeout: Duration,
+}
+
+impl Default for SessionBounds {
+    fn default() -> Self {
+        SessionBounds {
+            max: DEFAULT_MAX_SESSIONS,
+            max_per_principal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+            idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+        }
+    }
 }
 
 impl Default for HttpOptions {
@@ -110,6 +149,8 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            sessions: SessionBounds::default(),
         }
     }
 }
@@ -193,6 +234,101 @@ impl HttpOptions {
         }
         self.max_connections = connections;
         Ok(self)
+    }
+
+    /// At a graceful shutdown (the `shutdown` future of
+    /// [`Server::serve_http_with`] completing), waits at most `timeout` for
+    /// the requests in flight to be answered before cutting them. New
+    /// connections are refused from the moment the shutdown starts, idle
+    /// ones are closed, and once no request is in flight the sessions and
+    /// their streams end. Give an orchestrator's grace period a little
+    /// more than this (Kubernetes' `terminationGracePeriodSeconds`, 30 s by
+    /// default).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let options = mcp_light::transport::HttpOptions::new().with_drain_timeout(Duration::from_secs(10));
+    /// assert_eq!(options.drain_timeout(), Duration::from_secs(10));
+    /// ```
+    pub fn with_drain_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// How long a graceful shutdown waits for the requests in flight.
+    pub fn drain_timeout(&self) -> Duration {
+        self.drain_timeout
+    }
+
+    /// Keeps at most `sessions` 2025-era sessions open at once (clients
+    /// that `initialize`, then send `Mcp-Session-Id`); past it, an
+    /// `initialize` that would open one is answered `503 Service
+    /// Unavailable` with a JSON-RPC error saying so, until a session
+    /// closes (`DELETE`) or sits idle past
+    /// [`with_session_idle_timeout`](Self::with_session_idle_timeout).
+    /// Each session holds a task and its buffers in this process; clients
+    /// on protocol 2026-07-28 hold none and are not counted.
+    ///
+    /// Fails when `sessions` is 0; to serve no 2025-era client at all,
+    /// leave this bound alone and put a gateway in front.
+    ///
+    /// ```
+    /// let options = mcp_light::transport::HttpOptions::new().with_max_sessions(200)?;
+    /// assert_eq!(options.max_sessions(), 200);
+    /// # Ok::<(), mcp_light::ConfigError>(())
+    /// ```
+    pub fn with_max_sessions(mut self, sessions: usize) -> Result<HttpOptions, ConfigError> {
+        if sessions == 0 {
+            return Err(ConfigError::zero(
+                "HttpOptions::max_sessions",
+                "with 0 no 2025-era client could ever initialize; the default is 1,024",
+            ));
+        }
+        self.sessions.max = sessions;
+        Ok(self)
+    }
+
+    /// How many 2025-era sessions may be open at once.
+    pub fn max_sessions(&self) -> usize {
+        self.sessions.max
+    }
+
+    /// Keeps at most `sessions` 2025-era sessions open for one
+    /// authenticated principal ([`with_auth`](Self::with_auth)); past it,
+    /// that principal's `initialize` is answered `429 Too Many Requests`
+    /// with a JSON-RPC error, while other callers still open theirs.
+    /// Without authentication there is no principal to count by (behind a
+    /// load balancer every client has its address), and only
+    /// [`with_max_sessions`](Self::with_max_sessions) bounds.
+    ///
+    /// Fails when `sessions` is 0: no principal could ever initialize.
+    pub fn with_max_sessions_per_principal(
+        mut self,
+        sessions: usize,
+    ) -> Result<HttpOptions, ConfigError> {
+        if sessions == 0 {
+            return Err(ConfigError::zero(
+                "HttpOptions::max_sessions_per_principal",
+                "with 0 no principal could ever initialize; the default is 64",
+            ));
+        }
+        self.sessions.max_per_principal = sessions;
+        Ok(self)
+    }
+
+    /// How many 2025-era sessions one principal may hold open.
+    pub fn max_sessions_per_principal(&self) -> usize {
+        self.sessions.max_per_principal
+    }
+
+    /// Closes a 2025-era session that has had no request for `timeout`,
+    /// freeing its place under [`with_max_sessions`](Self::with_max_sessions);
+    /// its client must `initialize` again. A client holding the session's
+    /// `GET` stream open keeps it alive.
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.sessions.idle_timeout = timeout;
+        self
     }
 
     /// rmcp's configuration for these options.
@@ -300,12 +436,31 @@ impl Server {
     /// for bytes that are not JSON, `-32600` for JSON that is no message,
     /// `-32602` for a protocol method's params of the wrong shape) instead
     /// of rmcp's `415` in plain text.
+    ///
+    /// 2025-era sessions are bounded by the defaults of [`HttpOptions`]:
+    /// at most [`DEFAULT_MAX_SESSIONS`] open, [`DEFAULT_MAX_SESSIONS_PER_PRINCIPAL`]
+    /// for one principal, each closed after [`DEFAULT_SESSION_IDLE_TIMEOUT`]
+    /// without a request.
     pub fn http_service(self, config: StreamableHttpServerConfig) -> HttpService {
+        self.bounded_http_service(config, SessionBounds::default())
+    }
+
+    /// [`Server::http_service`] with its sessions bounded by `bounds`.
+    fn bounded_http_service(
+        self,
+        config: StreamableHttpServerConfig,
+        bounds: SessionBounds,
+    ) -> HttpService {
         let handler = self.into_handler(Caller::Anonymous);
         let max_body_bytes = config.max_request_body_bytes;
-        let rmcp =
-            StreamableHttpService::new(move || Ok(handler.clone()), Default::default(), config);
-        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes))
+        let sessions = ValidatedSessions::new(bounds.idle_timeout);
+        let slots = SessionSlots::new(bounds.max, bounds.max_per_principal);
+        let rmcp = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            std::sync::Arc::new(sessions),
+            config,
+        );
+        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes, slots))
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until
@@ -334,7 +489,14 @@ impl Server {
     /// a session (protocol 2026-07-28), `TCP_NODELAY` on every accepted
     /// socket, and — with [`HttpOptions::with_auth`] — every request
     /// authenticated, the OAuth protected resource metadata served beside
-    /// `/mcp`.
+    /// `/mcp`. The health probes `GET /healthz` and `GET /readyz` are
+    /// served beside it, unauthenticated ([`Server::health_routes`]).
+    ///
+    /// When `shutdown` completes (a signal: [`shutdown_signal`](super::shutdown_signal)
+    /// waits for SIGTERM or ctrl-c), the server drains: it accepts no new
+    /// connection, closes idle ones, lets the requests in flight answer
+    /// within [`HttpOptions::with_drain_timeout`] (30 s by default), then
+    /// ends the sessions and their streams and returns `Ok(())`.
     ///
     /// A client on an earlier revision (2025-06-18, 2025-11-25) opens a
     /// session, and rmcp answers every request of a session over SSE,
@@ -350,8 +512,9 @@ impl Server {
     /// let auth = Auth::new().with_bearer_token("ci", &std::env::var("CI_TOKEN")?)?;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
     /// let server = mcp_light::Server::from_registry().build()?;
-    /// let shutdown = async { tokio::signal::ctrl_c().await.unwrap() };
-    /// server.serve_http_with(listener, HttpOptions::new().with_auth(auth), shutdown).await?;
+    /// let options = HttpOptions::new().with_auth(auth).with_max_sessions(256)?;
+    /// let shutdown = mcp_light::transport::shutdown_signal();
+    /// server.serve_http_with(listener, options, shutdown).await?;
     /// # Ok(()) }
     /// ```
     pub async fn serve_http_with(
@@ -361,23 +524,29 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let config = options.rmcp_config();
-        let cancel = config.cancellation_token.clone();
-        let mcp = axum::Router::new().nest_service("/mcp", self.http_service(config));
+        let in_flight = InFlight::default();
+        let drain = Drain {
+            in_flight: in_flight.clone(),
+            timeout: options.drain_timeout,
+            end_sessions: config.cancellation_token.clone(),
+        };
+        let health = self.health_routes();
+        let service = self.bounded_http_service(config, options.sessions);
+        let mcp = axum::Router::new().nest_service("/mcp", service).layer(
+            axum::middleware::from_fn_with_state(in_flight, drain::count),
+        );
+        // The probes sit beside the authentication and rmcp's Host and
+        // Origin checks, not behind them (see `health_routes`).
         let router = match options.auth {
             Some(auth) => mcp.layer(auth.layer()).merge(auth.metadata_router()),
             None => mcp,
-        };
+        }
+        .merge(health);
         let limits = ConnectionLimits {
             header_read_timeout: options.header_read_timeout,
             max_connections: options.max_connections,
         };
-        listen::serve(listener, router, limits, async move {
-            shutdown.await;
-            // Ends open SSE streams and sessions, so the graceful shutdown
-            // does not wait on clients that never hang up.
-            cancel.cancel();
-        })
-        .await;
+        listen::serve(listener, router, limits, shutdown, drain).await;
         Ok(())
     }
 }

@@ -22,8 +22,8 @@
 
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
-    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
-    GetPromptRequestMethod, GetTaskMethod, ListPromptsRequestMethod,
+    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorCode, ErrorData,
+    GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
     ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
 };
@@ -78,6 +78,16 @@ impl Refusal {
         }
     }
 
+    /// A request the server cannot take now (`-32000`, a server error):
+    /// it holds as much as it was told to, and `message` says what and
+    /// what the client can do.
+    pub(crate) fn busy(id: RequestId, message: String) -> Refusal {
+        Refusal {
+            id: Some(id),
+            error: ErrorData::new(ErrorCode(-32000), message, None),
+        }
+    }
+
     /// The refusal as the JSON-RPC error message sent back.
     pub(crate) fn into_message(self) -> ServerJsonRpcMessage {
         ServerJsonRpcMessage::error(self.error, self.id)
@@ -96,6 +106,9 @@ pub(crate) enum Checked {
         span: std::ops::Range<usize>,
         arguments: rmcp::model::JsonObject,
     },
+    /// An `initialize` request, with its id: without a session header it
+    /// opens a session, which the HTTP transport counts.
+    Initialize(RequestId),
 }
 
 /// Arguments at least this long are parsed by the guard and handed to the
@@ -118,7 +131,14 @@ const TAKEN_ARGUMENTS_BYTES: usize = 2048;
 pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<Refusal>> {
     match plainly_served(bytes, take_arguments) {
         Some(checked) => Ok(checked),
-        None => parse(bytes).map(|_| Checked::AsIs),
+        None => parse(bytes).map(|message| match message {
+            ClientJsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+            {
+                Checked::Initialize(request.id)
+            }
+            _ => Checked::AsIs,
+        }),
     }
 }
 
@@ -160,6 +180,8 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
     match head.method {
         // A notification, or a response to one of the server's requests.
         None => Some(Checked::AsIs),
+        // Once a session: parsed, for its id.
+        Some(method) if method == InitializeResultMethod::VALUE => None,
         Some(method) if !PROTOCOL_METHODS.contains(&method) => Some(Checked::AsIs),
         Some(method) if method == CallToolRequestMethod::VALUE => {
             let params = serde_json::from_str::<CallParams<'_>>(head.params?.get()).ok()?;

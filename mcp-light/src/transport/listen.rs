@@ -1,7 +1,7 @@
 //! The accept loop [`Server::serve_http_with`](crate::Server::serve_http_with)
 //! runs: HTTP/1.1 connections with a deadline for each request's headers,
 //! at most so many at once, `TCP_NODELAY` on every socket, and a graceful
-//! shutdown.
+//! shutdown that drains the requests in flight.
 //!
 //! axum's own `serve` sets no header deadline and no bound, so a client
 //! that opens connections and never finishes a request holds each one
@@ -18,6 +18,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::drain::InFlight;
 
 /// How connections are bounded.
 #[derive(Debug, Clone, Copy)]
@@ -31,13 +34,26 @@ pub(super) struct ConnectionLimits {
     pub(super) max_connections: usize,
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then waits for
-/// the open connections to finish their requests.
+/// How a shutdown drains: the requests to wait for, for how long, and
+/// what ends the sessions and their streams once they are answered.
+#[derive(Debug, Clone)]
+pub(super) struct Drain {
+    pub(super) in_flight: InFlight,
+    pub(super) timeout: Duration,
+    /// rmcp's: cancelled, it ends every session and every stream.
+    pub(super) end_sessions: CancellationToken,
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then drains:
+/// no new connection is accepted, idle connections close, the requests in
+/// flight are answered, then the sessions and their streams end. Past the
+/// drain's timeout, what is still open is cut.
 pub(super) async fn serve(
     listener: TcpListener,
     router: axum::Router,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
+    drain: Drain,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
@@ -66,7 +82,27 @@ pub(super) async fn serve(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    tracing::info!(
+        in_flight = drain.in_flight.count(),
+        timeout_s = drain.timeout.as_secs_f64(),
+        "shutting down: no new connections; answering the requests in flight"
+    );
+    // Connections are told to close as soon as their answers are written;
+    // the sessions end once no request is in flight, which ends the
+    // streams that only listen (and so their connections).
+    let end_sessions = async {
+        drain.in_flight.idle().await;
+        drain.end_sessions.cancel();
+    };
+    let drained = async { tokio::join!(graceful.shutdown(), end_sessions) };
+    if tokio::time::timeout(drain.timeout, drained).await.is_err() {
+        tracing::warn!(
+            in_flight = drain.in_flight.count(),
+            timeout_s = drain.timeout.as_secs_f64(),
+            "the drain deadline passed; cutting the requests still in flight"
+        );
+    }
+    drain.end_sessions.cancel();
 }
 
 /// The next connection, with Nagle's algorithm off: an answer written in

@@ -14,7 +14,11 @@
 //! Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
+mod drain;
+#[cfg(feature = "http")]
 mod guard;
+#[cfg(feature = "http")]
+mod health;
 #[cfg(feature = "http")]
 pub(crate) mod http;
 #[cfg(any(feature = "http", feature = "stdio"))]
@@ -23,11 +27,17 @@ mod jsonrpc;
 mod listen;
 #[cfg(feature = "http")]
 mod sessions;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod signal;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]
+pub use health::{HEALTHZ, READYZ};
+#[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpService};
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub use signal::shutdown_signal;
 #[cfg(feature = "stdio")]
 pub use stdio::StdioOptions;
 
@@ -53,6 +63,12 @@ use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::server::{Client, responded};
 use crate::{Caller, Server};
+
+/// How long a graceful shutdown waits for the requests in flight unless
+/// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
+/// says otherwise: 30 s, Kubernetes' default grace period.
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -327,6 +343,27 @@ impl Server {
             default_caller,
             log_level: SessionLogLevel::default(),
         }
+    }
+}
+
+impl Server {
+    /// Whether this server can serve every answer it promises now: its
+    /// continuation store answers its cheap probe
+    /// ([`ContinuationStore::ready`](crate::store::ContinuationStore::ready)), within the store's short timeout.
+    /// While it does not, calls still answer, without continuation tokens.
+    /// `GET /readyz` of [`Server::serve_http`](crate::Server::serve_http)
+    /// answers this; a host serving its own router can too.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let server = mcp_light::Server::from_registry().build()?;
+    /// // The in-memory store is always ready.
+    /// assert!(server.ready().await.is_ok());
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn ready(&self) -> Result<(), crate::store::StoreError> {
+        self.continuations().ready().await
     }
 }
 

@@ -6,20 +6,28 @@
 //! request's id for ever, and reads a line of any length into memory. Each
 //! line is bounded, and one that is too long or no well-formed message is
 //! answered with a JSON-RPC error carrying its id (see [`super::jsonrpc`]).
+//!
+//! The end of the input stops the server gracefully: the transport keeps
+//! the requests it read until their answers are written, and reports the
+//! end to rmcp only once every one is answered, or the drain timeout
+//! passed. (rmcp itself waits 5 s for them, whatever they are doing.)
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 
-use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, RequestId, ServerJsonRpcMessage};
 use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
 use serde::de::IgnoredAny;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
+use tokio::time::Instant;
 
-use super::ServeError;
 use super::jsonrpc::{self, Refusal};
+use super::{DEFAULT_DRAIN_TIMEOUT, ServeError};
 use crate::config::ConfigError;
 use crate::{Caller, Server};
 
@@ -39,12 +47,14 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 #[non_exhaustive]
 pub struct StdioOptions {
     max_line_bytes: usize,
+    drain_timeout: Duration,
 }
 
 impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
         }
     }
 }
@@ -75,12 +85,36 @@ impl StdioOptions {
     pub fn max_line_bytes(&self) -> usize {
         self.max_line_bytes
     }
+
+    /// When the input ends (the client closed the server's stdin), waits
+    /// at most `timeout` for the requests already read to be answered
+    /// before the server stops; their answers are written. 30 s by
+    /// default.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let options = mcp_light::transport::StdioOptions::new().with_drain_timeout(Duration::from_secs(5));
+    /// assert_eq!(options.drain_timeout(), Duration::from_secs(5));
+    /// ```
+    pub fn with_drain_timeout(mut self, timeout: Duration) -> StdioOptions {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// How long the end of the input waits for the requests in flight.
+    pub fn drain_timeout(&self) -> Duration {
+        self.drain_timeout
+    }
 }
 
 impl Server {
     /// Serves MCP over this process's stdin and stdout until the client
     /// closes them, with the default [`StdioOptions`]. The caller is the
-    /// client process ([`Caller::Process`]).
+    /// client process ([`Caller::Process`]). Once stdin ends, the requests
+    /// already read are answered (within
+    /// [`StdioOptions::with_drain_timeout`], 30 s by default) before this
+    /// returns.
     ///
     /// Logs must go to stderr: stdout is the protocol channel. Fails before
     /// serving when a tool takes host state that was never registered. The
@@ -136,6 +170,9 @@ impl Server {
             max_line_bytes: options.max_line_bytes.max(1),
             line: Vec::new(),
             length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: options.drain_timeout,
+            drain_deadline: None,
         };
         let running = self
             .into_handler(Caller::Process)
@@ -162,6 +199,75 @@ struct LineTransport<R, W> {
     line: Vec<u8>,
     /// How long the line being read is so far, skipped bytes included.
     length: usize,
+    /// The requests read and not answered yet.
+    unanswered: Arc<Unanswered>,
+    /// How long the end of the input waits for them.
+    drain_timeout: Duration,
+    /// Set when the input ended: until when it waits.
+    drain_deadline: Option<Instant>,
+}
+
+/// The requests a client sent that the server has not answered yet.
+#[derive(Debug, Default)]
+struct Unanswered {
+    ids: std::sync::Mutex<HashSet<RequestId>>,
+    /// Woken when the last one is answered.
+    none: Notify,
+}
+
+impl Unanswered {
+    fn read(&self, message: &ClientJsonRpcMessage) {
+        match message {
+            ClientJsonRpcMessage::Request(request) => {
+                self.ids().insert(request.id.clone());
+            }
+            // A cancelled request may never be answered.
+            ClientJsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.answered(id);
+                }
+            }
+            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => {}
+        }
+    }
+
+    fn answered(&self, id: &RequestId) {
+        let mut ids = self.ids();
+        if ids.remove(id) && ids.is_empty() {
+            self.none.notify_waiters();
+        }
+    }
+
+    /// Completes when every request read is answered.
+    async fn all_answered(&self) {
+        loop {
+            let woken = self.none.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if self.ids().is_empty() {
+                return;
+            }
+            woken.await;
+        }
+    }
+
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The request `message` answers, if it answers one.
+fn answers(message: &ServerJsonRpcMessage) -> Option<&RequestId> {
+    match message {
+        ServerJsonRpcMessage::Response(response) => Some(&response.id),
+        ServerJsonRpcMessage::Error(error) => error.id.as_ref(),
+        ServerJsonRpcMessage::Request(_) | ServerJsonRpcMessage::Notification(_) => None,
+    }
 }
 
 /// What reading one line came to.
@@ -205,6 +311,26 @@ where
         }
     }
 
+    /// Waits, once the input ended, for the requests read to be answered,
+    /// until the drain deadline. Cancel-safe: rmcp drops this future to
+    /// send an answer and calls `receive` again, which waits on to the
+    /// same deadline.
+    async fn drain(&mut self) {
+        let deadline = *self
+            .drain_deadline
+            .get_or_insert_with(|| Instant::now() + self.drain_timeout);
+        let unanswered = Arc::clone(&self.unanswered);
+        if tokio::time::timeout_at(deadline, unanswered.all_answered())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                unanswered = unanswered.ids().len(),
+                "the input ended and the drain deadline passed; stopping with requests unanswered"
+            );
+        }
+    }
+
     /// The line read so far, leaving room for the next one.
     fn take_line(&mut self) -> Line {
         let length = std::mem::take(&mut self.length);
@@ -242,13 +368,26 @@ where
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
-        send(Arc::clone(&self.writer), item)
+        let answered = answers(&item).cloned();
+        let unanswered = Arc::clone(&self.unanswered);
+        let writer = Arc::clone(&self.writer);
+        async move {
+            let sent = send(writer, item).await;
+            // Written or failed: either way nothing more will answer it.
+            if let Some(id) = answered {
+                unanswered.answered(&id);
+            }
+            sent
+        }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             let refusal = match self.read_line().await {
-                Ok(Line::End) => return None,
+                Ok(Line::End) => {
+                    self.drain().await;
+                    return None;
+                }
                 Err(error) => {
                     tracing::warn!(%error, "cannot read from the client; ending the session");
                     return None;
@@ -263,7 +402,10 @@ where
                 ),
                 Ok(Line::Whole(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
                 Ok(Line::Whole(line)) => match jsonrpc::parse(&line) {
-                    Ok(message) => return Some(message),
+                    Ok(message) => {
+                        self.unanswered.read(&message);
+                        return Some(message);
+                    }
                     Err(refusal) => *refusal,
                 },
             };
@@ -342,6 +484,56 @@ mod tests {
         assert_eq!(id_in_prefix(b"not json at all"), None);
     }
 
+    /// rmcp gives a request up 5 s after the input ends; the transport
+    /// reports the end only once every request it read is answered.
+    #[tokio::test]
+    async fn the_end_of_the_input_waits_for_the_requests_read_to_be_answered() {
+        use rmcp::model::{EmptyResult, ServerResult};
+
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n".to_vec();
+        let mut transport = LineTransport {
+            reader: BufReader::new(std::io::Cursor::new(input)),
+            writer: Arc::new(Mutex::new(tokio::io::sink())),
+            max_line_bytes: 1024,
+            line: Vec::new(),
+            length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_deadline: None,
+        };
+        let request = transport.receive().await.expect("the request");
+        let ClientJsonRpcMessage::Request(request) = request else {
+            panic!("a request was read");
+        };
+        let pending =
+            tokio::time::timeout(std::time::Duration::from_millis(50), transport.receive()).await;
+        assert!(
+            pending.is_err(),
+            "the end was reported with a request unanswered"
+        );
+        let answer =
+            ServerJsonRpcMessage::response(ServerResult::EmptyResult(EmptyResult {}), request.id);
+        Transport::send(&mut transport, answer).await.unwrap();
+        assert!(transport.receive().await.is_none(), "the end once answered");
+    }
+
+    #[tokio::test]
+    async fn the_end_of_the_input_stops_waiting_at_the_drain_deadline() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n".to_vec();
+        let mut transport = LineTransport {
+            reader: BufReader::new(std::io::Cursor::new(input)),
+            writer: Arc::new(Mutex::new(tokio::io::sink())),
+            max_line_bytes: 1024,
+            line: Vec::new(),
+            length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: std::time::Duration::from_millis(10),
+            drain_deadline: None,
+        };
+        assert!(transport.receive().await.is_some());
+        assert!(transport.receive().await.is_none(), "the deadline ends it");
+    }
+
     /// rmcp drops a pending `receive` when it has something to send (a
     /// progress notification during a call, say): the part of the line read
     /// before must not be lost, or the rest is read as a line of its own.
@@ -356,6 +548,9 @@ mod tests {
             max_line_bytes: 1024,
             line: Vec::new(),
             length: 0,
+            unanswered: Arc::default(),
+            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_deadline: None,
         };
         client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
         let dropped =

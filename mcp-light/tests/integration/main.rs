@@ -18,11 +18,14 @@ mod layering;
 mod output_schema;
 mod panics;
 mod properties;
+mod raw_http;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod registry;
 mod roles;
 mod root_names;
+mod sessions;
+mod shutdown;
 mod streaming;
 mod surface;
 mod talkback;

@@ -53,9 +53,48 @@ pub struct Cli {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio
     ///
     /// ADDR is an IP address and a port. Port 0 picks a free port; the
-    /// address served is printed on stderr. ctrl-c shuts the server down.
+    /// address served is printed on stderr. GET /healthz and GET /readyz
+    /// answer load balancers and Kubernetes probes. SIGTERM or ctrl-c
+    /// shuts the server down gracefully (see --drain-timeout).
     #[arg(long, value_name = "ADDR", value_parser = socket_addr, verbatim_doc_comment)]
     pub http: Option<SocketAddr>,
+
+    /// How long a shutdown waits for calls in flight, in seconds [default: 30]
+    ///
+    /// On SIGTERM or ctrl-c (HTTP), or when stdin ends (stdio), the
+    /// server takes no new requests and lets the calls it is running
+    /// answer for at most this long, then exits with status 0. Give
+    /// Kubernetes' terminationGracePeriodSeconds a little more.
+    #[arg(long, value_name = "SECONDS", verbatim_doc_comment)]
+    pub drain_timeout: Option<u64>,
+
+    /// The most 2025-era sessions open at once (HTTP) [default: 1024]
+    ///
+    /// A client on protocol 2025-11-25 or earlier opens a session with
+    /// `initialize`; past this many, `initialize` is answered 503 until
+    /// a session closes or sits idle for 5 minutes. Clients on
+    /// 2026-07-28 open none and are not counted.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1 << 20),
+        requires = "http",
+        verbatim_doc_comment
+    )]
+    pub max_sessions: Option<u64>,
+
+    /// The most sessions one authenticated caller holds (HTTP) [default: 64]
+    ///
+    /// Counted per --auth-token NAME or OAuth subject; past it, that
+    /// caller's `initialize` is answered 429.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..=1 << 20),
+        requires = "http",
+        verbatim_doc_comment
+    )]
+    pub max_sessions_per_caller: Option<u64>,
 
     /// Create the 4 fixture sites and N fixture devices first
     ///
@@ -295,7 +334,9 @@ Examples:
   inventory --http 0.0.0.0:8080 --db /data/inventory.db --store redis://redis:6379 \\
             --auth-token ci=$(cat /run/secrets/ci-token)
                                      one of several replicas behind a load balancer
-  inventory --surface dispatcher     tools/list is the one `inventory` tool";
+  inventory --surface dispatcher     tools/list is the one `inventory` tool
+  inventory --http 0.0.0.0:8080 --drain-timeout 20 --max-sessions 200
+                                     behind Kubernetes: 20 s to drain, 200 sessions";
 
 /// `--db-sync`'s values, named as [`Synchronous::as_str`] names them.
 fn db_sync() -> impl TypedValueParser<Value = Synchronous> {
@@ -409,6 +450,56 @@ mod tests {
         assert!(help.contains("--db-sync <SYNC>"), "{help}");
         assert!(help.contains("[default: normal]"), "{help}");
         assert!(help.contains("a power cut or an OS crash"), "{help}");
+    }
+
+    #[test]
+    fn drain_timeout_and_session_bounds_are_numbers_and_sessions_need_http() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!(
+            (
+                cli.drain_timeout,
+                cli.max_sessions,
+                cli.max_sessions_per_caller
+            ),
+            (None, None, None)
+        );
+        let cli = parse(&[
+            "--http",
+            "127.0.0.1:0",
+            "--drain-timeout",
+            "0",
+            "--max-sessions=200",
+            "--max-sessions-per-caller",
+            "8",
+        ])
+        .unwrap();
+        assert_eq!(cli.drain_timeout, Some(0));
+        assert_eq!(cli.max_sessions, Some(200));
+        assert_eq!(cli.max_sessions_per_caller, Some(8));
+        // stdio drains too; it has no sessions to bound.
+        assert_eq!(
+            parse(&["--drain-timeout", "5"]).unwrap().drain_timeout,
+            Some(5)
+        );
+        for option in ["--max-sessions", "--max-sessions-per-caller"] {
+            let error = parse(&[option, "10"]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument, "{option}");
+            let error = parse(&["--http", "127.0.0.1:0", option, "0"]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{option}");
+            assert!(error.to_string().contains(option), "{error}");
+        }
+        let error = parse(&["--drain-timeout", "soon"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ValueValidation);
+        let help = parse(&["--help"]).unwrap_err().to_string();
+        for option in [
+            "--drain-timeout <SECONDS>",
+            "--max-sessions <N>",
+            "--max-sessions-per-caller <N>",
+            "GET /healthz",
+            "SIGTERM",
+        ] {
+            assert!(help.contains(option), "{option} missing from:\n{help}");
+        }
     }
 
     #[test]

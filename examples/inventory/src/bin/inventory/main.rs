@@ -5,7 +5,7 @@
 //! cargo run -p inventory                                 # stdio, in-memory database
 //! cargo run -p inventory -- --db inventory.db            # stdio, a file
 //! cargo run -p inventory -- --db x.db --db-sync full     # every commit synced
-//! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp
+//! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp, /healthz, /readyz
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
 //! cargo run -p inventory -- --output-schema              # an outputSchema for every tool
@@ -38,7 +38,7 @@ use mcp_light::auth::OAuthResource;
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 #[cfg(feature = "redis")]
 use mcp_light::store::{RedisStore, RedisStoreConfig};
-use mcp_light::transport::HttpOptions;
+use mcp_light::transport::{HttpOptions, StdioOptions, shutdown_signal};
 
 use crate::cli::{Cli, Store};
 
@@ -52,7 +52,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let served = runtime.block_on(run(cli));
+    // A call cut at the drain deadline may still hold a thread of the
+    // blocking pool (a write to SQLite): the process does not wait for it.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("inventory: {message}");
@@ -62,7 +66,8 @@ fn main() -> ExitCode {
 }
 
 /// Opens (and seeds) the database, then serves until the client leaves or,
-/// over HTTP, until ctrl-c.
+/// over HTTP, until SIGTERM or ctrl-c; either way the calls in flight
+/// answer first (within `--drain-timeout`).
 async fn run(cli: Cli) -> Result<(), String> {
     // Before a seed that may take a while.
     cli.check_features()?;
@@ -89,35 +94,62 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let auth = auth(&cli)?;
 
+    let drain = cli
+        .drain_timeout
+        .map_or(mcp_light::defaults::DRAIN_TIMEOUT, Duration::from_secs);
     match cli.http {
         None => {
             eprintln!("inventory: serving MCP on stdio");
-            server.serve_stdio().await.map_err(|e| e.to_string())
+            let options = StdioOptions::new().with_drain_timeout(drain);
+            server
+                .serve_stdio_with(options)
+                .await
+                .map_err(|e| e.to_string())
         }
         Some(addr) => {
+            let options = http_options(&cli, auth, drain)?;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let bound = listener.local_addr().map_err(|e| e.to_string())?;
             eprintln!("inventory: serving MCP over Streamable HTTP at http://{bound}/mcp");
-            let shutdown = async {
-                // If the signal cannot be installed, serve until killed.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-                eprintln!("inventory: ctrl-c, shutting down");
+            let shutdown = async move {
+                shutdown_signal().await;
+                eprintln!(
+                    "inventory: shutting down; the calls in flight have {} s to answer",
+                    drain.as_secs_f64()
+                );
             };
-            let mut options = HttpOptions::new();
-            if let Some(auth) = auth {
-                eprintln!("inventory: every request must authenticate (Authorization: Bearer)");
-                options = options.with_auth(auth);
-            }
             server
                 .serve_http_with(listener, options, shutdown)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string())?;
+            eprintln!("inventory: stopped");
+            Ok(())
         }
     }
+}
+
+/// How the HTTP server serves: authentication, the drain at shutdown, the
+/// session bounds.
+fn http_options(cli: &Cli, auth: Option<Auth>, drain: Duration) -> Result<HttpOptions, String> {
+    let mut options = HttpOptions::new().with_drain_timeout(drain);
+    if let Some(auth) = auth {
+        eprintln!("inventory: every request must authenticate (Authorization: Bearer)");
+        options = options.with_auth(auth);
+    }
+    // At most 1 << 20 (the parser's bound): fits a usize.
+    if let Some(max) = cli.max_sessions {
+        options = options
+            .with_max_sessions(max as usize)
+            .map_err(|e| format!("--max-sessions: {e}"))?;
+    }
+    if let Some(max) = cli.max_sessions_per_caller {
+        options = options
+            .with_max_sessions_per_principal(max as usize)
+            .map_err(|e| format!("--max-sessions-per-caller: {e}"))?;
+    }
+    Ok(options)
 }
 
 /// Creates the fixture sites and `count` fixture devices, generated as they
