@@ -90,7 +90,8 @@ pub use state::State;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
+/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline,
+///            task, schema = "as_written")]   // all optional
 /// ```
 ///
 /// The function's doc comment becomes the tool's description and its result
@@ -100,7 +101,14 @@ pub use state::State;
 /// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
 /// every path the generated code uses goes through it. `inline` keeps a
 /// synchronous function on the async worker that serves the call (see
-/// below).
+/// below). `task` lets a long call answer as a task the client follows
+/// by its id, and `task = "required"` runs the tool only as one
+/// ([`tasks`](crate::tasks)). `schema = "as_written"` publishes the input
+/// schema as schemars writes it (`$schema`, `$defs`, titles) instead of
+/// compacting it; the function's own `#[schemars(...)]` attributes (say
+/// `#[schemars(extend("anyOf" = [...]))]`) describe its arguments as a
+/// whole, with or without it. All of these apply to
+/// [`mcp_light`](macro@mcp_light) and [`mcp_heavy`](macro@mcp_heavy) too.
 ///
 /// # Where it runs
 ///
