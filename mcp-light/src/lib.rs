@@ -103,7 +103,7 @@ pub use state::State;
 /// synchronous function on the async worker that serves the call (see
 /// below). `task` lets a long call answer as a task the client follows
 /// by its id, and `task = "required"` runs the tool only as one
-/// ([`tasks`](crate::tasks)). `schema = "as_written"` publishes the input
+/// ([`tasks`]). `schema = "as_written"` publishes the input
 /// schema as schemars writes it (`$schema`, `$defs`, titles) instead of
 /// compacting it; the function's own `#[schemars(...)]` attributes (say
 /// `#[schemars(extend("anyOf" = [...]))]`) describe its arguments as a
