@@ -154,6 +154,13 @@ pub enum InventoryError {
         /// The name.
         name: String,
     },
+    /// The call stopped waiting for a bulk write (it was cancelled, or ran
+    /// past its deadline): the transaction was rolled back.
+    #[error(
+        "the write was abandoned (its call was cancelled or ran past its deadline) and rolled \
+         back: nothing was written"
+    )]
+    Abandoned,
     /// No device has this id.
     #[error("no device with id `{0}`; device_list finds ids")]
     NoDevice(Uuid),
@@ -689,16 +696,17 @@ pub fn create_devices(
     conn: &mut Connection,
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, InventoryError> {
-    create_devices_reporting(conn, devices, |_| {})
+    create_devices_reporting(conn, devices, |_| true)
 }
 
 /// [`create_devices`], calling `inserted` with the count inserted so far
 /// after every [`PROGRESS_CHUNK`] devices and after the last one (before the
-/// commit).
+/// commit); when it answers `false` the transaction is rolled back and the
+/// write fails with [`InventoryError::Abandoned`].
 pub fn create_devices_reporting(
     conn: &mut Connection,
     devices: Vec<NewDevice>,
-    mut inserted: impl FnMut(usize),
+    mut inserted: impl FnMut(usize) -> bool,
 ) -> Result<Vec<Device>, InventoryError> {
     let single = devices.len() == 1;
     let of = devices.len();
@@ -711,8 +719,11 @@ pub fn create_devices_reporting(
         match insert_device(&tx, &sites, device, &now) {
             Ok(device) => {
                 created.push(device);
-                if created.len() % PROGRESS_CHUNK == 0 || created.len() == of {
-                    inserted(created.len());
+                let chunk_done = created.len() % PROGRESS_CHUNK == 0 || created.len() == of;
+                // The last report comes before the commit: a write abandoned
+                // up to then is rolled back whole.
+                if chunk_done && !inserted(created.len()) {
+                    return Err(InventoryError::Abandoned);
                 }
             }
             Err(error) if single => return Err(error),

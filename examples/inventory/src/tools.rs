@@ -13,6 +13,9 @@
 //! [`registry`] names this module's tools: the server serves them, and no
 //! other tool linked into the same binary.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use mcp_light::BuildError;
 use mcp_light::catalog::{Registry, ToolDef};
 use mcp_light::context::LogLevel;
@@ -72,6 +75,13 @@ pub async fn device_bulk_create(
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, ToolError> {
     let db = ctx.state::<Db>()?;
+    // Set when the call stops waiting for the write (the task was
+    // cancelled, the call ran past its deadline): the transaction, on the
+    // blocking pool, then rolls back at its next chunk rather than write
+    // what nobody waits for.
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let _abandon_when_dropped = SetOnDrop(Arc::clone(&abandoned));
+    let going = move || !abandoned.load(Ordering::Relaxed);
     let created = if ctx.wants_progress() {
         // The transaction runs on the blocking pool; it reports every
         // chunk it inserted, and the tool passes each report on. The
@@ -83,6 +93,7 @@ pub async fn device_bulk_create(
         let work = db.run(move |conn| {
             db::create_devices_reporting(conn, devices, |done| {
                 let _ = inserted.send(done);
+                going()
             })
         });
         let relay = async {
@@ -93,7 +104,7 @@ pub async fn device_bulk_create(
         };
         tokio::join!(work, relay).0?
     } else {
-        db.run(move |conn| db::create_devices(conn, devices))
+        db.run(move |conn| db::create_devices_reporting(conn, devices, |_| going()))
             .await?
     };
     wrote(ctx, "created", "devices", json!(created.len())).await;
@@ -141,6 +152,16 @@ pub async fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
 }
 
 /// Tells the client, in one log line, what a write changed.
+/// Sets its flag when dropped: with the tool's future, when the call
+/// stops waiting for it.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 async fn wrote(ctx: &Context, what: &str, resource: &str, key: serde_json::Value) {
     let line = json!({"write": what, "resource": resource, "key": key});
     ctx.log_as("inventory", LogLevel::Info, line).await;

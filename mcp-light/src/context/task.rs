@@ -34,8 +34,8 @@ struct LinkInner {
 /// What the task's record shows of its tool, as last written.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct View {
-    pending: Vec<String>,
-    message: Option<String>,
+    pub(crate) pending: Vec<String>,
+    pub(crate) message: Option<String>,
 }
 
 impl TaskLink {

@@ -157,19 +157,25 @@ impl Runner {
     {
         let mut work = caught(work);
         let config = self.tasks.config().clone();
+        let (tasks, id) = (self.tasks.clone(), self.id.clone());
+        let store = tasks.store();
         let renew_every = config.lease / 3;
-        let mut renewed = Instant::now();
+        let mut written_at = Instant::now();
         let mut written = View::default();
+        // One watch at a time, kept across the wake-ups a busy tool's
+        // progress makes: the store is looked at every watch interval
+        // however often the tool reports.
+        let mut watch = store.wait(&id, config.watch_interval);
         loop {
-            let store = self.tasks.store();
             let watched = tokio::select! {
                 biased;
                 done = &mut work => return self.finish(done).await,
+                () = &mut watch => true,
                 () = self.link.changed.notified() => false,
-                () = store.wait(&self.id, config.watch_interval) => true,
             };
             if watched {
-                match store.signals(&self.id, self.link.has_pending()).await {
+                watch = store.wait(&id, config.watch_interval);
+                match store.signals(&id, self.link.has_pending()).await {
                     Ok(signals) if signals.cancelled => {
                         self.link.cancelled.cancel();
                         drop(work);
@@ -178,15 +184,22 @@ impl Runner {
                     }
                     Ok(signals) => self.link.deliver(signals.responses),
                     Err(error) => {
-                        tracing::warn!(task = %self.id, %error, "a task's signals could not be read")
+                        tracing::warn!(task = %id, %error, "a task's signals could not be read")
                     }
                 }
             }
+            // A question asked or answered is written at once; progress at
+            // most once a watch interval; the lease a third of its length
+            // before it would lapse.
             let view = self.link.view();
-            if view != written || renewed.elapsed() >= renew_every {
+            let since = written_at.elapsed();
+            let due = view.pending != written.pending
+                || (view.message != written.message && since >= config.watch_interval)
+                || since >= renew_every;
+            if due {
                 let (payload, message) = self.link.payload();
                 self.write(payload, message).await;
-                renewed = Instant::now();
+                written_at = Instant::now();
                 written = view;
             }
         }
