@@ -325,9 +325,11 @@ fn store(value: &str) -> Result<Store, String> {
     if let Some(nodes) = value.strip_prefix("redis-cluster://") {
         return cluster_nodes(nodes).map(Store::RedisCluster);
     }
-    Err("expected memory, a Redis URL such as redis://127.0.0.1:6379, or a Redis Cluster's \
+    Err(
+        "expected memory, a Redis URL such as redis://127.0.0.1:6379, or a Redis Cluster's \
          nodes such as redis-cluster://10.0.0.1:7000,10.0.0.2:7000"
-        .to_owned())
+            .to_owned(),
+    )
 }
 
 /// The nodes of `redis-cluster://HOST:PORT,HOST:PORT,…`, each as a Redis URL.
@@ -650,7 +652,10 @@ mod tests {
             assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
             let error = error.to_string();
             assert!(error.contains(named), "{bad}: {error}");
-            assert!(error.contains("redis-cluster://10.0.0.1:7000,"), "{bad}: {error}");
+            assert!(
+                error.contains("redis-cluster://10.0.0.1:7000,"),
+                "{bad}: {error}"
+            );
         }
     }
 
