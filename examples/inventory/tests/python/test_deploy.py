@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.client
 import json
 import statistics
 import tempfile
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from inventory_client import HttpServer, Inventory, log, new_devices
+from inventory_client import HttpServer, Inventory, KeptAlive, log, new_devices
 from redis_server import RedisCluster, RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -66,44 +64,6 @@ async def bulk_write(inventory: Inventory, n: int, prefix: str) -> dict:
         {"resource": "device", "action": "bulk_create",
          "params": {"devices": new_devices(n, prefix=prefix)}},
     )  # fmt: skip
-
-
-class KeptAlive:
-    """A plain HTTP/1.1 client on one kept-alive connection speaking
-    protocol 2025-06-18 with a session, as MCP hosts do: the client that
-    showed the stall. (The official Python client, on httpx, happens not
-    to wait for the delayed ACK, so it would not catch a regression.)"""
-
-    def __init__(self, url: str):
-        parsed = urllib.parse.urlsplit(url)
-        self.connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
-        self.path = parsed.path
-        self.session: str | None = None
-        self.id = 0
-
-    def post(self, method: str, params: dict | None = None, notification: bool = False):
-        message = {"jsonrpc": "2.0", "method": method, "params": params or {}}
-        if not notification:
-            self.id += 1
-            message["id"] = self.id
-        headers = {"Content-Type": "application/json",
-                   "Accept": "application/json, text/event-stream",
-                   "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
-        if self.session:
-            headers["Mcp-Session-Id"] = self.session
-        self.connection.request("POST", self.path, body=json.dumps(message), headers=headers)
-        response = self.connection.getresponse()
-        data = response.read()
-        self.session = response.getheader("Mcp-Session-Id") or self.session
-        assert response.status in (200, 202), (response.status, data[:200])
-        events = [line[5:] for line in data.decode().splitlines() if line.startswith("data:")]
-        replies = [json.loads(event) for event in events if event.strip()]
-        return replies[-1] if replies else (json.loads(data) if data.strip() else None)
-
-    def call(self, tool: str, arguments: dict) -> dict:
-        reply = self.post("tools/call", {"name": tool, "arguments": arguments})
-        assert not reply["result"].get("isError"), reply
-        return reply["result"]
 
 
 async def test_fifty_calls_on_one_kept_alive_session_connection_have_a_median_under_20_ms(
