@@ -259,7 +259,7 @@ where
     /// writes that set keys whole), within the configured timeout; on a
     /// connection Redis dropped (a restart, a failover, an idle connection
     /// closed) it runs once more, on the fresh connection the connection
-    /// manager makes. A Redis that is really down fails both, each within
+    /// manager (or the cluster connection) makes. A Redis that is really down fails both, each within
     /// the timeout, and the call answers as it does without a store.
     async fn run<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();
