@@ -23,13 +23,15 @@
 //! The token in braces is a hash tag: Redis Cluster (and Valkey's) puts all
 //! the keys of an entry in one slot, so the `MULTI` and the pipelines that
 //! span them are legal there, while different entries spread over the
-//! cluster. A page is two round trips that move only the page: the owner
+//! cluster. No pipeline of the store names keys of two entries
+//! ([`RedisStore::open_cluster`]). A page is two round trips that move only the page: the owner
 //! and the page's offsets (`GET`, `GETRANGE`), then the page's bytes of the
 //! body (`GETRANGE` on the one or two parts it lies in).
 //!
 //! Redis expires entries itself, so every replica agrees on what is live;
 //! its `maxmemory` policy (not this store) bounds what it holds.
 
+mod cluster;
 mod config;
 mod tasks;
 
@@ -70,8 +72,9 @@ pub use config::RedisStoreConfig;
 /// [`MemoryStore`](super::MemoryStore): what Redis holds in all is bounded
 /// by its own `maxmemory` and eviction policy (`volatile-ttl` evicts the
 /// entries closest to expiry first), so size Redis for the callers it
-/// serves. [`RedisStore::with_connection`] takes any other async
-/// connection (a Redis Cluster client's, for one).
+/// serves. [`RedisStore::open_cluster`] keeps the entries on a Redis
+/// Cluster; [`RedisStore::with_connection`] takes any other async
+/// connection.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -256,7 +259,7 @@ where
     /// writes that set keys whole), within the configured timeout; on a
     /// connection Redis dropped (a restart, a failover, an idle connection
     /// closed) it runs once more, on the fresh connection the connection
-    /// manager makes. A Redis that is really down fails both, each within
+    /// manager (or the cluster connection) makes. A Redis that is really down fails both, each within
     /// the timeout, and the call answers as it does without a store.
     async fn run<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, StoreError> {
         let mut connection = self.connection.clone();

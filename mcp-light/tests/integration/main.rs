@@ -20,6 +20,8 @@ mod panics;
 mod properties;
 mod raw_http;
 #[cfg(feature = "redis")]
+mod redis_cluster;
+#[cfg(feature = "redis")]
 mod redis_store;
 mod registry;
 mod roles;

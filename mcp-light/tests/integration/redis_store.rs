@@ -12,6 +12,26 @@ use mcp_light::store::{
 use mcp_light::token::Token;
 use serde_json::json;
 
+/// Whether `redis-server` and `redis-cli` are installed; without them a
+/// test fails under CI (`CI=true`) and is skipped, loudly, elsewhere.
+pub(crate) fn redis_server_installed() -> bool {
+    let installed = ["redis-server", "redis-cli"].iter().all(|program| {
+        Command::new(program)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok()
+    });
+    if !installed {
+        let message = "redis-server is not installed: the Redis store tests cannot run \
+                       (apt-get install redis-server, which ships redis-cli; .ci/run \
+                       installs it)";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+        eprintln!("\n*** SKIPPED: {message} ***");
+    }
+    installed
+}
+
 /// A `redis-server` of the test's own.
 pub(crate) struct Redis {
     port: u16,
@@ -21,16 +41,7 @@ pub(crate) struct Redis {
 impl Redis {
     /// A fresh server, or `None` (skip) when none is installed outside CI.
     pub(crate) fn start() -> Option<Redis> {
-        let installed = Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .status()
-            .is_ok();
-        if !installed {
-            let message = "redis-server is not installed: the Redis store tests cannot run \
-                           (apt-get install redis-server; .ci/run installs it)";
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-            eprintln!("\n*** SKIPPED: {message} ***");
+        if !redis_server_installed() {
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -265,7 +276,7 @@ async fn after_redis_restarts_an_idle_stores_first_read_and_first_write_succeed(
 
 /// A list of `n` items of uneven sizes (some several parts long), its
 /// compact JSON and where each item starts in it.
-fn uneven_list(n: usize) -> (Vec<Vec<u8>>, Vec<u8>, Vec<u64>) {
+pub(crate) fn uneven_list(n: usize) -> (Vec<Vec<u8>>, Vec<u8>, Vec<u64>) {
     let items: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             let text = if i % 10 == 0 {
@@ -291,7 +302,11 @@ fn uneven_list(n: usize) -> (Vec<Vec<u8>>, Vec<u8>, Vec<u64>) {
 
 /// `body` cut into chunks of the sizes of `cuts`, in turn, each with the
 /// item starts that fall in it.
-fn chunks_of(body: &[u8], starts: &[u64], cuts: &[usize]) -> Vec<mcp_light::store::Chunk> {
+pub(crate) fn chunks_of(
+    body: &[u8],
+    starts: &[u64],
+    cuts: &[usize],
+) -> Vec<mcp_light::store::Chunk> {
     let mut chunks = Vec::new();
     let mut at = 0;
     for &cut in cuts.iter().cycle() {

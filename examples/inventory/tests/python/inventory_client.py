@@ -8,6 +8,7 @@ just built, or else `target/debug/inventory` under the repository root.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -215,3 +217,57 @@ async def connect(url: str, token: str | None, *, stateless: bool) -> AsyncItera
 def log(message: str) -> None:
     """Measurements worth seeing with `pytest -s`."""
     print(message, file=sys.stderr)
+
+
+class KeptAlive:
+    """A plain HTTP/1.1 client on one kept-alive connection speaking
+    protocol 2025-06-18 with a session, as MCP hosts do: the client that
+    showed the stall. (The official Python client, on httpx, happens not
+    to wait for the delayed ACK, so it would not catch a regression.)"""
+
+    def __init__(self, url: str):
+        parsed = urllib.parse.urlsplit(url)
+        self.connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        self.path = parsed.path
+        self.session: str | None = None
+        self.id = 0
+
+    def post(self, method: str, params: dict | None = None, notification: bool = False):
+        message = {"jsonrpc": "2.0", "method": method, "params": params or {}}
+        if not notification:
+            self.id += 1
+            message["id"] = self.id
+        headers = {"Content-Type": "application/json",
+                   "Accept": "application/json, text/event-stream",
+                   "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        self.connection.request("POST", self.path, body=json.dumps(message), headers=headers)
+        response = self.connection.getresponse()
+        data = response.read()
+        self.session = response.getheader("Mcp-Session-Id") or self.session
+        assert response.status in (200, 202), (response.status, data[:200])
+        events = [line[5:] for line in data.decode().splitlines() if line.startswith("data:")]
+        replies = [json.loads(event) for event in events if event.strip()]
+        return replies[-1] if replies else (json.loads(data) if data.strip() else None)
+
+    def call(self, tool: str, arguments: dict) -> dict:
+        reply = self.post("tools/call", {"name": tool, "arguments": arguments})
+        assert not reply["result"].get("isError"), reply
+        return reply["result"]
+
+
+async def every_device_name(inventory: Inventory) -> list[str]:
+    """The names of every device, read page by page."""
+    probe = await inventory.ok("device_list")
+    token = probe["continuation_token"]
+    names: list[str] = []
+    page = 1
+    while True:
+        answer = await inventory.ok(
+            "device_list", {"continuation_token": token, "page": page, "page_size": 200}
+        )
+        names.extend(device["name"] for device in answer["items"])
+        if len(names) >= answer["total"]:
+            return names
+        page += 1

@@ -1,5 +1,6 @@
 """A real `redis-server` for the tests: started on 127.0.0.1 at a free port,
-killed and started again on the same port, stopped at the end.
+killed and started again on the same port, stopped at the end; or three of
+them joined into a Redis Cluster.
 
 Under CI (`CI=true`) a missing `redis-server` fails the tests that need
 it; elsewhere they are skipped, loudly.
@@ -12,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -39,12 +41,22 @@ def require_redis_server() -> str:
 
 
 class RedisServer:
-    """One redis-server process, no persistence, on 127.0.0.1:`port`."""
+    """One redis-server process on 127.0.0.1:`port`: without persistence,
+    or, when `persistent`, with an append-only file synced at every write
+    (in a directory of its own), so what it held survives a kill and a
+    `start` on the same port."""
 
-    def __init__(self):
+    def __init__(self, persistent: bool = False, extra: tuple[str, ...] = ()):
         self.binary = require_redis_server()
         self.port = free_port()
         self.process: subprocess.Popen | None = None
+        self.dir = tempfile.TemporaryDirectory(prefix="redis-test-")
+        self.options = ["--dir", self.dir.name, "--save", ""]
+        if persistent:
+            self.options += ["--appendonly", "yes", "--appendfsync", "always"]
+        else:
+            self.options += ["--appendonly", "no"]
+        self.options += list(extra)
         self.start()
 
     @property
@@ -56,7 +68,7 @@ class RedisServer:
         answers."""
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+             "--protected-mode", "no", *self.options],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 10
@@ -64,8 +76,8 @@ class RedisServer:
             try:
                 if self.command("PING") == "PONG":
                     return
-            except OSError:
-                time.sleep(0.05)
+            except (OSError, RuntimeError):  # not listening yet; -LOADING
+                time.sleep(0.01)
         raise RuntimeError(f"redis-server did not answer on port {self.port}")
 
     def kill(self) -> None:
@@ -76,13 +88,53 @@ class RedisServer:
 
     def stop(self) -> None:
         self.kill()
+        self.dir.cleanup()
 
     def command(self, *args: str):
         """One command over RESP; the reply as Python values."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
-            wire = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
-            s.sendall(wire.encode())
-            return _read_reply(s.makefile("rb"))
+        return command(self.port, *args)
+
+
+class RedisCluster:
+    """Three redis-server masters on 127.0.0.1 joined into one Redis Cluster
+    (`redis-cli --cluster create`), no persistence; `store` is the
+    inventory's `--store` value for it."""
+
+    def __init__(self, masters: int = 3):
+        self.nodes = [
+            RedisServer(extra=("--cluster-enabled", "yes",
+                               "--cluster-port", str(free_port())))
+            for _ in range(masters)
+        ]  # fmt: skip
+        cli = shutil.which("redis-cli")
+        assert cli, "redis-cli is missing beside redis-server (the redis-server package ships it)"
+        subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{n.port}" for n in self.nodes),
+             "--cluster-replicas", "0", "--cluster-yes"],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+        )  # fmt: skip
+        deadline = time.monotonic() + 20
+        while not all("cluster_state:ok" in n.command("CLUSTER", "INFO") for n in self.nodes):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not reach cluster_state:ok in 20 s")
+            time.sleep(0.05)
+
+    @property
+    def store(self) -> str:
+        return "redis-cluster://" + ",".join(f"127.0.0.1:{n.port}" for n in self.nodes)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+def command(port: int, *args: str):
+    """One command to the Redis on `port`, over RESP; the reply as Python
+    values."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        wire = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
+        s.sendall(wire.encode())
+        return _read_reply(s.makefile("rb"))
 
 
 def _read_reply(f):

@@ -5,13 +5,13 @@ is a real `redis-server` each test starts on a free port (see
 
 from __future__ import annotations
 
-import http.client
+import asyncio
+import contextlib
 import json
 import statistics
 import tempfile
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -20,8 +20,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from inventory_client import HttpServer, Inventory, log, new_devices
-from redis_server import RedisServer
+from inventory_client import HttpServer, Inventory, KeptAlive, log, new_devices
+from redis_server import RedisCluster, RedisServer
 
 pytestmark = pytest.mark.anyio
 
@@ -64,44 +64,6 @@ async def bulk_write(inventory: Inventory, n: int, prefix: str) -> dict:
         {"resource": "device", "action": "bulk_create",
          "params": {"devices": new_devices(n, prefix=prefix)}},
     )  # fmt: skip
-
-
-class KeptAlive:
-    """A plain HTTP/1.1 client on one kept-alive connection speaking
-    protocol 2025-06-18 with a session, as MCP hosts do: the client that
-    showed the stall. (The official Python client, on httpx, happens not
-    to wait for the delayed ACK, so it would not catch a regression.)"""
-
-    def __init__(self, url: str):
-        parsed = urllib.parse.urlsplit(url)
-        self.connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
-        self.path = parsed.path
-        self.session: str | None = None
-        self.id = 0
-
-    def post(self, method: str, params: dict | None = None, notification: bool = False):
-        message = {"jsonrpc": "2.0", "method": method, "params": params or {}}
-        if not notification:
-            self.id += 1
-            message["id"] = self.id
-        headers = {"Content-Type": "application/json",
-                   "Accept": "application/json, text/event-stream",
-                   "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
-        if self.session:
-            headers["Mcp-Session-Id"] = self.session
-        self.connection.request("POST", self.path, body=json.dumps(message), headers=headers)
-        response = self.connection.getresponse()
-        data = response.read()
-        self.session = response.getheader("Mcp-Session-Id") or self.session
-        assert response.status in (200, 202), (response.status, data[:200])
-        events = [line[5:] for line in data.decode().splitlines() if line.startswith("data:")]
-        replies = [json.loads(event) for event in events if event.strip()]
-        return replies[-1] if replies else (json.loads(data) if data.strip() else None)
-
-    def call(self, tool: str, arguments: dict) -> dict:
-        reply = self.post("tools/call", {"name": tool, "arguments": arguments})
-        assert not reply["result"].get("isError"), reply
-        return reply["result"]
 
 
 async def test_fifty_calls_on_one_kept_alive_session_connection_have_a_median_under_20_ms(
@@ -258,3 +220,106 @@ async def test_a_stateless_request_cannot_claim_a_session_by_naming_it(http_serv
     # Alice herself, in her session, still redeems it.
     full = alice.call("inventory", {"continuation_token": token, "mode": "full"})
     assert len(json.loads(full["content"][0]["text"])) == 2
+
+
+async def test_a_token_minted_on_one_replica_redeems_on_the_other_over_a_redis_cluster():
+    cluster = RedisCluster()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = str(Path(tmp) / "inventory.db")
+            first = HttpServer("--db", db, "--store", cluster.store)
+            second = HttpServer("--db", db, "--store", cluster.store)
+            try:
+                assert any("Redis Cluster" in line for line in first.stderr), first.stderr
+                async with first.stateless() as there:
+                    await there.create_site()
+                    writes = [await bulk_write(there, 3, prefix=f"cl{i}") for i in range(12)]
+                    probe = await there.ok("device_list", {"site_slug": "py-lab"})
+                async with second.stateless() as here:
+                    for i, write in enumerate(writes):
+                        full = await here.ok(
+                            "inventory",
+                            {"continuation_token": write["continuation_token"], "mode": "full"},
+                        )
+                        assert [d["name"] for d in full] == [
+                            f"cl{i}-leaf-0001", f"cl{i}-spine-0002", f"cl{i}-firewall-0003"
+                        ]  # fmt: skip
+                    page = await here.ok(
+                        "device_list",
+                        {"continuation_token": probe["continuation_token"], "page_size": 5},
+                    )
+                    assert (page["total"], len(page["items"])) == (36, 5)
+                # The entries spread over the masters, each whole on one.
+                held = [node.command("KEYS", "mcp-light:*") for node in cluster.nodes]
+                assert sum(len(keys) for keys in held) >= 3 * len(writes), held
+                assert sum(1 for keys in held if keys) >= 2, held
+            finally:
+                first.stop()
+                second.stop()
+    finally:
+        cluster.stop()
+
+
+async def test_after_redis_restarts_each_idle_replicas_first_redemption_and_first_write_succeed():
+    # An append-only file synced at every write: the entries minted before
+    # the restart are there after it, as on a Redis with persistence.
+    redis = RedisServer(persistent=True)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = str(Path(tmp) / "inventory.db")
+            replicas = [HttpServer("--db", db, "--store", redis.url) for _ in range(2)]
+            try:
+                await failover(redis, replicas)
+            finally:
+                for replica in replicas:
+                    replica.stop()
+    finally:
+        redis.stop()
+
+
+async def failover(redis: RedisServer, replicas: list[HttpServer]) -> None:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(r.stateless()) for r in replicas]
+        await clients[0].create_site()
+        # A token minted on each replica, both connections to Redis then idle.
+        minted = [await bulk_write(c, 2, prefix=f"before{i}") for i, c in enumerate(clients)]
+        assert all("continuation_token" in m for m in minted)
+        # The same two calls with Redis up all along, for comparison.
+        for i, client in enumerate(clients):
+            started = time.perf_counter()
+            await client.ok("inventory", {"continuation_token": minted[1 - i]["continuation_token"]})
+            redeemed = time.perf_counter() - started
+            await bulk_write(client, 2, prefix=f"steady{i}")
+            log(
+                f"steady: replica {i}: a redemption {redeemed * 1000:.1f} ms, then a write "
+                f"{(time.perf_counter() - started) * 1000:.1f} ms"
+            )
+
+        redis.kill()
+        redis.start()  # the same port; returns once it answers PING
+        accepting = time.perf_counter()
+
+        async def first_calls(i: int) -> tuple[float, float]:
+            client = clients[i]
+            # The token the other replica minted before the restart.
+            other = minted[1 - i]["continuation_token"]
+            full = await client.ok("inventory", {"continuation_token": other, "mode": "full"})
+            assert [d["name"] for d in full] == [
+                f"before{1 - i}-leaf-0001", f"before{1 - i}-spine-0002"
+            ], f"replica {i}: the first redemption after the restart"  # fmt: skip
+            redeemed = time.perf_counter() - accepting
+            written = await bulk_write(client, 2, prefix=f"after{i}")
+            assert "continuation_token" in written, (
+                f"replica {i}: the first write after the restart answered without a "
+                f"token (the store failed): {written}"
+            )
+            return redeemed, time.perf_counter() - accepting
+
+        figures = await asyncio.gather(first_calls(0), first_calls(1))
+        for i, (redeemed, wrote) in enumerate(figures):
+            log(
+                f"failover: replica {i}: first redemption {redeemed * 1000:.1f} ms and first "
+                f"write with a token {wrote * 1000:.1f} ms after Redis answered again"
+            )
+    for replica in replicas:
+        assert replica.process.poll() is None, "a replica died"

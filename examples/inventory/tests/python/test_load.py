@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from inventory_client import SITE, HttpServer, Inventory, log, new_devices
+from inventory_client import SITE, HttpServer, Inventory, every_device_name, log, new_devices
 
 pytestmark = pytest.mark.anyio
 
@@ -95,22 +95,6 @@ class Client:
                 await self.timed("device_retrieve", {"id": self.known_id})
             else:
                 await self.timed("site_list", {})
-
-
-async def every_device_name(inventory: Inventory) -> list[str]:
-    """The names of every device, read page by page."""
-    probe = await inventory.ok("device_list")
-    token = probe["continuation_token"]
-    names: list[str] = []
-    page = 1
-    while True:
-        answer = await inventory.ok(
-            "device_list", {"continuation_token": token, "page": page, "page_size": 200}
-        )
-        names.extend(device["name"] for device in answer["items"])
-        if len(names) >= answer["total"]:
-            return names
-        page += 1
 
 
 def percentile(sorted_values: list[float], fraction: float) -> float:

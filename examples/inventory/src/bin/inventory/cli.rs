@@ -104,13 +104,16 @@ pub struct Cli {
     #[arg(long, value_name = "N", verbatim_doc_comment)]
     pub seed: Option<usize>,
 
-    /// Where continuation results wait: memory, or redis://HOST:PORT
+    /// Where continuation results wait: memory, redis://HOST:PORT or
+    /// redis-cluster://HOST:PORT,HOST:PORT,…
     ///
     /// memory (the default) keeps them in this process. redis://HOST:PORT
     /// (redis://:PASSWORD@HOST:PORT/DB for more) keeps them in Redis or
     /// Valkey, so several inventory processes behind a load balancer
-    /// redeem each other's tokens. While Redis is down, answers go on
-    /// without tokens; they come back when Redis does.
+    /// redeem each other's tokens. redis-cluster:// does the same on a
+    /// Redis Cluster, given one or more of its nodes (the rest are found
+    /// from them). While Redis is down, answers go on without tokens; they
+    /// come back when Redis does.
     #[arg(long, value_name = "STORE", default_value = "memory", value_parser = store, verbatim_doc_comment)]
     pub store: Store,
 
@@ -248,8 +251,14 @@ impl Cli {
     /// cargo features `redis`, `oauth`, `usage`), with the command that
     /// builds it in.
     pub fn check_features(&self) -> Result<(), String> {
-        if matches!(self.store, Store::Redis(_)) && !cfg!(feature = "redis") {
-            return Err(missing_feature("--store redis://…", "redis"));
+        if !cfg!(feature = "redis") {
+            match self.store {
+                Store::Redis(_) => return Err(missing_feature("--store redis://…", "redis")),
+                Store::RedisCluster(_) => {
+                    return Err(missing_feature("--store redis-cluster://…", "redis"));
+                }
+                Store::Memory => {}
+            }
         }
         if self.oauth_issuer.is_some() && !cfg!(feature = "oauth") {
             return Err(missing_feature("--oauth-issuer", "oauth"));
@@ -300,6 +309,9 @@ pub enum Store {
     Memory,
     /// In the Redis at this URL.
     Redis(String),
+    /// In the Redis Cluster these nodes belong to, each as a
+    /// `redis://HOST:PORT` URL.
+    RedisCluster(Vec<String>),
 }
 
 /// `--store`'s value.
@@ -310,7 +322,41 @@ fn store(value: &str) -> Result<Store, String> {
     if value.starts_with("redis://") || value.starts_with("rediss://") {
         return Ok(Store::Redis(value.to_owned()));
     }
-    Err("expected memory or a Redis URL, such as redis://127.0.0.1:6379".to_owned())
+    if let Some(nodes) = value.strip_prefix("redis-cluster://") {
+        return cluster_nodes(nodes).map(Store::RedisCluster);
+    }
+    Err(
+        "expected memory, a Redis URL such as redis://127.0.0.1:6379, or a Redis Cluster's \
+         nodes such as redis-cluster://10.0.0.1:7000,10.0.0.2:7000"
+            .to_owned(),
+    )
+}
+
+/// The nodes of `redis-cluster://HOST:PORT,HOST:PORT,…`, each as a Redis URL.
+fn cluster_nodes(nodes: &str) -> Result<Vec<String>, String> {
+    const EXAMPLE: &str = "redis-cluster://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000";
+    if nodes.is_empty() {
+        return Err(format!(
+            "redis-cluster:// names no node; give one or more as HOST:PORT, \
+             comma-separated: {EXAMPLE}"
+        ));
+    }
+    nodes
+        .split(',')
+        .map(|node| {
+            let port = node.rsplit_once(':').and_then(|(host, port)| {
+                let port = port.parse::<u16>().ok().filter(|&port| port > 0)?;
+                (!host.is_empty() && !host.contains(['/', '@', ' '])).then_some(port)
+            });
+            match port {
+                Some(_) => Ok(format!("redis://{node}")),
+                None => Err(format!(
+                    "`{node}` in redis-cluster:// is not HOST:PORT (a port from 1 to 65535); \
+                     give the nodes comma-separated: {EXAMPLE}"
+                )),
+            }
+        })
+        .collect()
 }
 
 /// `--auth-token`'s value: NAME=SECRET.
@@ -583,10 +629,46 @@ mod tests {
     }
 
     #[test]
+    fn a_redis_cluster_is_its_nodes_as_host_and_port() {
+        let cli = parse(&["--store", "redis-cluster://127.0.0.1:7000,redis-b:7001"]).unwrap();
+        assert_eq!(
+            cli.store,
+            Store::RedisCluster(vec![
+                "redis://127.0.0.1:7000".into(),
+                "redis://redis-b:7001".into()
+            ])
+        );
+        assert_eq!(cli.check_store_options(), Ok(()));
+        for (bad, named) in [
+            ("redis-cluster://", "names no node"),
+            ("redis-cluster://127.0.0.1", "`127.0.0.1`"),
+            ("redis-cluster://127.0.0.1:7000,", "``"),
+            ("redis-cluster://127.0.0.1:7000,:7001", "`:7001`"),
+            ("redis-cluster://127.0.0.1:70000", "`127.0.0.1:70000`"),
+            ("redis-cluster://127.0.0.1:0", "`127.0.0.1:0`"),
+            ("redis-cluster://redis://a:1", "`redis://a:1`"),
+        ] {
+            let error = parse(&["--store", bad]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            let error = error.to_string();
+            assert!(error.contains(named), "{bad}: {error}");
+            assert!(
+                error.contains("redis-cluster://10.0.0.1:7000,"),
+                "{bad}: {error}"
+            );
+        }
+    }
+
+    #[test]
     fn a_flag_whose_feature_was_left_out_names_the_feature_and_the_command() {
-        let cases: [(&[&str], &str, bool); 3] = [
+        let cases: [(&[&str], &str, bool); 4] = [
             (
                 &["--store", "redis://127.0.0.1:6379"],
+                "redis",
+                cfg!(feature = "redis"),
+            ),
+            (
+                &["--store", "redis-cluster://127.0.0.1:7000"],
                 "redis",
                 cfg!(feature = "redis"),
             ),

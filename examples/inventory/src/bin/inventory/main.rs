@@ -13,9 +13,9 @@
 //! ```
 //!
 //! The deployment parts are cargo features, off by default: `redis`
-//! (`--store redis://…`), `oauth` (`--oauth-issuer`) and `usage`
-//! (`--usage`). A flag whose feature a build left out is refused with the
-//! command that builds it in.
+//! (`--store redis://…` and `redis-cluster://…`), `oauth`
+//! (`--oauth-issuer`) and `usage` (`--usage`). A flag whose feature a
+//! build left out is refused with the command that builds it in.
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
 //! to stderr. The tools, the database and the fixture are the `inventory`
@@ -216,6 +216,7 @@ async fn with_store(server: ServerBuilder, cli: &Cli) -> Result<ServerBuilder, S
             Ok(server.with_store(MemoryStore::new(config)))
         }
         Store::Redis(url) => redis_store(server, url, ttl).await,
+        Store::RedisCluster(nodes) => redis_cluster_store(server, nodes, ttl).await,
     }
 }
 
@@ -243,6 +244,41 @@ async fn redis_store(
 #[cfg(not(feature = "redis"))]
 async fn redis_store(_: ServerBuilder, _: &str, _: Duration) -> Result<ServerBuilder, String> {
     Err(cli::missing_feature("--store redis://…", "redis"))
+}
+
+/// `server` keeping continuation results in the Redis Cluster `nodes`
+/// belong to.
+#[cfg(feature = "redis")]
+async fn redis_cluster_store(
+    server: ServerBuilder,
+    nodes: &[String],
+    ttl: Duration,
+) -> Result<ServerBuilder, String> {
+    let urls: Vec<&str> = nodes.iter().map(String::as_str).collect();
+    let store = RedisStore::open_cluster(&urls, RedisStoreConfig::new().with_ttl(ttl))
+        .map_err(|e| format!("--store: {e}"))?;
+    let shown = nodes
+        .iter()
+        .map(|node| node.trim_start_matches("redis://"))
+        .collect::<Vec<_>>()
+        .join(",");
+    match store.ping().await {
+        Ok(()) => eprintln!("inventory: continuation results kept in the Redis Cluster at {shown}"),
+        Err(e) => eprintln!(
+            "inventory: the Redis Cluster at {shown} does not answer ({e}); answering \
+             without continuation tokens until it does"
+        ),
+    }
+    Ok(server.with_store(store))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_cluster_store(
+    _: ServerBuilder,
+    _: &[String],
+    _: Duration,
+) -> Result<ServerBuilder, String> {
+    Err(cli::missing_feature("--store redis-cluster://…", "redis"))
 }
 
 /// The authentication `--auth-token` and `--oauth-*` ask for, if any.
