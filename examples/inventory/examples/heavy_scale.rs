@@ -18,9 +18,14 @@
 //! (`target/release/inventory`), or `$INVENTORY_BIN`. Figures are printed as
 //! Markdown tables.
 
+#[path = "common/own_redis.rs"]
+mod own_redis;
+
+use own_redis::start_redis;
+
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use inventory::db::{Db, DeviceFilter};
@@ -349,41 +354,6 @@ fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(program))
         .find(|path| path.is_file())
-}
-
-/// A `redis-server` of this run's own, stopped when dropped.
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis(dir: &Path) -> (String, OwnRedis) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let own = OwnRedis(
-        Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .current_dir(dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server starts"),
-    );
-    let addr = format!("127.0.0.1:{port}");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(&addr).is_ok() {
-            return (format!("redis://{addr}"), own);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on {addr}");
 }
 
 /// The temporary directory, removed at the end.

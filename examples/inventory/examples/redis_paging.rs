@@ -11,7 +11,11 @@
 //! inventory's `device_list` over enough fixture devices to make 10 MB; each
 //! redemption is a whole `Server::call` with the probe's token.
 
-use std::process::{Child, Command, Stdio};
+#[path = "common/own_redis.rs"]
+mod own_redis;
+
+use own_redis::start_redis;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,54 +77,12 @@ async fn measure(name: &str, db: &Db, store: Arc<dyn ContinuationStore>) {
     );
 }
 
-/// A `redis-server` of this run's own, stopped when dropped.
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> (String, OwnRedis) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    // Owned at once, so it is stopped on every path, the panic below too.
-    let own = OwnRedis(
-        Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-            ])
-            .args(["--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server on the PATH (apt-get install redis-server), or set REDIS_URL"),
-    );
-    let addr = format!("127.0.0.1:{port}");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(&addr).is_ok() {
-            return (format!("redis://{addr}"), own);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on {addr}");
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let (url, _own) = match std::env::var("REDIS_URL") {
         Ok(url) => (url, None),
         Err(_) => {
-            let (url, own) = start_redis();
+            let (url, own) = start_redis(&std::env::temp_dir());
             (url, Some(own))
         }
     };

@@ -17,7 +17,11 @@
 //! Without `REDIS_URL` it starts its own `redis-server` (no persistence) on
 //! a free port of 127.0.0.1 and stops it at the end.
 
-use std::process::{Child, Command, Stdio};
+#[path = "common/own_redis.rs"]
+mod own_redis;
+
+use own_redis::start_redis;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -159,41 +163,6 @@ async fn measure(name: &str, store: Arc<dyn ContinuationStore>, calls: usize) {
     );
 }
 
-/// A `redis-server` of this run's own, stopped when dropped.
-struct OwnRedis(Child);
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> (String, OwnRedis) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
-    let own = OwnRedis(
-        Command::new("redis-server")
-            .args(["--port", &port, "--bind", "127.0.0.1", "--save", ""])
-            .args(["--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server on the PATH (apt-get install redis-server), or set REDIS_URL"),
-    );
-    let addr = format!("127.0.0.1:{port}");
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(&addr).is_ok() {
-            return (format!("redis://{addr}"), own);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("redis-server did not start on {addr}");
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let calls: usize = std::env::var("CALLS")
@@ -203,7 +172,7 @@ async fn main() {
     let (url, _own) = match std::env::var("REDIS_URL") {
         Ok(url) => (url, None),
         Err(_) => {
-            let (url, own) = start_redis();
+            let (url, own) = start_redis(&std::env::temp_dir());
             (url, Some(own))
         }
     };

@@ -7,6 +7,7 @@ import contextlib
 import pytest
 
 from inventory_client import HttpServer, stdio_inventory
+from redis_server import RedisServer
 
 
 @pytest.fixture
@@ -40,6 +41,16 @@ async def inventory(request):
 @pytest.fixture
 async def http_server():
     server = HttpServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis():
+    """A `redis-server` of the test's own, on a free port."""
+    server = RedisServer()
     try:
         yield server
     finally:

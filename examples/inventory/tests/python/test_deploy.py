@@ -31,15 +31,6 @@ TOKENS = ["--auth-token", f"alice={ALICE}", "--auth-token", f"bob={BOB}"]
 
 
 @pytest.fixture
-def redis():
-    server = RedisServer()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def replicas(redis):
     """Two inventory processes on one Redis and one SQLite file, with the
     static tokens of alice and bob."""

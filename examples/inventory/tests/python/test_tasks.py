@@ -29,7 +29,6 @@ from mcp_types._types import Request
 from pydantic import ConfigDict
 
 from inventory_client import READ_TIMEOUT, HttpServer, Inventory, connect, new_devices
-from redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
 
@@ -129,15 +128,6 @@ async def tasks_client(server: HttpServer, token: str) -> AsyncIterator[TasksCli
             ) as session:
                 await session.discover()
                 yield TasksClient(session)
-
-
-@pytest.fixture
-def redis():
-    server = RedisServer()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
