@@ -10,14 +10,15 @@ use axum::response::{IntoResponse, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::Auth;
+use super::{Auth, Challenger};
 
 /// A tower [`Layer`] that authenticates every request before the service it
 /// wraps sees it: built by [`Auth::layer`].
 ///
 /// An authenticated request reaches the inner service with its
 /// [`Principal`](crate::principal::Principal) in its extensions, which the MCP handler
-/// reads as the caller; any other is answered 401 (or 403, 400) by the
+/// reads as the caller, and, for an OAuth access token, the
+/// [`GrantedScopes`](super::GrantedScopes) the token grants; any other is answered 401 (or 403, 400) by the
 /// layer itself.
 #[derive(Clone, Debug)]
 pub struct AuthLayer {
@@ -71,8 +72,13 @@ where
         let auth = self.auth.clone();
         Box::pin(async move {
             match auth.authenticate(request.headers()).await {
-                Ok(principal) => {
-                    request.extensions_mut().insert(principal);
+                Ok(authenticated) => {
+                    let extensions = request.extensions_mut();
+                    extensions.insert(authenticated.principal);
+                    if let Some(scopes) = authenticated.scopes {
+                        extensions.insert(scopes);
+                        extensions.insert(Challenger(auth));
+                    }
                     Ok(inner.call(request).await?.into_response())
                 }
                 Err(refusal) => Ok(auth.refuse(refusal)),
