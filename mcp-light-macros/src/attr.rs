@@ -42,9 +42,9 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[
-                NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES,
-            ],
+            Attr::Tool | Attr::Heavy => {
+                &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES]
+            }
             Attr::Light => &[
                 NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK, SCOPES,
             ],
@@ -452,9 +452,7 @@ fn scopes_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<(Vec<LitS
         else {
             cx.error_spanned_by(
                 element,
-                format_args!(
-                    "each scope is a string literal: write `{EXAMPLE}`"
-                ),
+                format_args!("each scope is a string literal: write `{EXAMPLE}`"),
             );
             valid = false;
             continue;

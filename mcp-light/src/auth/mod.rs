@@ -202,10 +202,7 @@ impl Auth {
     /// The principal a request's headers name, with the scopes its token
     /// grants, or why it is refused. A static bearer token is granted every
     /// scope (it carries no [`GrantedScopes`]).
-    pub(crate) async fn authenticate(
-        &self,
-        headers: &HeaderMap,
-    ) -> Result<Authenticated, Refusal> {
+    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Authenticated, Refusal> {
         let Some(presented) = bearer_token(headers)? else {
             return Err(Refusal::Missing);
         };

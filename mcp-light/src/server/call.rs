@@ -133,7 +133,15 @@ impl Server {
             // Everything up to the tool's own future is decided
             // synchronously, so a call awaits one future, not a chain of them.
             Ok(
-                match self.prepare(named, tool, arguments, caller, granted.as_ref(), talk, declared) {
+                match self.prepare(
+                    named,
+                    tool,
+                    arguments,
+                    caller,
+                    granted.as_ref(),
+                    talk,
+                    declared,
+                ) {
                     Prepared::Answer(result) => result,
                     Prepared::Refuse(error) => return S::escape(Err(error)),
                     Prepared::Redeem(called, token, args) => {
