@@ -94,7 +94,7 @@ mod tests {
     use axum::http::StatusCode;
 
     use super::*;
-    use crate::principal::Principal;
+    use crate::principal::{GrantedScopes, Principal};
 
     /// Answers the principal it was handed, so a test sees what got through.
     #[derive(Clone)]
@@ -111,7 +111,8 @@ mod tests {
 
         fn call(&mut self, request: Request<()>) -> Self::Future {
             let principal = request.extensions().get::<Principal>().cloned();
-            std::future::ready(Ok(format!("{principal:?}")))
+            let scopes = request.extensions().get::<GrantedScopes>().cloned();
+            std::future::ready(Ok(format!("{principal:?} {scopes:?}")))
         }
     }
 
@@ -136,7 +137,8 @@ mod tests {
     async fn an_authenticated_request_reaches_the_service_with_its_principal() {
         let (status, body) = send(Some("Bearer alice-secret-0123456789")).await;
         assert_eq!(status, StatusCode::OK);
-        assert_eq!(body, r#"Some(Principal("alice"))"#);
+        // A static token is the operator's own: no scopes narrow it.
+        assert_eq!(body, r#"Some(Principal("alice")) None"#);
     }
 
     #[tokio::test]
