@@ -140,7 +140,13 @@ fn scope_hello_def() -> &'static mcp_light::catalog::ToolDef {
 async fn a_flat_call_without_a_scope_is_refused_403_naming_the_missing_ones_before_it_runs() {
     let addr = serve_granting(server()).await;
     let before = WIPES.load(Ordering::SeqCst);
-    let reply = call(addr, "scope_wipe", json!({}), &[("x-test-scopes", "things:write")]).await;
+    let reply = call(
+        addr,
+        "scope_wipe",
+        json!({}),
+        &[("x-test-scopes", "things:write")],
+    )
+    .await;
     assert_eq!(reply.status, 403, "{}", reply.text());
     assert_eq!(
         reply.header("www-authenticate"),
@@ -149,7 +155,13 @@ async fn a_flat_call_without_a_scope_is_refused_403_naming_the_missing_ones_befo
     );
     assert!(reply.text().contains("`things:admin`"), "{}", reply.text());
 
-    let reply = call(addr, "scope_wipe", json!({}), &[("x-test-scopes", "openid")]).await;
+    let reply = call(
+        addr,
+        "scope_wipe",
+        json!({}),
+        &[("x-test-scopes", "openid")],
+    )
+    .await;
     assert_eq!(reply.status, 403, "{}", reply.text());
     assert_eq!(
         reply.header("www-authenticate"),
@@ -183,7 +195,11 @@ async fn a_dispatcher_call_is_refused_403_for_the_routed_tools_scopes() {
         reply.header("www-authenticate"),
         Some(r#"bearer error="insufficient_scope", scope="things:write things:admin""#)
     );
-    assert!(reply.text().contains("things (thing wipe)"), "{}", reply.text());
+    assert!(
+        reply.text().contains("things (thing wipe)"),
+        "{}",
+        reply.text()
+    );
     assert_eq!(WIPES.load(Ordering::SeqCst), before, "the tool never ran");
 
     // The read it may do, and the wipe's schema, which runs nothing.
@@ -221,7 +237,10 @@ async fn a_request_without_granted_scopes_is_not_checked() {
     let answer = result(&call(addr, "scope_wipe", json!({}), &[]).await);
     assert_eq!(answer["isError"], false, "{answer}");
     let list = json!({"resource": "thing", "action": "list"});
-    assert_eq!(result(&call(addr, "things", list, &[]).await)["isError"], false);
+    assert_eq!(
+        result(&call(addr, "things", list, &[]).await)["isError"],
+        false
+    );
 }
 
 #[tokio::test]
