@@ -90,7 +90,7 @@ pub use state::State;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
+/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline, scopes = ["..."])]   // all optional
 /// ```
 ///
 /// The function's doc comment becomes the tool's description and its result
@@ -100,7 +100,12 @@ pub use state::State;
 /// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
 /// every path the generated code uses goes through it. `inline` keeps a
 /// synchronous function on the async worker that serves the call (see
-/// below).
+/// below). `scopes = ["inventory:read"]` names the OAuth scopes a call
+/// needs (on `#[mcp_light]` and `#[mcp_heavy]` too, in one of a tool's
+/// attributes): over HTTP with OAuth, a caller whose access token lacks one
+/// is answered `403 insufficient_scope` naming it, before the tool runs,
+/// whether it calls the tool or a dispatcher that routes to it (see
+/// [`auth`]); without OAuth nothing is checked.
 ///
 /// # Where it runs
 ///
@@ -207,7 +212,7 @@ pub use mcp_light_macros::mcp_tool;
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline)]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline, scopes = ["..."])]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -296,7 +301,7 @@ pub use mcp_light_macros::mcp_light;
 /// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
-/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
+/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline, scopes = ["..."])]   // all optional
 /// ```
 ///
 /// The tool's schema gains `continuation_token`, `mode`
