@@ -90,7 +90,7 @@ pub use state::State;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline, scopes = ["..."])]   // all optional
+/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
 /// ```
 ///
 /// The function's doc comment becomes the tool's description and its result
@@ -100,12 +100,7 @@ pub use state::State;
 /// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
 /// every path the generated code uses goes through it. `inline` keeps a
 /// synchronous function on the async worker that serves the call (see
-/// below). `scopes = ["inventory:read"]` names the OAuth scopes a call
-/// needs (on `#[mcp_light]` and `#[mcp_heavy]` too, in one of a tool's
-/// attributes): over HTTP with OAuth, a caller whose access token lacks one
-/// is answered `403 insufficient_scope` naming it, before the tool runs,
-/// whether it calls the tool or a dispatcher that routes to it (see
-/// [`auth`]); without OAuth nothing is checked.
+/// below).
 ///
 /// # Where it runs
 ///
@@ -212,7 +207,7 @@ pub use mcp_light_macros::mcp_tool;
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline, scopes = ["..."])]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline)]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -301,7 +296,7 @@ pub use mcp_light_macros::mcp_light;
 /// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
-/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline, scopes = ["..."])]   // all optional
+/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
 /// ```
 ///
 /// The tool's schema gains `continuation_token`, `mode`
