@@ -42,9 +42,11 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA],
+            Attr::Tool | Attr::Heavy => {
+                &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES]
+            }
             Attr::Light => &[
-                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK,
+                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK, SCOPES,
             ],
         }
     }
@@ -56,12 +58,13 @@ impl Attr {
             Attr::Tool | Attr::Heavy => {
                 format!(
                     "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
-                     `schema = \"as_written\"`"
+                     `schema = \"as_written\"`, `scopes = [\"...\"]`"
                 )
             }
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
-                 `status = 201`, `crate = path`, `inline`, `task`, `schema = \"as_written\"`",
+                 `status = 201`, `crate = path`, `inline`, `task`, `schema = \"as_written\"`, \
+                 `scopes = [\"...\"]`",
                 WriteKind::list()
             ),
         }
@@ -168,6 +171,9 @@ pub struct ToolArgs {
     /// `schema = "as_written"`: the input schema is published as schemars
     /// writes it, not compacted. The argument's span.
     pub schema_as_written: Option<Span>,
+    /// `scopes = ["...", ...]`: the OAuth scopes a call of the tool needs,
+    /// each checked, and the argument's span.
+    pub scopes: Option<(Vec<LitStr>, Span)>,
 }
 
 /// What `task` says.
@@ -204,6 +210,7 @@ impl ToolArgs {
             inline: None,
             task: None,
             schema_as_written: None,
+            scopes: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -298,6 +305,9 @@ impl ToolArgs {
         } else if path == TASK {
             let value = task_arg(cx, &meta)?;
             set_once(cx, &mut self.task, value, path);
+        } else if path == SCOPES {
+            let value = scopes_arg(cx, &meta)?;
+            set_once(cx, &mut self.scopes, value, path);
         } else {
             cx.error_spanned_by(path, self.unknown_argument(path));
             skip_value(&meta)?;
@@ -395,6 +405,89 @@ fn task_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<(TaskArg, S
             None
         }
     })
+}
+
+/// `scopes = ["inventory:read", ...]`: a list of OAuth scope names, each a
+/// non-empty string of the characters RFC 6749 allows in a scope (no
+/// spaces, quotes or backslashes), none given twice.
+fn scopes_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<(Vec<LitStr>, Span)>> {
+    const EXAMPLE: &str = "scopes = [\"inventory:read\"]";
+    let span = meta.path.span();
+    let Some(value) = value_expr(cx, meta, EXAMPLE)? else {
+        return Ok(None);
+    };
+    let Expr::Array(array) = &value else {
+        let example = match &value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(one), ..
+            }) => format!("scopes = [{}]", one.to_token_stream()),
+            _ => EXAMPLE.to_owned(),
+        };
+        cx.error_spanned_by(
+            &value,
+            format_args!(
+                "`scopes` takes a list of string literals, the OAuth scopes a call needs: \
+                 write `{example}`"
+            ),
+        );
+        return Ok(None);
+    };
+    if array.elems.is_empty() {
+        cx.error_spanned_by(
+            &value,
+            format_args!(
+                "`scopes = []` names no scope, so it requires nothing: name the scopes a call \
+                 needs, such as `{EXAMPLE}`, or remove `scopes`"
+            ),
+        );
+        return Ok(None);
+    }
+    let mut scopes: Vec<LitStr> = Vec::with_capacity(array.elems.len());
+    let mut valid = true;
+    for element in &array.elems {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(scope),
+            ..
+        }) = element
+        else {
+            cx.error_spanned_by(
+                element,
+                format_args!("each scope is a string literal: write `{EXAMPLE}`"),
+            );
+            valid = false;
+            continue;
+        };
+        let text = scope.value();
+        // RFC 6749, section 3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
+        let scope_char = |c: char| c.is_ascii_graphic() && c != '"' && c != '\\';
+        if text.is_empty() {
+            cx.error_spanned_by(
+                scope,
+                "a scope cannot be empty: write its name, such as `\"inventory:read\"`, or \
+                 remove it",
+            );
+            valid = false;
+        } else if !text.chars().all(scope_char) {
+            cx.error_spanned_by(
+                scope,
+                format_args!(
+                    "`{text}` is not an OAuth scope: a scope is one word of visible ASCII \
+                     characters without `\"` or `\\`; write each scope as its own string, \
+                     such as `scopes = [\"inventory:read\", \"inventory:write\"]`"
+                ),
+            );
+            valid = false;
+        } else if scopes.iter().any(|seen| seen.value() == text) {
+            cx.error_spanned_by(
+                scope,
+                format_args!("the scope `{text}` is named twice: name it once"),
+            );
+            valid = false;
+        } else {
+            scopes.push(scope.clone());
+        }
+    }
+    Ok(valid.then_some((scopes, span)))
 }
 
 fn string_arg(cx: &Ctxt, attr: Attr, meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {

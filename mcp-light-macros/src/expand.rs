@@ -639,6 +639,7 @@ fn definition(plan: &Plan) -> TokenStream {
         }
         None => quote!(#krate::tasks::TaskSupport::Forbidden),
     };
+    let scopes = &plan.scopes;
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -670,6 +671,7 @@ fn definition(plan: &Plan) -> TokenStream {
             needs_client: #needs_client,
             task: #task,
             schema_as_written: #schema_as_written,
+            scopes: &[#(#scopes),*],
         })
     }
 }

@@ -23,6 +23,7 @@ pub const CRATE: Symbol = Symbol("crate");
 pub const INLINE: Symbol = Symbol("inline");
 pub const TASK: Symbol = Symbol("task");
 pub const SCHEMA: Symbol = Symbol("schema");
+pub const SCOPES: Symbol = Symbol("scopes");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

@@ -30,6 +30,9 @@ pub struct Plan<'a> {
     pub task: Option<TaskArg>,
     /// `schema = "as_written"` on any of the tool's attributes.
     pub schema_as_written: bool,
+    /// `scopes = [...]` on one of the tool's attributes: the OAuth scopes a
+    /// call needs, in the order written.
+    pub scopes: Vec<String>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -68,6 +71,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
     let krate = attr::krate(merged_crate(cx, &tool.attrs));
     let inline = check_inline(cx, tool);
     let task = check_task(cx, tool);
+    let scopes = check_scopes(cx, tool);
 
     check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
@@ -109,7 +113,25 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
             .attrs
             .iter()
             .any(|args| args.schema_as_written.is_some()),
+        scopes,
     })
+}
+
+/// `scopes` on one of the tool's attributes, at most: two lists would leave
+/// a reader guessing whether a call needs both or either.
+fn check_scopes(cx: &Ctxt, tool: &Tool) -> Vec<String> {
+    let mut given = tool.attrs.iter().filter_map(|args| args.scopes.as_ref());
+    let Some((scopes, _)) = given.next() else {
+        return Vec::new();
+    };
+    if let Some((_, again)) = given.next() {
+        cx.push(syn::Error::new(
+            *again,
+            "`scopes` is given twice: give every scope the tool needs in one attribute's \
+             `scopes = [...]`",
+        ));
+    }
+    scopes.iter().map(LitStr::value).collect()
 }
 
 /// `task` on one of the tool's attributes, at most: a task is a call

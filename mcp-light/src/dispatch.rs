@@ -137,6 +137,11 @@ impl Dispatcher {
         })
     }
 
+    /// The name of the tool `resource` and `action` route to, if any.
+    pub(crate) fn routed(&self, resource: &str, action: &str) -> Option<&'static str> {
+        self.routes.get(resource)?.get(action).copied()
+    }
+
     /// The input schema `tools/list` publishes for it.
     pub fn input_schema(&self) -> &Arc<Map<String, Value>> {
         self.input_schema.schema()

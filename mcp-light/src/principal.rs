@@ -1,4 +1,6 @@
-//! Who an authenticated request comes from.
+//! Who an authenticated request comes from, and what its token grants.
+
+use std::sync::Arc;
 
 /// A principal the host authenticated, to whom continuation tokens are bound.
 ///
@@ -10,3 +12,53 @@
 /// that shares the continuation store.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
+
+/// The OAuth scopes a request's access token grants, kept in the request's
+/// extensions beside its [`Principal`].
+///
+/// [`Auth::layer`](crate::auth::Auth::layer) inserts them for an OAuth access token (its `scope` and
+/// `scp` claims); a host authenticating requests with a layer of its own may
+/// insert them too. A request that carries them may call only the tools
+/// whose scopes (`scopes = ["..."]` in the tool's attribute,
+/// [`ToolDef::scopes`](crate::catalog::ToolDef::scopes)) they all
+/// include; a request without them is not checked — a static bearer token,
+/// or a server without authentication.
+///
+/// ```
+/// use mcp_light::auth::GrantedScopes;
+///
+/// let granted = GrantedScopes::new(["inventory:read", "openid"]);
+/// assert!(granted.contains("inventory:read"));
+/// assert!(!granted.contains("inventory:write"));
+/// assert_eq!(granted.missing(&["inventory:read", "inventory:write"]), ["inventory:write"]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub struct GrantedScopes(Arc<[String]>);
+
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+impl GrantedScopes {
+    /// The scopes of a token, each a scope name such as `inventory:read`.
+    pub fn new(scopes: impl IntoIterator<Item = impl Into<String>>) -> GrantedScopes {
+        GrantedScopes(scopes.into_iter().map(Into::into).collect())
+    }
+
+    /// Whether `scope` is granted.
+    pub fn contains(&self, scope: &str) -> bool {
+        self.0.iter().any(|granted| granted == scope)
+    }
+
+    /// The granted scopes, in the token's order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+
+    /// Those of `needed` that are not granted, in `needed`'s order.
+    pub fn missing<'n>(&self, needed: &[&'n str]) -> Vec<&'n str> {
+        needed
+            .iter()
+            .copied()
+            .filter(|scope| !self.contains(scope))
+            .collect()
+    }
+}

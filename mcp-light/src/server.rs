@@ -108,6 +108,9 @@ struct Built {
     /// Whether any tool may answer as a task: the server then declares
     /// the tasks extension and answers `tasks/*`.
     offers_tasks: bool,
+    /// Whether any tool names the OAuth scopes a call needs: only then is
+    /// a call checked against the scopes its token grants.
+    scoped: bool,
 }
 
 /// What a name reaches on a built server.
@@ -232,6 +235,7 @@ impl Server {
         let offers_tasks = registry
             .iter()
             .any(|tool| tool.def().task_support().allows_tasks());
+        let scoped = registry.iter().any(|tool| !tool.def().scopes().is_empty());
         let tasks = {
             let kept = store.as_ref().and_then(|store| store.tasks());
             let store_ttl = store.as_ref().map_or(DEFAULT_TASK_TTL, |store| store.ttl());
@@ -310,6 +314,7 @@ impl Server {
                 known,
                 tasks,
                 offers_tasks,
+                scoped,
             }),
         })
     }
@@ -390,6 +395,34 @@ impl Server {
     /// does not know.
     pub(crate) fn named(&self, name: &str) -> Option<Named> {
         self.inner.names.get(name).copied()
+    }
+
+    /// Whether any tool names the OAuth scopes a call of it needs
+    /// (`scopes = [...]`): a server where none does checks no call.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn scoped(&self) -> bool {
+        self.inner.scoped
+    }
+
+    /// The OAuth scopes a `tools/call` of `name` needs: the tool's own, or,
+    /// for a dispatcher, those of the tool `route` (resource, action)
+    /// reaches. Empty when nothing is known to need any.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn scopes_of_call(
+        &self,
+        name: &str,
+        route: Option<(&str, &str)>,
+    ) -> &'static [&'static str] {
+        match self.named(name) {
+            Some(Named::Tool { tool, .. }) => self.inner.registry.at(tool).def().scopes(),
+            Some(Named::Dispatcher { dispatcher, .. }) => route
+                .and_then(|(resource, action)| {
+                    self.inner.dispatchers[dispatcher].routed(resource, action)
+                })
+                .and_then(|routed| self.inner.registry.get(routed))
+                .map_or(&[], |routed| routed.def().scopes()),
+            Some(Named::Routed { .. }) | None => &[],
+        }
     }
 
     /// Whether a call of what `named` reaches may reach its client: a

@@ -44,6 +44,8 @@ pub struct ToolParts {
     /// Whether the input schema is published as schemars writes it
     /// (`schema = "as_written"`).
     pub schema_as_written: bool,
+    /// The OAuth scopes a call needs (`scopes = [...]`); empty for none.
+    pub scopes: &'static [&'static str],
 }
 
 impl ToolDef {
@@ -134,6 +136,20 @@ impl ToolDef {
     /// than compacted.
     pub const fn schema_as_written(&self) -> bool {
         self.parts.schema_as_written
+    }
+
+    /// The OAuth scopes a call of the tool needs (`scopes = ["..."]` in its
+    /// attribute), in the order written; empty when it needs none.
+    ///
+    /// They are checked only for a caller whose access token says what it
+    /// grants ([`GrantedScopes`](crate::auth::GrantedScopes), which the
+    /// OAuth layer of [`Auth`](crate::auth::Auth) records): over HTTP, a
+    /// call without one of them is refused `403 insufficient_scope` before
+    /// the tool runs. Without authentication, over stdio, through
+    /// [`Server::call`](crate::Server::call) and for a static bearer token,
+    /// nothing is checked.
+    pub const fn scopes(&self) -> &'static [&'static str] {
+        self.parts.scopes
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

@@ -27,7 +27,7 @@ use crate::db::{self, Db, DeviceFilter, DeviceRows};
 use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site};
 
 /// Fetch one device by id.
-#[mcp_tool(resource = "device", action = "retrieve")]
+#[mcp_tool(resource = "device", action = "retrieve", scopes = ["inventory:read"])]
 pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolError> {
     ctx.state::<Db>()?
         .read(move |conn| db::get_device(conn, id))
@@ -41,7 +41,7 @@ pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolErro
 // Each page is read on a reader connection taken for that page alone, so
 // writers never wait for the listing (in memory, they wait a page's read,
 // not the whole list's).
-#[mcp_heavy(resource = "device", action = "list", task)]
+#[mcp_heavy(resource = "device", action = "list", task, scopes = ["inventory:read"])]
 pub async fn device_list(
     ctx: &Context,
     site_slug: Option<String>,
@@ -57,7 +57,7 @@ pub async fn device_list(
 }
 
 /// Create one device.
-#[mcp_light(create, resource = "device", retrieve = device_retrieve)]
+#[mcp_light(create, resource = "device", retrieve = device_retrieve, scopes = ["inventory:write"])]
 pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, ToolError> {
     let mut created = ctx
         .state::<Db>()?
@@ -69,7 +69,7 @@ pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, T
 }
 
 /// Create many devices in one transaction: all of them or none.
-#[mcp_light(bulk_create, resource = "device", retrieve = device_retrieve, task)]
+#[mcp_light(bulk_create, resource = "device", retrieve = device_retrieve, task, scopes = ["inventory:write"])]
 pub async fn device_bulk_create(
     ctx: &Context,
     devices: Vec<NewDevice>,
@@ -112,7 +112,7 @@ pub async fn device_bulk_create(
 }
 
 /// Replace every field of a device.
-#[mcp_light(update, resource = "device", retrieve = device_retrieve)]
+#[mcp_light(update, resource = "device", retrieve = device_retrieve, scopes = ["inventory:write"])]
 pub async fn device_update(
     ctx: &Context,
     id: Uuid,
@@ -127,7 +127,7 @@ pub async fn device_update(
 }
 
 /// Change some fields of a device; the others keep their values.
-#[mcp_light(partial_update, resource = "device", retrieve = device_retrieve)]
+#[mcp_light(partial_update, resource = "device", retrieve = device_retrieve, scopes = ["inventory:write"])]
 pub async fn device_partial_update(
     ctx: &Context,
     id: Uuid,
@@ -142,7 +142,7 @@ pub async fn device_partial_update(
 }
 
 /// Delete a device.
-#[mcp_light(destroy, resource = "device")]
+#[mcp_light(destroy, resource = "device", scopes = ["inventory:write"])]
 pub async fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
     ctx.state::<Db>()?
         .run(move |conn| db::delete_device(conn, id))
@@ -168,7 +168,7 @@ async fn wrote(ctx: &Context, what: &str, resource: &str, key: serde_json::Value
 }
 
 /// Fetch one site by id.
-#[mcp_tool(resource = "site", action = "retrieve")]
+#[mcp_tool(resource = "site", action = "retrieve", scopes = ["inventory:read"])]
 pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
     ctx.state::<Db>()?
         .read(move |conn| db::get_site(conn, id))
@@ -180,13 +180,13 @@ pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
 // thousands, so a probe would only cost every caller a second round trip.
 // Through the dispatcher the size backstop still probes an unusually large
 // answer.
-#[mcp_tool(resource = "site", action = "list")]
+#[mcp_tool(resource = "site", action = "list", scopes = ["inventory:read"])]
 pub async fn site_list(ctx: &Context) -> Result<Vec<Site>, ToolError> {
     ctx.state::<Db>()?.read(db::list_sites).await
 }
 
 /// Create a site.
-#[mcp_light(create, resource = "site", retrieve = site_retrieve)]
+#[mcp_light(create, resource = "site", retrieve = site_retrieve, scopes = ["inventory:write"])]
 pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError> {
     let site = ctx
         .state::<Db>()?

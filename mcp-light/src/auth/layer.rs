@@ -10,14 +10,15 @@ use axum::response::{IntoResponse, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::Auth;
+use super::{Auth, Challenger};
 
 /// A tower [`Layer`] that authenticates every request before the service it
 /// wraps sees it: built by [`Auth::layer`].
 ///
 /// An authenticated request reaches the inner service with its
 /// [`Principal`](crate::principal::Principal) in its extensions, which the MCP handler
-/// reads as the caller; any other is answered 401 (or 403, 400) by the
+/// reads as the caller, and, for an OAuth access token, the
+/// [`GrantedScopes`](super::GrantedScopes) the token grants; any other is answered 401 (or 403, 400) by the
 /// layer itself.
 #[derive(Clone, Debug)]
 pub struct AuthLayer {
@@ -71,8 +72,13 @@ where
         let auth = self.auth.clone();
         Box::pin(async move {
             match auth.authenticate(request.headers()).await {
-                Ok(principal) => {
-                    request.extensions_mut().insert(principal);
+                Ok(authenticated) => {
+                    let extensions = request.extensions_mut();
+                    extensions.insert(authenticated.principal);
+                    if let Some(scopes) = authenticated.scopes {
+                        extensions.insert(scopes);
+                        extensions.insert(Challenger(auth));
+                    }
                     Ok(inner.call(request).await?.into_response())
                 }
                 Err(refusal) => Ok(auth.refuse(refusal)),
@@ -88,7 +94,7 @@ mod tests {
     use axum::http::StatusCode;
 
     use super::*;
-    use crate::principal::Principal;
+    use crate::principal::{GrantedScopes, Principal};
 
     /// Answers the principal it was handed, so a test sees what got through.
     #[derive(Clone)]
@@ -105,7 +111,8 @@ mod tests {
 
         fn call(&mut self, request: Request<()>) -> Self::Future {
             let principal = request.extensions().get::<Principal>().cloned();
-            std::future::ready(Ok(format!("{principal:?}")))
+            let scopes = request.extensions().get::<GrantedScopes>().cloned();
+            std::future::ready(Ok(format!("{principal:?} {scopes:?}")))
         }
     }
 
@@ -130,7 +137,8 @@ mod tests {
     async fn an_authenticated_request_reaches_the_service_with_its_principal() {
         let (status, body) = send(Some("Bearer alice-secret-0123456789")).await;
         assert_eq!(status, StatusCode::OK);
-        assert_eq!(body, r#"Some(Principal("alice"))"#);
+        // A static token is the operator's own: no scopes narrow it.
+        assert_eq!(body, r#"Some(Principal("alice")) None"#);
     }
 
     #[tokio::test]

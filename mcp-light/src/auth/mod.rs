@@ -17,7 +17,23 @@
 //! MCP — no tool runs — with a `WWW-Authenticate: Bearer` challenge that,
 //! with OAuth, points to the server's protected resource metadata (RFC
 //! 9728); a token without a required scope is answered 403
-//! `insufficient_scope`. Tokens minted for a principal redeem on every
+//! `insufficient_scope`.
+//!
+//! Scopes are checked twice over. [`OAuthResource::with_required_scopes`]
+//! names scopes every request needs; a tool's `scopes = ["..."]` (in its
+//! `#[mcp_tool]`, `#[mcp_light]` or `#[mcp_heavy]`) names those a call of
+//! that tool needs, beyond them. An OAuth access token's scopes go with
+//! its principal ([`GrantedScopes`], in the request's extensions), and a
+//! `tools/call` of a tool, or of a dispatcher's action, whose scopes the
+//! token lacks is answered 403 `insufficient_scope` with
+//! `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`
+//! naming the missing ones, before anything runs. A static bearer token is
+//! the operator's own secret, not a grant an authorization server
+//! narrowed: it carries no [`GrantedScopes`] and may call every tool. A
+//! server none of whose tools names scopes reads nothing of a request to
+//! check them.
+//!
+//! Tokens minted for a principal redeem on every
 //! replica that shares the continuation store, and for nobody else.
 //!
 //! [`Server::serve_http_with`](crate::Server::serve_http_with) mounts it; a
@@ -48,6 +64,7 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+pub use crate::principal::GrantedScopes;
 use crate::principal::Principal;
 use bearer::BearerTokens;
 pub use layer::{AuthLayer, AuthService};
@@ -182,17 +199,26 @@ impl Auth {
         axum::Router::new()
     }
 
-    /// The principal a request's headers name, or why it is refused.
-    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
+    /// The principal a request's headers name, with the scopes its token
+    /// grants, or why it is refused. A static bearer token is granted every
+    /// scope (it carries no [`GrantedScopes`]).
+    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Authenticated, Refusal> {
         let Some(presented) = bearer_token(headers)? else {
             return Err(Refusal::Missing);
         };
         if let Some(name) = self.inner.bearer.principal(presented) {
-            return Ok(Principal(name.to_owned()));
+            return Ok(Authenticated {
+                principal: Principal(name.to_owned()),
+                scopes: None,
+            });
         }
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.inner.oauth {
-            return oauth.principal(presented).await;
+            let (principal, scopes) = oauth.verify(presented).await?;
+            return Ok(Authenticated {
+                principal,
+                scopes: Some(scopes),
+            });
         }
         Err(Refusal::InvalidToken(
             "the bearer token is not one this server accepts".to_owned(),
@@ -201,6 +227,22 @@ impl Auth {
 
     /// The answer to a refused request.
     pub(crate) fn refuse(&self, refusal: Refusal) -> Response {
+        let Refused {
+            status,
+            challenge,
+            body,
+        } = self.refused(refusal);
+        let mut response = (status, body).into_response();
+        if let Some(challenge) = challenge {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
+    }
+
+    /// The status, challenge and body that answer a refused request.
+    pub(crate) fn refused(&self, refusal: Refusal) -> Refused {
         let mut challenge = String::from("Bearer");
         let mut push = |key: &str, value: &str| {
             let separator = if challenge.len() > "Bearer".len() {
@@ -245,15 +287,46 @@ impl Auth {
                     format!("the access token lacks a scope this server requires; ask the authorization server for `{scopes}`"),
                 )
             }
+            Refusal::ToolScope { tool, missing } => {
+                push("error", "insufficient_scope");
+                push("scope", missing);
+                (
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "`{tool}` needs the scope `{missing}`, which the access token does not grant; \
+                         ask the authorization server for a token with `{missing}`"
+                    ),
+                )
+            }
         };
-        let mut response = (status, body).into_response();
-        if let Ok(challenge) = HeaderValue::from_str(&challenge) {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, challenge);
+        Refused {
+            status,
+            challenge: HeaderValue::from_str(&challenge).ok(),
+            body,
         }
-        response
     }
+}
+
+/// Who a request is, once authenticated: its principal and, for an OAuth
+/// access token, the scopes it grants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Authenticated {
+    pub(crate) principal: Principal,
+    /// `None` for a static bearer token, which is not narrowed by scopes.
+    pub(crate) scopes: Option<GrantedScopes>,
+}
+
+/// The [`Auth`] that let a request through, in its extensions: whoever
+/// refuses it later for a scope answers the same challenge.
+#[derive(Debug, Clone)]
+pub(crate) struct Challenger(pub(crate) Auth);
+
+/// The parts of a refusal's HTTP answer.
+pub(crate) struct Refused {
+    pub(crate) status: StatusCode,
+    /// The `WWW-Authenticate` challenge.
+    pub(crate) challenge: Option<HeaderValue>,
+    pub(crate) body: String,
 }
 
 /// Why a request is not let through.
@@ -269,6 +342,9 @@ pub(crate) enum Refusal {
     /// A valid token without the scopes named: 403 `insufficient_scope`.
     #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     InsufficientScope(String),
+    /// A valid token without the scopes `missing` (space-separated) that
+    /// a call of `tool` needs: 403 `insufficient_scope`.
+    ToolScope { tool: String, missing: String },
 }
 
 /// The token of `Authorization: Bearer <token>`; `None` without bearer
@@ -316,8 +392,12 @@ mod tests {
             "Bearer alice-secret-0123456789",
             "bearer  alice-secret-0123456789",
         ] {
-            let principal = auth().authenticate(&headers(&[value])).await;
-            assert_eq!(principal, Ok(Principal("alice".into())), "{value}");
+            let authenticated = auth().authenticate(&headers(&[value])).await;
+            let expected = Authenticated {
+                principal: Principal("alice".into()),
+                scopes: None,
+            };
+            assert_eq!(authenticated, Ok(expected), "{value}");
         }
     }
 

@@ -13,7 +13,7 @@ use reqwest::Url;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AuthError, Refusal};
+use super::{AuthError, GrantedScopes, Refusal};
 use crate::principal::Principal;
 
 /// Signature algorithms accepted: asymmetric only, so nobody who can read
@@ -213,8 +213,15 @@ impl Verifier {
         router
     }
 
-    /// The principal `token` names, or why it is refused.
+    /// The principal `token` names.
+    #[cfg(test)]
     pub(super) async fn principal(&self, token: &str) -> Result<Principal, Refusal> {
+        self.verify(token).await.map(|(principal, _)| principal)
+    }
+
+    /// The principal `token` names and the scopes it grants, or why it is
+    /// refused.
+    pub(super) async fn verify(&self, token: &str) -> Result<(Principal, GrantedScopes), Refusal> {
         let resource = &self.inner.resource;
         let header = jsonwebtoken::decode_header(token).map_err(|_| {
             Refusal::InvalidToken("the bearer token is neither a known token nor a JWT".to_owned())
@@ -251,7 +258,10 @@ impl Verifier {
                 "the access token has no `sub` claim".to_owned(),
             ));
         };
-        Ok(Principal(format!("{}#{subject}", resource.issuer)))
+        Ok((
+            Principal(format!("{}#{subject}", resource.issuer)),
+            GrantedScopes::new(granted),
+        ))
     }
 
     /// Why a token failed validation, in a sentence.

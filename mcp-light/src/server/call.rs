@@ -25,6 +25,7 @@ use crate::heavy;
 use crate::invoke::{Answering, Invocation, Responder, Routed};
 use crate::limits::Deadline;
 use crate::offload::Unfinished;
+use crate::principal::GrantedScopes;
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::store::BoxFuture;
@@ -46,7 +47,7 @@ impl Server {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
         let Ok(result) = self
-            .answer(named, tool, arguments, caller, None, None, run)
+            .answer(named, tool, arguments, caller, None, None, None, run)
             .await;
         result
     }
@@ -58,8 +59,12 @@ impl Server {
     /// input-required result, and a refused `requestState` an error: those
     /// come back as `Err`, the response as it goes out ([`responded`]).
     ///
+    /// `granted` are the scopes the caller's access token grants, when the
+    /// call must be checked against them (see [`GrantedScopes`]).
+    ///
     /// Not an `async fn`: the call path's own future is what the transport
     /// awaits, not a wrapper that would hold (and copy) it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn call_over_mcp<'s>(
         &'s self,
         named: Option<Named>,
@@ -68,6 +73,7 @@ impl Server {
         caller: Caller,
         client: Client<'s>,
         tasks_declared: bool,
+        granted: Option<GrantedScopes>,
     ) -> impl Future<Output = Result<CallToolResult, Stopped>> + 's {
         let (talk, stops, talking) = match client {
             Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
@@ -86,7 +92,16 @@ impl Server {
             talk: talking,
         };
         let run = move |run| run_until_cancelled(run, stops);
-        self.answer(named, tool, arguments, caller, talk, Some(tasking), run)
+        self.answer(
+            named,
+            tool,
+            arguments,
+            caller,
+            granted,
+            talk,
+            Some(tasking),
+            run,
+        )
     }
 
     /// The one call path: the call prepared, its tool run by `run` (which
@@ -102,6 +117,7 @@ impl Server {
         tool: &'t str,
         arguments: Value,
         caller: Caller,
+        granted: Option<GrantedScopes>,
         talk: Option<Arc<Talk>>,
         tasking: Option<Tasking<'_>>,
         run: impl FnOnce(Run<'t>) -> R,
@@ -117,7 +133,15 @@ impl Server {
             // Everything up to the tool's own future is decided
             // synchronously, so a call awaits one future, not a chain of them.
             Ok(
-                match self.prepare(named, tool, arguments, caller, talk, declared) {
+                match self.prepare(
+                    named,
+                    tool,
+                    arguments,
+                    caller,
+                    granted.as_ref(),
+                    talk,
+                    declared,
+                ) {
                     Prepared::Answer(result) => result,
                     Prepared::Refuse(error) => return S::escape(Err(error)),
                     Prepared::Redeem(called, token, args) => {
@@ -176,13 +200,16 @@ impl Server {
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
-    /// arguments and readies what answers it.
+    /// arguments and readies what answers it. With `granted`, a call of a
+    /// tool whose scopes they lack is refused before it runs.
+    #[allow(clippy::too_many_arguments)]
     fn prepare(
         &self,
         named: Option<Named>,
         tool: &str,
         arguments: Value,
         caller: Caller,
+        granted: Option<&GrantedScopes>,
         talk: Option<Arc<Talk>>,
         tasks_declared: Option<bool>,
     ) -> Prepared {
@@ -237,6 +264,11 @@ impl Server {
                 published.discloses_continuation(),
             ),
         };
+        if let (Target::Tool(published), Some(granted)) = (target, granted)
+            && let Some(refused) = scope_refusal(published.def(), granted)
+        {
+            return Prepared::Answer(refused);
+        }
         let called = Called { caller, tool: name };
         if let Some(token) = Continuations::take_token(discloses, &mut args) {
             if let Target::Dispatcher(dispatcher) = target {
@@ -255,6 +287,12 @@ impl Server {
             Target::Tool(published) => (published, args, None),
         };
         let def = published.def();
+        if routed.is_some()
+            && let Some(granted) = granted
+            && let Some(refused) = scope_refusal(def, granted)
+        {
+            return Prepared::Answer(refused);
+        }
         let support = def.task_support();
         if support == TaskSupport::Required && tasks_declared != Some(true) {
             return match tasks_declared {
@@ -403,6 +441,26 @@ type Run<'t> = Deadline<'t, BoxFuture<'static, CallToolResult>>;
 enum Target<'s> {
     Dispatcher(&'s Dispatcher),
     Tool(&'s PublishedTool),
+}
+
+/// The answer to a call of `def` that `granted` lacks one of its scopes
+/// for: an error naming the missing scopes, before anything runs. Over
+/// HTTP the guard refuses such a call `403` first; this answers what it
+/// could not read (a dispatcher's route it could not scan).
+fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<CallToolResult> {
+    if def.scopes().is_empty() {
+        return None;
+    }
+    let missing = granted.missing(def.scopes());
+    if missing.is_empty() {
+        return None;
+    }
+    let missing = missing.join(" ");
+    Some(error_result(format!(
+        "insufficient_scope: `{}` needs the OAuth scope `{missing}`, which the access token does \
+         not grant; ask the authorization server for a token with `{missing}`",
+        def.name()
+    )))
 }
 
 fn json_kind(value: &Value) -> &'static str {

@@ -6,6 +6,12 @@
 //! building anything, and parses the bytes itself only for the unusual
 //! ones and after rmcp refused them.
 //!
+//! A `tools/call` whose tool (or dispatcher action) needs OAuth scopes the
+//! request's token does not grant ([`GrantedScopes`]) is refused `403
+//! insufficient_scope` here, before rmcp reads it; only a server with
+//! scoped tools scans a call for that, and only for a token that says what
+//! it grants.
+//!
 //! An `initialize` that opens a session takes a slot of the session bounds
 //! ([`SessionSlots`]) here, or is refused with a JSON-RPC error: `503`
 //! when the server holds its most sessions, `429` when the caller does.
@@ -19,12 +25,14 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{ErrorData, JsonObject, ProtocolVersion};
+use rmcp::model::{CallToolRequestMethod, ConstString, ErrorData, JsonObject, ProtocolVersion};
 use tower_service::Service;
 
 use super::jsonrpc::{self, Checked, Refusal};
 use super::sessions::{SessionSlots, SessionsFull};
-use crate::principal::Principal;
+use crate::Server;
+use crate::auth::{Auth, Challenger, Refusal as AuthRefusal, Refused};
+use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
 /// The response every layer here answers with: rmcp's.
@@ -37,28 +45,35 @@ pub(crate) struct JsonRpcGuard<S> {
     inner: S,
     max_body_bytes: usize,
     sessions: Arc<SessionSlots>,
+    /// The server, when any of its tools needs scopes: a call is then
+    /// checked against the scopes its token grants.
+    scoped: Option<Server>,
 }
 
 impl<S> std::fmt::Debug for JsonRpcGuard<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JsonRpcGuard")
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("scoped", &self.scoped.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl<S> JsonRpcGuard<S> {
     /// `inner` behind the checks, reading bodies of at most
-    /// `max_body_bytes` and opening sessions within `sessions`.
+    /// `max_body_bytes`, opening sessions within `sessions`, and checking
+    /// calls against the tools' scopes of `scoped`, if given.
     pub(crate) fn new(
         inner: S,
         max_body_bytes: usize,
         sessions: Arc<SessionSlots>,
+        scoped: Option<Server>,
     ) -> JsonRpcGuard<S> {
         JsonRpcGuard {
             inner,
             max_body_bytes,
             sessions,
+            scoped,
         }
     }
 }
@@ -87,6 +102,7 @@ where
         let mut inner = self.inner.clone();
         let max = self.max_body_bytes;
         let sessions = Arc::clone(&self.sessions);
+        let scoped = self.scoped.clone();
         Box::pin(async move {
             let (mut parts, body) = request.into_parts();
             let bytes = match Limited::new(body, max).collect().await {
@@ -105,6 +121,14 @@ where
                 }
             };
             let checked = parts.method == Method::POST && is_json(&parts.headers);
+            if checked
+                && let Some(server) = &scoped
+                && let Some(granted) = parts.extensions.get::<GrantedScopes>()
+                && let Some(refusal) = scope_refusal(server, granted, &bytes)
+            {
+                let auth = parts.extensions.get::<Challenger>().map(|c| &c.0);
+                return Ok(challenged(auth, refusal));
+            }
             let mut body = bytes.clone();
             if checked {
                 match jsonrpc::check(&bytes, may_take_arguments(&parts.headers)) {
@@ -154,6 +178,95 @@ where
             Ok(response)
         })
     }
+}
+
+/// The refusal of a `tools/call` in `bytes` whose tool, or the tool its
+/// dispatcher routes to, needs scopes `granted` lacks; `None` for any
+/// other message, and for one the scan cannot read (the call path checks
+/// those after routing). The scan builds nothing but what it borrows.
+fn scope_refusal(server: &Server, granted: &GrantedScopes, bytes: &[u8]) -> Option<AuthRefusal> {
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        params: Option<&'a RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow)]
+        name: Cow<'a, str>,
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
+    }
+    /// A dispatcher's routing fields; `describe: true` runs nothing.
+    #[derive(Deserialize)]
+    struct Routing<'a> {
+        #[serde(borrow)]
+        resource: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        action: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        describe: Option<&'a RawValue>,
+    }
+
+    let head = serde_json::from_slice::<Head<'_>>(bytes).ok()?;
+    if head.method.as_deref() != Some(CallToolRequestMethod::VALUE) {
+        return None;
+    }
+    let params = serde_json::from_str::<Params<'_>>(head.params?.get()).ok()?;
+    let routing = params
+        .arguments
+        .and_then(|arguments| serde_json::from_str::<Routing<'_>>(arguments.get()).ok());
+    let route = routing.as_ref().and_then(|routing| {
+        let describes = routing.describe.is_some_and(|d| d.get() == "true");
+        match (&routing.resource, &routing.action) {
+            (Some(resource), Some(action)) if !describes => Some((&**resource, &**action)),
+            _ => None,
+        }
+    });
+    let needed = server.scopes_of_call(&params.name, route);
+    if needed.is_empty() {
+        return None;
+    }
+    let missing = granted.missing(needed);
+    if missing.is_empty() {
+        return None;
+    }
+    let tool = match route {
+        Some((resource, action)) => format!("{} ({resource} {action})", params.name),
+        None => params.name.into_owned(),
+    };
+    Some(AuthRefusal::ToolScope {
+        tool,
+        missing: missing.join(" "),
+    })
+}
+
+/// `refusal` answered as `auth` answers it (with its resource metadata
+/// URL), or as an [`Auth`] without OAuth would.
+fn challenged(auth: Option<&Auth>, refusal: AuthRefusal) -> HttpResponse {
+    let Refused {
+        status,
+        challenge,
+        body,
+    } = match auth {
+        Some(auth) => auth.refused(refusal),
+        None => Auth::new().refused(refusal),
+    };
+    let mut response = Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8");
+    if let Some(challenge) = challenge {
+        response = response.header(header::WWW_AUTHENTICATE, challenge);
+    }
+    response
+        .body(Full::new(Bytes::from(body)).boxed())
+        .expect("a status and valid headers make a valid response")
 }
 
 /// The header a 2025-era client names its session in.

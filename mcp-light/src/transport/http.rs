@@ -22,7 +22,7 @@ use super::guard::{JsonRpcGuard, TakenArguments};
 use super::listen::{self, ConnectionLimits, Drain};
 use super::sessions::{SessionSlots, ValidatedSession, ValidatedSessions};
 use super::{DEFAULT_DRAIN_TIMEOUT, McpHandler, ServeError};
-use crate::principal::Principal;
+use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
 /// The largest request body [`Server::serve_http_with`] reads unless
@@ -68,6 +68,15 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     }
     let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;
     Some(Caller::Session(session.to_string()))
+}
+
+/// The scopes the request's access token grants, when an OAuth layer
+/// (or the host's own) recorded them.
+pub(super) fn granted_scopes(extensions: &Extensions) -> Option<GrantedScopes> {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<GrantedScopes>())
+        .cloned()
 }
 
 /// The arguments the HTTP guard parsed, to stand in for the `{}` rmcp
@@ -451,6 +460,8 @@ impl Server {
         config: StreamableHttpServerConfig,
         bounds: SessionBounds,
     ) -> HttpService {
+        // Only a server with scoped tools looks into a call for them.
+        let scoped = self.scoped().then(|| self.clone());
         let handler = self.into_handler(Caller::Anonymous);
         let max_body_bytes = config.max_request_body_bytes;
         let sessions = ValidatedSessions::new(bounds.idle_timeout);
@@ -460,7 +471,7 @@ impl Server {
             std::sync::Arc::new(sessions),
             config,
         );
-        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes, slots))
+        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes, slots, scoped))
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until

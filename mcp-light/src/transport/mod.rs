@@ -199,6 +199,15 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = self.caller(&context);
+        // Only a server with scoped tools reads what a token grants.
+        #[cfg(feature = "http")]
+        let granted = if self.server.scoped() {
+            http::granted_scopes(&context.extensions)
+        } else {
+            None
+        };
+        #[cfg(not(feature = "http"))]
+        let granted = None;
         #[cfg(feature = "http")]
         if let Some(taken) = http::taken_arguments(&context.extensions) {
             request.arguments = Some(taken);
@@ -224,6 +233,7 @@ impl ServerHandler for McpHandler {
                     caller,
                     quiet,
                     tasks_declared,
+                    granted,
                 )
                 .await;
             return responded(done);
@@ -245,6 +255,7 @@ impl ServerHandler for McpHandler {
                 caller,
                 Client::Talking(&talk),
                 tasks_declared,
+                granted,
             )
             .await;
         responded(done)

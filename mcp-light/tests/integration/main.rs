@@ -26,6 +26,7 @@ mod redis_store;
 mod registry;
 mod roles;
 mod root_names;
+mod scopes;
 mod sessions;
 mod shutdown;
 mod streaming;

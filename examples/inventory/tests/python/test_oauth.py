@@ -57,7 +57,9 @@ class Issuer:
 
         return Handler
 
-    def token(self, audience: str, subject: str, scope: str = "inventory") -> str:
+    def token(
+        self, audience: str, subject: str, scope: str = "inventory inventory:read inventory:write"
+    ) -> str:
         now = int(time.time())
         claims = {"iss": self.url, "aud": audience, "sub": subject,
                   "iat": now, "exp": now + 600, "scope": scope}  # fmt: skip
@@ -70,7 +72,8 @@ class Issuer:
 @pytest.fixture
 def oauth():
     """The issuer, and the inventory accepting its tokens for scope
-    `inventory` at its own resource URL."""
+    `inventory` at its own resource URL (its reads need `inventory:read`
+    as well, its writes `inventory:write`)."""
     issuer = Issuer()
     port = free_port()
     resource = f"http://127.0.0.1:{port}/mcp"
@@ -152,3 +155,74 @@ async def test_a_subjects_tokens_redeem_for_that_subject_only(oauth):
         assert len(await alice.ok("inventory", redeem)) == 3
     async with server.stateless(issuer.token(resource, "bob")) as bob:
         assert "issued to another caller" in await bob.error("inventory", redeem)
+
+
+def call_tool(url: str, token: str, tool: str, arguments: dict) -> tuple[int, dict, bytes]:
+    """A `tools/call` on protocol 2026-07-28, as a client without a session
+    sends one (the same request a scoped token is answered in full):
+    status, headers and body."""
+    body = json.dumps({
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    }).encode()  # fmt: skip
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": "tools/call", "Mcp-Name": tool,
+               "Authorization": f"Bearer {token}"}  # fmt: skip
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read()
+
+
+async def test_a_read_only_token_lists_devices_but_a_bulk_create_is_403_naming_inventory_write(
+    oauth,
+):
+    issuer, server, resource = oauth
+    writer = issuer.token(resource, "alice")
+    reader = issuer.token(resource, "bob", scope="inventory inventory:read")
+    async with server.stateless(writer) as alice:
+        await alice.create_site()
+    async with server.stateless(reader) as bob:
+        assert await bob.device_count() == 0
+        assert await bob.ok("inventory", {"resource": "device", "action": "list"}) == []
+
+    metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    challenge = (
+        f'Bearer resource_metadata="{metadata}", error="insufficient_scope", '
+        'scope="inventory:write"'
+    )
+    flat = ("device_bulk_create", {"devices": new_devices(3)})
+    routed = ("inventory", {"resource": "device", "action": "bulk_create",
+                            "params": {"devices": new_devices(3)}})  # fmt: skip
+    for tool, arguments in [flat, routed]:
+        status, headers, body = call_tool(resource, reader, tool, arguments)
+        assert status == 403, (tool, status, body)
+        assert headers["www-authenticate"] == challenge, tool
+        assert b"inventory:write" in body, body
+
+    async with server.stateless(writer) as alice:
+        assert await alice.device_count() == 0, "a refused bulk create wrote nothing"
+
+
+async def test_a_token_with_read_and_write_scopes_writes(oauth):
+    issuer, server, resource = oauth
+    token = issuer.token(resource, "alice", scope="inventory inventory:read inventory:write")
+    async with server.stateless(token) as alice:
+        await alice.create_site()
+        written = await alice.ok(
+            "inventory",
+            {"resource": "device", "action": "bulk_create",
+             "params": {"devices": new_devices(3)}},
+        )  # fmt: skip
+        assert "continuation_token" in written, written
+        status, _, body = call_tool(resource, token, "device_bulk_create",
+                                    {"devices": new_devices(2, prefix="flat")})  # fmt: skip
+        assert status == 200, body
+        assert await alice.device_count() == 5

@@ -206,6 +206,64 @@ async fn a_missing_scope_is_insufficient_scope() {
 }
 
 #[tokio::test]
+async fn a_valid_token_grants_the_scopes_of_its_scope_and_scp_claims() {
+    let issuer = Issuer::new().await;
+    let claims = with(issuer.claims(), "scp", json!(["inventory:write"]));
+    let token = issuer.key.sign(claims);
+    let (_, granted) = issuer.verifier(&[]).verify(&token).await.unwrap();
+    assert_eq!(
+        granted.iter().collect::<Vec<_>>(),
+        ["inventory", "openid", "inventory:write"]
+    );
+    assert!(granted.missing(&["inventory:read"]) == ["inventory:read"]);
+}
+
+#[tokio::test]
+async fn the_layer_keeps_an_oauth_tokens_scopes_beside_its_principal() {
+    use std::task::{Context, Poll};
+
+    use axum::http::Request;
+    use tower_layer::Layer;
+    use tower_service::Service;
+
+    use crate::auth::GrantedScopes;
+
+    /// Answers the scopes it was handed.
+    #[derive(Clone)]
+    struct Echo;
+
+    impl Service<Request<()>> for Echo {
+        type Response = String;
+        type Error = std::convert::Infallible;
+        type Future = std::future::Ready<Result<String, Self::Error>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<()>) -> Self::Future {
+            let scopes = request.extensions().get::<GrantedScopes>().cloned();
+            std::future::ready(Ok(format!("{scopes:?}")))
+        }
+    }
+
+    let issuer = Issuer::new().await;
+    let resource = OAuthResource::new(&issuer.url, AUDIENCE);
+    let auth = Auth::new().with_oauth(resource).unwrap();
+    let token = issuer.key.sign(issuer.claims());
+    let request = Request::builder()
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .body(())
+        .unwrap();
+    let response = auth.layer().layer(Echo).call(request).await.unwrap();
+    let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+        .await
+        .unwrap();
+    let expected = format!("{:?}", Some(GrantedScopes::new(["inventory", "openid"])));
+    assert_eq!(String::from_utf8(body.to_vec()).unwrap(), expected);
+}
+
+#[tokio::test]
 async fn symmetric_and_unsigned_tokens_are_refused() {
     let issuer = Issuer::new().await;
     let hs256 = jsonwebtoken::encode(

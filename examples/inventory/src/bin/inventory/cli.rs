@@ -187,6 +187,11 @@ pub struct Cli {
     /// The issuer's keys are found through its metadata
     /// (/.well-known/oauth-authorization-server, then OpenID Connect's),
     /// or at --oauth-jwks-url. Needs --oauth-audience.
+    /// A token's scopes decide what it may call: the reads (retrieve, list)
+    /// need inventory:read, the writes (create, update, partial_update,
+    /// destroy, bulk_create) inventory:write; a call without one is
+    /// answered 403 insufficient_scope naming it. --auth-token secrets may
+    /// call everything.
     #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"], verbatim_doc_comment)]
     pub oauth_issuer: Option<String>,
 
