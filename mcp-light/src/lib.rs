@@ -91,7 +91,7 @@ pub use state::State;
 ///
 /// ```text
 /// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline,
-///            task, schema = "as_written")]   // all optional
+///            task, schema = "as_written", scopes = ["..."])]   // all optional
 /// ```
 ///
 /// The function's doc comment becomes the tool's description and its result
@@ -107,8 +107,12 @@ pub use state::State;
 /// schema as schemars writes it (`$schema`, `$defs`, titles) instead of
 /// compacting it; the function's own `#[schemars(...)]` attributes (say
 /// `#[schemars(extend("anyOf" = [...]))]`) describe its arguments as a
-/// whole, with or without it. All of these apply to
-/// [`mcp_light`](macro@mcp_light) and [`mcp_heavy`](macro@mcp_heavy) too.
+/// whole, with or without it. `scopes = ["inventory:read"]` names the
+/// OAuth scopes a call needs: over HTTP with OAuth, a caller whose access
+/// token lacks one is answered `403 insufficient_scope` naming it, before
+/// the tool runs, whether it calls the tool or a dispatcher that routes to
+/// it (see [`auth`]); without OAuth nothing is checked. All of these apply
+/// to [`mcp_light`](macro@mcp_light) and [`mcp_heavy`](macro@mcp_heavy) too.
 ///
 /// # Where it runs
 ///
@@ -215,7 +219,8 @@ pub use mcp_light_macros::mcp_tool;
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline)]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline,
+///             task, schema = "as_written", scopes = ["..."])]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -304,7 +309,8 @@ pub use mcp_light_macros::mcp_light;
 /// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
-/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline)]   // all optional
+/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline,
+///             task, schema = "as_written", scopes = ["..."])]   // all optional
 /// ```
 ///
 /// The tool's schema gains `continuation_token`, `mode`
