@@ -81,9 +81,11 @@ impl Tasking<'_> {
         let link = Arc::new(TaskLink::new());
         // A tool stopped at an ask is answered as any call is: no task.
         let asking = self.talk.is_some_and(|talk| talk.stopped_at_ask());
-        let created = match new_id() {
-            _ if asking => None,
-            Ok(id) => {
+        // No id is drawn and nothing stored for a call answered this round.
+        let id = if asking { None } else { Some(new_id()) };
+        let created = match id {
+            None => None,
+            Some(Ok(id)) => {
                 let record = Record::new(
                     &id,
                     escalation.owner,
@@ -104,7 +106,7 @@ impl Tasking<'_> {
                     }
                 }
             }
-            Err(error) => {
+            Some(Err(error)) => {
                 tracing::warn!(tool = escalation.tool, %error, "no randomness for a task id; the call is answered when it finishes");
                 None
             }

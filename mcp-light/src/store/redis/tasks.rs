@@ -10,17 +10,13 @@ use std::time::Duration;
 
 use redis::aio::ConnectionLike;
 
-use super::RedisStore;
+use super::{RedisStore, expiry_ms};
 use crate::store::{BoxFuture, StoreError, StoredTask, TaskSignals, TaskStore};
 
 impl<C> RedisStore<C> {
     fn task_key(&self, id: &str, part: &str) -> String {
         format!("{}{{{id}}}:{part}", self.config.prefix)
     }
-}
-
-fn millis(ttl: Duration) -> u64 {
-    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 /// Every operation sets keys whole, adds hash fields or reads: each runs
@@ -41,7 +37,7 @@ where
                 .arg(self.task_key(id, "t"))
                 .arg(record)
                 .arg("PX")
-                .arg(millis(ttl))
+                .arg(expiry_ms(ttl))
                 .ignore();
             self.run::<()>(&pipe).await
         })
@@ -79,7 +75,7 @@ where
                 .arg(self.task_key(id, "tc"))
                 .arg(1)
                 .arg("PX")
-                .arg(millis(ttl))
+                .arg(expiry_ms(ttl))
                 .ignore();
             self.run::<()>(&pipe).await
         })
@@ -102,7 +98,7 @@ where
                 hset.arg(field).arg(value);
             }
             hset.ignore();
-            pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(expiry_ms(ttl)).ignore();
             self.run::<()>(&pipe).await
         })
     }
