@@ -17,8 +17,7 @@ use crate::kind::ToolKind;
 /// The property `#[mcp_light]` adds to every write schema.
 pub(crate) const VERIFY: &str = "verify";
 
-/// The property whose presence means a schema discloses continuation.
-pub(crate) const CONTINUATION_TOKEN: &str = "continuation_token";
+pub(crate) use crate::token::CONTINUATION_TOKEN;
 
 /// Generates the raw schema of a tool's argument struct.
 pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {

@@ -75,7 +75,14 @@
 //! [`describe_metrics`] registers the units and descriptions; a `Server`
 //! calls it when it is built, so install the recorder before building.
 
+use std::borrow::Cow;
+
 use metrics::Unit;
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+use crate::kind::ToolKind;
+use crate::token::CONTINUATION_TOKEN;
 
 /// The name of the span every request runs in.
 pub const SPAN_NAME: &str = "mcp.request";
@@ -132,4 +139,189 @@ pub fn describe_metrics() {
     );
     metrics::describe_counter!(STORE_EVICTIONS, "Entries the in-memory store dropped");
     metrics::describe_counter!(STORE_ERRORS, "Continuation store operations that failed");
+}
+
+/// The outcome of a call answered as a task, until the task ends.
+pub(crate) const TASK: &str = "task";
+
+/// How a tool call came to its result, as the call path saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// Answered before any tool ran: an error about the call itself.
+    Refused,
+    /// Served from the store for a continuation token.
+    Redeemed,
+    /// A tool of this kind ran.
+    Ran(ToolKind),
+}
+
+impl Way {
+    /// The way of a result a call path answers for what stopped it, where
+    /// it has no client to hand that to.
+    pub(crate) fn escaped(result: CallToolResult) -> (CallToolResult, Way) {
+        (result, Way::Refused)
+    }
+}
+
+/// What one call's answer came to, for its span and the counters.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    pub(crate) outcome: &'static str,
+    pub(crate) answer_bytes: Option<u64>,
+    pub(crate) full_bytes: Option<u64>,
+    pub(crate) token: Option<&'static str>,
+    pub(crate) error: Option<String>,
+}
+
+impl Facts {
+    /// What `result`, come to `way`, was: its outcome, its bytes and the
+    /// full result's, its token.
+    pub(crate) fn of(result: &CallToolResult, way: Way) -> Facts {
+        let answer = text_bytes(result);
+        if result.is_error == Some(true) {
+            return Facts {
+                outcome: "error",
+                answer_bytes: Some(answer),
+                full_bytes: Some(answer),
+                token: None,
+                error: Some("tool_error".to_owned()),
+            };
+        }
+        let structured = result
+            .structured_content
+            .as_ref()
+            .and_then(Value::as_object);
+        let field = |name: &str| structured.and_then(|fields| fields.get(name));
+        let size = |name: &str| field(name).and_then(Value::as_u64);
+        let minted = field(CONTINUATION_TOKEN).is_some_and(Value::is_string);
+        let (outcome, full) = match way {
+            Way::Redeemed => {
+                return Facts {
+                    outcome: "redeemed",
+                    answer_bytes: Some(answer),
+                    full_bytes: None,
+                    token: Some("redeemed"),
+                    error: None,
+                };
+            }
+            Way::Ran(kind) if kind.is_write() && field("status_code").is_some() => {
+                ("envelope", size("data_size").unwrap_or(answer))
+            }
+            Way::Ran(ToolKind::Heavy | ToolKind::Read) if field("total_size").is_some() => {
+                ("probe", size("total_size").unwrap_or(answer))
+            }
+            Way::Ran(_) | Way::Refused => ("full", answer),
+        };
+        Facts {
+            outcome,
+            answer_bytes: Some(answer),
+            full_bytes: Some(full),
+            token: minted.then_some("minted"),
+            error: None,
+        }
+    }
+
+    /// Counts the call of `tool`: by outcome, its bytes, its token.
+    // A label takes the `Cow` itself: a published tool's name is borrowed
+    // for good, where a `&str` would have to be copied into every label.
+    #[allow(clippy::ptr_arg)]
+    pub(crate) fn count(&self, tool: &Cow<'static, str>) {
+        metrics::counter!(CALLS, "gen_ai.tool.name" => tool.clone(), "mcp_light.outcome" => self.outcome)
+            .increment(1);
+        if let Some(bytes) = self.answer_bytes {
+            metrics::counter!(ANSWER_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
+        }
+        if let Some(bytes) = self.full_bytes {
+            metrics::counter!(FULL_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
+        }
+        if let Some(token) = self.token {
+            metrics::counter!(TOKENS, "mcp_light.token" => token).increment(1);
+        }
+    }
+
+    /// An answer that is not a tool's result: no bytes to count.
+    pub(crate) fn bare(outcome: &'static str, error: Option<String>) -> Facts {
+        Facts {
+            outcome,
+            answer_bytes: None,
+            full_bytes: None,
+            token: None,
+            error,
+        }
+    }
+}
+
+/// The bytes of a result's text content: what the caller's model reads
+/// (the structured content repeats it).
+fn text_bytes(result: &CallToolResult) -> u64 {
+    result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.len() as u64,
+            _ => 0,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts_of(value: Value, way: Way) -> Facts {
+        Facts::of(&crate::answer::full_result(value), way)
+    }
+
+    #[test]
+    fn an_envelope_counts_its_own_bytes_and_the_full_results() {
+        let write = ToolKind::Write {
+            kind: crate::kind::WriteKind::BulkCreate,
+            status_code: 201,
+        };
+        let envelope = serde_json::json!({
+            "accepted": 60, "status_code": 201, "data_size": 16000, "continuation_token": "t"
+        });
+        let answer = crate::answer::compact_text(&envelope).len() as u64;
+        let facts = facts_of(envelope, Way::Ran(write));
+        assert_eq!(
+            facts,
+            Facts {
+                outcome: "envelope",
+                answer_bytes: Some(answer),
+                full_bytes: Some(16000),
+                token: Some("minted"),
+                error: None,
+            }
+        );
+    }
+
+    #[test]
+    fn a_probe_a_redemption_a_full_result_and_an_error_are_told_apart() {
+        let probe =
+            serde_json::json!({"preview": [], "total_size": 90000, "continuation_token": "t"});
+        let facts = facts_of(probe, Way::Ran(ToolKind::Heavy));
+        assert_eq!(
+            (facts.outcome, facts.full_bytes, facts.token),
+            ("probe", Some(90000), Some("minted"))
+        );
+
+        let page = serde_json::json!({"items": [1, 2], "continuation_token": "t"});
+        let facts = facts_of(page, Way::Redeemed);
+        assert_eq!(
+            (facts.outcome, facts.full_bytes, facts.token),
+            ("redeemed", None, Some("redeemed"))
+        );
+
+        // A read whose own fields look like an envelope is still its result.
+        let read = serde_json::json!({"status_code": 200, "data_size": 5});
+        let facts = facts_of(read, Way::Ran(ToolKind::Read));
+        assert_eq!(facts.outcome, "full");
+        assert_eq!(facts.full_bytes, facts.answer_bytes);
+
+        let facts = Facts::of(&crate::answer::error_result("no such site"), Way::Refused);
+        assert_eq!(
+            (facts.outcome, facts.error.as_deref()),
+            ("error", Some("tool_error"))
+        );
+    }
 }

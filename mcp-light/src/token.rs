@@ -21,6 +21,11 @@
 use std::fmt;
 use std::sync::LazyLock;
 
+/// The property a continuation token travels in, in answers and
+/// arguments; its presence in a schema means the schema discloses
+/// continuation.
+pub(crate) const CONTINUATION_TOKEN: &str = "continuation_token";
+
 /// How many digit-and-word groups a token has.
 const GROUPS: usize = 4;
 

@@ -114,6 +114,8 @@ impl ServerBuilder {
     /// name free and its routes unambiguous, the page sizes consistent.
     /// Published schemas, the `tools/list` answer and the name of every
     /// tool are worked out here, once; the server never rebuilds them.
+    /// The units of mcp-light's metrics are registered with the `metrics`
+    /// recorder installed now ([`describe_metrics`](crate::telemetry::describe_metrics)).
     ///
     /// Fails with the first problem found, in that order.
     pub fn build(self) -> Result<Server, BuildError> {

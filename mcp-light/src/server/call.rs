@@ -31,6 +31,7 @@ use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
+use crate::telemetry::{OTHER_TOOL, Way};
 use crate::tool::ToolDef;
 
 use super::{Named, Server};
@@ -169,6 +170,10 @@ impl Server {
                                         tasks: &self.inner.tasks,
                                         owner,
                                         tool: name,
+                                        kind,
+                                        counted_as: self
+                                            .metric_name(named)
+                                            .unwrap_or(Cow::Borrowed(OTHER_TOOL)),
                                         usage: self.inner.usage.clone(),
                                     };
                                     match tasking.run(work, escalation).await {
@@ -378,25 +383,6 @@ impl Server {
             },
             routed,
         })
-    }
-}
-
-/// How a tool call came to its result, as the call path saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Way {
-    /// Answered before any tool ran: an error about the call itself.
-    Refused,
-    /// Served from the store for a continuation token.
-    Redeemed,
-    /// A tool of this kind ran.
-    Ran(ToolKind),
-}
-
-impl Way {
-    /// The way of a result a call path answers for what stopped it, where
-    /// it has no client to hand that to.
-    pub(crate) fn escaped(result: CallToolResult) -> (CallToolResult, Way) {
-        (result, Way::Refused)
     }
 }
 

@@ -2,6 +2,7 @@
 //! task of the runtime, its questions, progress and cancellation carried
 //! through the task store, its answer written there.
 
+use std::borrow::Cow;
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -18,8 +19,10 @@ use serde_json::Value;
 use super::record::{Record, error_object, new_id};
 use super::serve::Tasks;
 use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
+use crate::kind::ToolKind;
 use crate::limits::alarm;
 use crate::offload::Unfinished;
+use crate::telemetry::{Facts, Way};
 use crate::usage::UsageReport;
 
 /// What a call over MCP brings to the decision to become a task.
@@ -38,6 +41,10 @@ pub(crate) struct Escalation<'s> {
     /// Whose task it is ([`Caller::identity`](crate::Caller::identity)).
     pub(crate) owner: String,
     pub(crate) tool: &'static str,
+    /// The tool's kind, and the name its call is counted under
+    /// ([`telemetry`](crate::telemetry)) when the task ends.
+    pub(crate) kind: ToolKind,
+    pub(crate) counted_as: Cow<'static, str>,
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
@@ -130,6 +137,8 @@ impl Tasking<'_> {
             record,
             link,
             tool: escalation.tool,
+            kind: escalation.kind,
+            counted_as: escalation.counted_as,
             usage: escalation.usage,
         };
         tokio::spawn(runner.drive(work));
@@ -144,6 +153,8 @@ struct Runner {
     record: Record,
     link: Arc<TaskLink>,
     tool: &'static str,
+    kind: ToolKind,
+    counted_as: Cow<'static, str>,
     usage: Option<Arc<UsageReport>>,
 }
 
@@ -210,6 +221,7 @@ impl Runner {
     async fn finish(&mut self, done: Result<CallToolResult, Unfinished>) {
         match done {
             Ok(mut result) => {
+                Facts::of(&result, Way::Ran(self.kind)).count(&self.counted_as);
                 if let Some(usage) = &self.usage {
                     usage.attach_if_missing(&mut result);
                 }
@@ -221,6 +233,7 @@ impl Runner {
             }
             Err(unfinished) => {
                 tracing::error!(tool = self.tool, task = %self.id, %unfinished, "a task's tool failed");
+                Facts::bare("error", None).count(&self.counted_as);
                 let error = error_object(
                     ErrorCode::INTERNAL_ERROR.0,
                     format!("`{}` failed: {unfinished}", self.tool),

@@ -6,18 +6,13 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::Value;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::context::Stopped;
-use crate::kind::ToolKind;
-use crate::server::Way;
-use crate::telemetry::{
-    ANSWER_BYTES, CALLS, FULL_BYTES, OPERATION_DURATION, OTHER_TOOL, SPAN_NAME, TOKENS,
-};
+use crate::telemetry::{Facts, OPERATION_DURATION, OTHER_TOOL, SPAN_NAME, TASK, Way};
 
 /// One request's span and clock.
 pub(crate) struct Traced {
@@ -97,19 +92,12 @@ impl Traced {
         done: &Result<(CallToolResult, Way), Stopped>,
         tier: &'static str,
     ) {
-        let facts = Facts::of(done);
+        let facts = facts_of(done);
         let error = facts.error.as_deref();
         let tool = tool.unwrap_or(Cow::Borrowed(OTHER_TOOL));
-        metrics::counter!(CALLS, "gen_ai.tool.name" => tool.clone(), "mcp_light.outcome" => facts.outcome)
-            .increment(1);
-        if let Some(bytes) = facts.answer_bytes {
-            metrics::counter!(ANSWER_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
-        }
-        if let Some(bytes) = facts.full_bytes {
-            metrics::counter!(FULL_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
-        }
-        if let Some(token) = facts.token {
-            metrics::counter!(TOKENS, "mcp_light.token" => token).increment(1);
+        // A call answered as a task is counted when its task ends.
+        if facts.outcome != TASK {
+            facts.count(&tool);
         }
         if !self.span.is_disabled() {
             let span = &self.span;
@@ -178,94 +166,16 @@ impl std::fmt::Display for SpanTitle<'_> {
     }
 }
 
-/// What one call's answer came to, for its span and the counters.
-#[derive(Debug, PartialEq, Eq)]
-struct Facts {
-    outcome: &'static str,
-    answer_bytes: Option<u64>,
-    full_bytes: Option<u64>,
-    token: Option<&'static str>,
-    error: Option<String>,
-}
-
-impl Facts {
-    fn of(done: &Result<(CallToolResult, Way), Stopped>) -> Facts {
-        let (result, way) = match done {
-            Ok((result, way)) => (result, *way),
-            Err(Ok(CallToolResponse::Complete(result))) => (result, Way::Refused),
-            Err(Ok(CallToolResponse::Task(_))) => return Facts::bare("task", None),
-            Err(Ok(CallToolResponse::InputRequired(_))) => {
-                return Facts::bare("input_required", None);
-            }
-            Err(Ok(_)) => return Facts::bare("full", None),
-            Err(Err(error)) => return Facts::bare("error", Some(error_code(error.code.0))),
-        };
-        let answer = text_bytes(result);
-        if result.is_error == Some(true) {
-            return Facts {
-                outcome: "error",
-                answer_bytes: Some(answer),
-                full_bytes: Some(answer),
-                token: None,
-                error: Some("tool_error".to_owned()),
-            };
-        }
-        let structured = result
-            .structured_content
-            .as_ref()
-            .and_then(Value::as_object);
-        let field = |name: &str| structured.and_then(|fields| fields.get(name));
-        let size = |name: &str| field(name).and_then(Value::as_u64);
-        let minted = field(crate::schema::CONTINUATION_TOKEN).is_some_and(Value::is_string);
-        let (outcome, full) = match way {
-            Way::Redeemed => {
-                return Facts {
-                    outcome: "redeemed",
-                    answer_bytes: Some(answer),
-                    full_bytes: None,
-                    token: Some("redeemed"),
-                    error: None,
-                };
-            }
-            Way::Ran(kind) if kind.is_write() && field("status_code").is_some() => {
-                ("envelope", size("data_size").unwrap_or(answer))
-            }
-            Way::Ran(ToolKind::Heavy | ToolKind::Read) if field("total_size").is_some() => {
-                ("probe", size("total_size").unwrap_or(answer))
-            }
-            Way::Ran(_) | Way::Refused => ("full", answer),
-        };
-        Facts {
-            outcome,
-            answer_bytes: Some(answer),
-            full_bytes: Some(full),
-            token: minted.then_some("minted"),
-            error: None,
-        }
+/// What a call's answer over MCP came to.
+fn facts_of(done: &Result<(CallToolResult, Way), Stopped>) -> Facts {
+    match done {
+        Ok((result, way)) => Facts::of(result, *way),
+        Err(Ok(CallToolResponse::Complete(result))) => Facts::of(result, Way::Refused),
+        Err(Ok(CallToolResponse::Task(_))) => Facts::bare(TASK, None),
+        Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare("input_required", None),
+        Err(Ok(_)) => Facts::bare("full", None),
+        Err(Err(error)) => Facts::bare("error", Some(error_code(error.code.0))),
     }
-
-    fn bare(outcome: &'static str, error: Option<String>) -> Facts {
-        Facts {
-            outcome,
-            answer_bytes: None,
-            full_bytes: None,
-            token: None,
-            error,
-        }
-    }
-}
-
-/// The bytes of a result's text content: what the caller's model reads
-/// (the structured content repeats it).
-fn text_bytes(result: &CallToolResult) -> u64 {
-    result
-        .content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(text) => text.text.len() as u64,
-            _ => 0,
-        })
-        .sum()
 }
 
 /// A JSON-RPC error code as `error.type`.
@@ -380,66 +290,14 @@ mod tests {
         );
     }
 
-    #[allow(clippy::result_large_err)] // The call path's own type.
-    fn answered(value: Value, way: Way) -> Result<(CallToolResult, Way), Stopped> {
-        Ok((crate::answer::full_result(value), way))
-    }
-
     #[test]
-    fn an_envelope_counts_its_own_bytes_and_the_full_results() {
-        let write = ToolKind::Write {
-            kind: crate::kind::WriteKind::BulkCreate,
-            status_code: 201,
-        };
-        let envelope = serde_json::json!({
-            "accepted": 60, "status_code": 201, "data_size": 16000, "continuation_token": "t"
-        });
-        let answer = crate::answer::compact_text(&envelope).len() as u64;
-        let facts = Facts::of(&answered(envelope, Way::Ran(write)));
-        assert_eq!(
-            facts,
-            Facts {
-                outcome: "envelope",
-                answer_bytes: Some(answer),
-                full_bytes: Some(16000),
-                token: Some("minted"),
-                error: None,
-            }
-        );
-    }
-
-    #[test]
-    fn a_probe_a_redemption_a_full_result_and_an_error_are_told_apart() {
-        let probe =
-            serde_json::json!({"preview": [], "total_size": 90000, "continuation_token": "t"});
-        let facts = Facts::of(&answered(probe, Way::Ran(ToolKind::Heavy)));
-        assert_eq!(
-            (facts.outcome, facts.full_bytes, facts.token),
-            ("probe", Some(90000), Some("minted"))
-        );
-
-        let page = serde_json::json!({"items": [1, 2], "continuation_token": "t"});
-        let facts = Facts::of(&answered(page, Way::Redeemed));
-        assert_eq!(
-            (facts.outcome, facts.full_bytes, facts.token),
-            ("redeemed", None, Some("redeemed"))
-        );
-
-        // A read whose own fields look like an envelope is still its result.
-        let read = serde_json::json!({"status_code": 200, "data_size": 5});
-        let facts = Facts::of(&answered(read, Way::Ran(ToolKind::Read)));
-        assert_eq!(facts.outcome, "full");
-        assert_eq!(facts.full_bytes, facts.answer_bytes);
-
-        let failed = Ok((crate::answer::error_result("no such site"), Way::Refused));
-        let facts = Facts::of(&failed);
-        assert_eq!(
-            (facts.outcome, facts.error.as_deref()),
-            ("error", Some("tool_error"))
-        );
-
+    fn a_refused_request_is_an_error_of_its_code() {
         let refused: Result<(CallToolResult, Way), Stopped> =
             Err(Err(ErrorData::invalid_params("no", None)));
-        assert_eq!(Facts::of(&refused).error.as_deref(), Some("-32602"));
+        let facts = facts_of(&refused);
+        assert_eq!(
+            (facts.outcome, facts.error.as_deref()),
+            ("error", Some("-32602"))
+        );
     }
 }

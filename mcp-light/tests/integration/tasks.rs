@@ -266,6 +266,32 @@ async fn a_call_that_waits_becomes_a_task_whose_result_tasks_get_inlines() {
 }
 
 #[tokio::test]
+async fn a_tasks_call_is_counted_with_the_outcome_its_task_ends_with() {
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _guard = metrics::set_default_local_recorder(&recorder);
+    let server = replica(Arc::new(MemoryStore::default()), at_once());
+    let client = connect(&server, Caller::Process, true).await;
+    let task = started(&client, "tasked_forever_rows", json!({"n": 500, "ms": 30})).await;
+    let rows = [("gen_ai.tool.name", "tasked_forever_rows")];
+    let counted = crate::telemetry::Recorded::take(&snapshotter);
+    // Answered as a task: not counted yet.
+    assert_eq!(counted.counted(mcp_light::telemetry::CALLS, &rows), 0);
+
+    let done = settled(&client, &task.task.task_id).await;
+    assert!(json_of(&completed(&done))["continuation_token"].is_string());
+    let counted = crate::telemetry::Recorded::take(&snapshotter);
+    let probe = [rows[0], ("mcp_light.outcome", "probe")];
+    assert_eq!(counted.counted(mcp_light::telemetry::CALLS, &probe), 1);
+    let full = counted.counted(mcp_light::telemetry::FULL_BYTES, &rows);
+    let answered = counted.counted(mcp_light::telemetry::ANSWER_BYTES, &rows);
+    assert!(
+        full > 100_000 && answered * 10 < full,
+        "{answered} of {full}"
+    );
+}
+
+#[tokio::test]
 async fn a_call_that_finishes_within_task_after_is_answered_inline() {
     let config = at_once().with_after(Duration::from_secs(5));
     let server = replica(Arc::new(MemoryStore::default()), config);

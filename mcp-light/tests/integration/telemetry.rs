@@ -87,7 +87,8 @@ impl Spans {
             .cloned()
             .unwrap_or_else(|| {
                 let names: Vec<_> = spans.closed.iter().map(|f| f.get("otel.name")).collect();
-                panic!("no span named {name:?}; closed: {names:?}")
+                let open: Vec<_> = spans.open.values().map(|f| f.get("otel.name")).collect();
+                panic!("no span named {name:?}; closed: {names:?}; open: {open:?}")
             })
     }
 }
@@ -125,13 +126,76 @@ fn bulk_create(n: usize) -> Value {
     json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(n)}})
 }
 
-/// A span catcher, the default subscriber of this thread until the guard
-/// drops.
-fn spans() -> (Spans, tracing::subscriber::DefaultGuard) {
+thread_local! {
+    /// Where the spans this thread opens are caught, while a test wants
+    /// them.
+    static CATCHING: std::cell::RefCell<Option<Spans>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The process-wide subscriber's layer: a span opened on a thread that
+/// catches spans goes to that thread's [`Spans`] (kept in the span, so it
+/// is recorded and closed there from any thread). One subscriber for the
+/// whole process keeps every callsite of interest: thread-local ones race
+/// the other tests' threads for the callsites' cached interest.
+struct Catcher;
+
+impl<S> Layer<S> for Catcher
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: LayerContext<'_, S>) {
+        let Some(spans) = CATCHING.with(|catching| catching.borrow().clone()) else {
+            return;
+        };
+        spans.on_new_span(attrs, id, ctx.clone());
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(spans);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: LayerContext<'_, S>) {
+        let spans = ctx
+            .span(id)
+            .and_then(|span| span.extensions().get::<Spans>().cloned());
+        if let Some(spans) = spans {
+            spans.on_record(id, values, ctx);
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: LayerContext<'_, S>) {
+        let spans = ctx
+            .span(&id)
+            .and_then(|span| span.extensions().get::<Spans>().cloned());
+        if let Some(spans) = spans {
+            spans.on_close(id, ctx);
+        }
+    }
+}
+
+/// Stops catching this thread's spans when dropped.
+struct Catching;
+
+impl Drop for Catching {
+    fn drop(&mut self) {
+        CATCHING.with(|catching| catching.borrow_mut().take());
+    }
+}
+
+/// Makes [`Catcher`]'s subscriber the process's, once.
+fn install_catcher() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        tracing::subscriber::set_global_default(Registry::default().with(Catcher))
+            .expect("no other test sets the global subscriber");
+    });
+}
+
+/// Catches the spans this thread opens until the guard drops.
+fn spans() -> (Spans, Catching) {
+    install_catcher();
     let spans = Spans::default();
-    let subscriber = Registry::default().with(spans.clone());
-    let guard = tracing::subscriber::set_default(subscriber);
-    (spans, guard)
+    CATCHING.with(|catching| *catching.borrow_mut() = Some(spans.clone()));
+    (spans, Catching)
 }
 
 #[tokio::test]
@@ -227,10 +291,10 @@ async fn a_requests_traceparent_gives_its_span_the_callers_trace_id() {
 
 /// Every metric recorded since the last snapshot (a snapshot takes the
 /// counts it reads), with its unit.
-struct Recorded(Vec<(CompositeKey, Option<Unit>, DebugValue)>);
+pub(crate) struct Recorded(Vec<(CompositeKey, Option<Unit>, DebugValue)>);
 
 impl Recorded {
-    fn take(snapshotter: &Snapshotter) -> Recorded {
+    pub(crate) fn take(snapshotter: &Snapshotter) -> Recorded {
         let metrics = snapshotter.snapshot().into_vec();
         Recorded(
             metrics
@@ -242,7 +306,11 @@ impl Recorded {
 
     /// The unit and value of the metric `name` whose labels include
     /// `labels`.
-    fn get(&self, name: &str, labels: &[(&str, &str)]) -> Option<(Option<Unit>, &DebugValue)> {
+    pub(crate) fn get(
+        &self,
+        name: &str,
+        labels: &[(&str, &str)],
+    ) -> Option<(Option<Unit>, &DebugValue)> {
         self.0
             .iter()
             .find(|(key, ..)| {
@@ -256,7 +324,7 @@ impl Recorded {
             .map(|(_, unit, value)| (*unit, value))
     }
 
-    fn counted(&self, name: &str, labels: &[(&str, &str)]) -> u64 {
+    pub(crate) fn counted(&self, name: &str, labels: &[(&str, &str)]) -> u64 {
         match self.get(name, labels) {
             Some((_, DebugValue::Counter(n))) => *n,
             None => 0,
@@ -361,6 +429,8 @@ async fn with_opentelemetry_a_request_joins_the_trace_its_traceparent_names() {
     use opentelemetry::trace::TracerProvider as _;
     use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 
+    // Every callsite stays of interest to some subscriber (see `Catcher`).
+    install_catcher();
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
