@@ -30,6 +30,13 @@ const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
+/// A layer of the global tracing subscriber.
+type BoxedLayer = Box<dyn Layer<Registry> + Send + Sync>;
+
+/// One of the metrics recorders the global one hands numbers to.
+#[cfg(any(feature = "metrics", feature = "otlp"))]
+type BoxedRecorder = Box<dyn metrics::Recorder + Sync>;
+
 /// The OpenTelemetry resource's `service.name`.
 #[cfg(feature = "otlp")]
 const SERVICE_NAME: &str = "inventory";
@@ -53,10 +60,13 @@ impl Telemetry {
     /// when both are given). Call it once, before the server is built and
     /// outside the async runtime.
     pub fn install(cli: &Cli) -> Result<Self, String> {
+        // What each exporter adds, a build without it leaves alone.
+        #[cfg_attr(not(any(feature = "metrics", feature = "otlp")), allow(unused_mut))]
         let mut telemetry = Telemetry::default();
-        let mut layers: Vec<Box<dyn Layer<Registry> + Send + Sync>> = vec![log_layer(cli)];
+        #[cfg_attr(not(feature = "otlp"), allow(unused_mut))]
+        let mut layers: Vec<BoxedLayer> = vec![log_layer(cli)];
         #[cfg(any(feature = "metrics", feature = "otlp"))]
-        let mut recorders: Vec<Box<dyn metrics::Recorder + Sync>> = Vec::new();
+        let mut recorders: Vec<BoxedRecorder> = Vec::new();
         #[cfg(feature = "metrics")]
         if cli.metrics.is_some() {
             let recorder = prometheus_recorder()?;
@@ -142,7 +152,7 @@ impl Telemetry {
 
 /// stderr's layer: warnings and errors of any target as text, or, with
 /// `--log-format json`, as JSON lines beside one line per request.
-fn log_layer(cli: &Cli) -> Box<dyn Layer<Registry> + Send + Sync> {
+fn log_layer(cli: &Cli) -> BoxedLayer {
     match cli.log_format {
         #[cfg(feature = "json-logs")]
         crate::cli::LogFormat::Json => json_layer(),
@@ -160,7 +170,7 @@ fn log_layer(cli: &Cli) -> Box<dyn Layer<Registry> + Send + Sync> {
 /// `"span"`, its duration as `time.busy` and `time.idle` under `"fields"`;
 /// and a line per warning or error of any target.
 #[cfg(feature = "json-logs")]
-fn json_layer() -> Box<dyn Layer<Registry> + Send + Sync> {
+fn json_layer() -> BoxedLayer {
     use tracing::Level;
     use tracing_subscriber::filter::FilterFn;
     use tracing_subscriber::fmt::format::FmtSpan;
@@ -198,7 +208,7 @@ fn prometheus_recorder() -> Result<metrics_exporter_prometheus::PrometheusRecord
 /// Installs `recorders` as the global metrics recorder: one as it is,
 /// several behind a fanout that hands every number to each.
 #[cfg(any(feature = "metrics", feature = "otlp"))]
-fn install_recorders(mut recorders: Vec<Box<dyn metrics::Recorder + Sync>>) -> Result<(), String> {
+fn install_recorders(mut recorders: Vec<BoxedRecorder>) -> Result<(), String> {
     use metrics_util::layers::FanoutBuilder;
 
     let recorder = match recorders.len() {
@@ -228,10 +238,10 @@ mod otlp {
     use opentelemetry_sdk::propagation::TraceContextPropagator;
     use opentelemetry_sdk::trace::SdkTracerProvider;
     use tracing::Level;
+    use tracing_subscriber::Layer;
     use tracing_subscriber::filter::Targets;
-    use tracing_subscriber::{Layer, Registry};
 
-    use super::{DURATION, DURATION_BUCKETS, SERVICE_NAME};
+    use super::{BoxedLayer, BoxedRecorder, DURATION, DURATION_BUCKETS, SERVICE_NAME};
 
     /// The providers to flush at exit.
     pub struct Providers {
@@ -257,16 +267,7 @@ mod otlp {
     /// signals go to `/v1/traces` and `/v1/metrics` under it, as with
     /// `OTEL_EXPORTER_OTLP_ENDPOINT`): the providers, the tracing layer
     /// and the metrics recorder.
-    pub fn pipeline(
-        endpoint: &str,
-    ) -> Result<
-        (
-            Providers,
-            Box<dyn Layer<Registry> + Send + Sync>,
-            Box<dyn metrics::Recorder + Sync>,
-        ),
-        String,
-    > {
+    pub fn pipeline(endpoint: &str) -> Result<(Providers, BoxedLayer, BoxedRecorder), String> {
         let resource = Resource::builder()
             .with_service_name(SERVICE_NAME)
             .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
