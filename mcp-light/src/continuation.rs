@@ -58,15 +58,23 @@ pub(crate) struct Continuations {
     /// every call.
     failing: AtomicBool,
     heavy: HeavyConfig,
+    /// The store's name in traces and metrics; `none` without a store.
+    store_name: &'static str,
 }
 
 impl Continuations {
     pub(crate) fn new(store: Option<Arc<dyn ContinuationStore>>, heavy: HeavyConfig) -> Self {
         Continuations {
+            store_name: store.as_ref().map_or("none", |store| store.name()),
             store,
             failing: AtomicBool::new(false),
             heavy,
         }
+    }
+
+    /// The store's name in traces and metrics.
+    pub(crate) fn store_name(&self) -> &'static str {
+        self.store_name
     }
 
     pub(crate) fn heavy(&self) -> &HeavyConfig {
@@ -100,12 +108,14 @@ impl Continuations {
     ) -> Option<Token> {
         let store = self.store.as_ref()?;
         let token = self.mint().ok()?;
+        let bytes = body.len() as u64;
         match store
             .put(&token, Entry::new(called.owner(), origin, body))
             .await
         {
             Ok(()) => {
                 self.store_worked();
+                self.stored(bytes);
                 Some(token)
             }
             Err(error) => {
@@ -157,6 +167,15 @@ impl Continuations {
         }
     }
 
+    /// Counts a result of `bytes` written to the store.
+    pub(crate) fn stored(&self, bytes: u64) {
+        let tier = self.store_name;
+        metrics::counter!(crate::telemetry::STORE_ENTRIES, "mcp_light.store.tier" => tier)
+            .increment(1);
+        metrics::counter!(crate::telemetry::STORE_BYTES, "mcp_light.store.tier" => tier)
+            .increment(bytes);
+    }
+
     /// Notes that the store took a result: an outage, if one was logged,
     /// is over.
     pub(crate) fn store_worked(&self) {
@@ -170,6 +189,17 @@ impl Continuations {
     /// refuses as too large, or has no room for, is refused by a store
     /// that works: no outage to report, none to recover from.
     pub(crate) fn store_failed(&self, error: &StoreError) -> String {
+        let kind = match error {
+            StoreError::Unavailable(_) => "unavailable",
+            StoreError::TooLarge { .. } => "too_large",
+            StoreError::Full(_) => "full",
+        };
+        metrics::counter!(
+            crate::telemetry::STORE_ERRORS,
+            "mcp_light.store.tier" => self.store_name,
+            "error.type" => kind
+        )
+        .increment(1);
         if matches!(error, StoreError::Unavailable(_))
             && !self.failing.swap(true, Ordering::Relaxed)
         {

@@ -70,6 +70,7 @@ pub mod heavy;
 pub mod items;
 pub mod store;
 pub mod tasks;
+pub mod telemetry;
 pub mod token;
 pub mod transport;
 

@@ -2,6 +2,7 @@
 //! frozen — its tools, schemas, dispatchers and names worked out at build
 //! time — with the one call path every transport uses.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ mod builder;
 mod call;
 
 pub use builder::ServerBuilder;
-pub(crate) use call::{Client, missing_state, responded};
+pub(crate) use call::{Client, Way, missing_state, responded};
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a
@@ -423,6 +424,24 @@ impl Server {
                 .map_or(&[], |routed| routed.def().scopes()),
             Some(Named::Routed { .. }) | None => &[],
         }
+    }
+
+    /// The name the metrics count a call of what `named` reaches under:
+    /// a published tool or dispatcher; `None` for any other name, which a
+    /// caller may make up.
+    pub(crate) fn metric_name(&self, named: Option<Named>) -> Option<Cow<'static, str>> {
+        match named? {
+            Named::Tool { tool, .. } => Some(Cow::Borrowed(self.inner.registry.at(tool).name())),
+            Named::Dispatcher { dispatcher, .. } => Some(Cow::Owned(
+                self.inner.dispatchers[dispatcher].name().to_owned(),
+            )),
+            Named::Routed { .. } => None,
+        }
+    }
+
+    /// The name of the continuation store, for traces and metrics.
+    pub(crate) fn store_name(&self) -> &'static str {
+        self.inner.continuations.store_name()
     }
 
     /// Whether a call of what `named` reaches may reach its client: a

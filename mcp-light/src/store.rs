@@ -446,4 +446,12 @@ pub trait ContinuationStore: Send + Sync + 'static {
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
     }
+
+    /// The store's name in traces and metrics
+    /// ([`telemetry`](crate::telemetry)'s `mcp_light.store.tier`):
+    /// `memory` for [`MemoryStore`], `redis` for `RedisStore`, `custom`
+    /// unless a store says otherwise.
+    fn name(&self) -> &'static str {
+        "custom"
+    }
 }

@@ -430,9 +430,11 @@ impl<'k> Writing<'k> {
             Some(open) => open,
             None => return Err(self.refused.clone().unwrap_or_default()),
         };
+        let bytes = sealed.size;
         match writer.commit(sealed).await {
             Ok(()) => {
                 self.keep.continuations.store_worked();
+                self.keep.continuations.stored(bytes);
                 Ok(token)
             }
             Err(error) => Err(self.keep.continuations.store_failed(&error)),

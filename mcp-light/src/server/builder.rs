@@ -122,6 +122,8 @@ impl ServerBuilder {
         let mut heavy = self.heavy;
         check_heavy(&heavy)?;
         self.tasks.check().map_err(BuildError::TaskConfig)?;
+        // The units of mcp-light's metrics, for the recorder installed now.
+        crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.
         heavy.token_lifetime = self.store.as_ref().map(|store| store.ttl());
         Server::freeze(super::Frozen {

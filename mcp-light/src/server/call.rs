@@ -23,6 +23,7 @@ use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
 use crate::heavy;
 use crate::invoke::{Answering, Invocation, Responder, Routed};
+use crate::kind::ToolKind;
 use crate::limits::Deadline;
 use crate::offload::Unfinished;
 use crate::principal::GrantedScopes;
@@ -46,7 +47,7 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
-        let Ok(result) = self
+        let Ok((result, _)) = self
             .answer(named, tool, arguments, caller, None, None, None, run)
             .await;
         result
@@ -62,6 +63,9 @@ impl Server {
     /// `granted` are the scopes the caller's access token grants, when the
     /// call must be checked against them (see [`GrantedScopes`]).
     ///
+    /// The result comes with the way the call came to it, for the
+    /// request's span and metrics.
+    ///
     /// Not an `async fn`: the call path's own future is what the transport
     /// awaits, not a wrapper that would hold (and copy) it.
     #[allow(clippy::too_many_arguments)]
@@ -74,7 +78,7 @@ impl Server {
         client: Client<'s>,
         tasks_declared: bool,
         granted: Option<GrantedScopes>,
-    ) -> impl Future<Output = Result<CallToolResult, Stopped>> + 's {
+    ) -> impl Future<Output = Result<(CallToolResult, Way), Stopped>> + 's {
         let (talk, stops, talking) = match client {
             Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
             Client::Quiet(cancelled) => (
@@ -109,7 +113,7 @@ impl Server {
     /// A call over MCP brings `tasking`: a task-capable tool left waiting
     /// may then answer as a task. A panic anywhere in it, in mcp-light or
     /// in the tool, answers the call as the tool failing and goes no
-    /// further.
+    /// further. The result comes with the [`Way`] the call came to it.
     #[allow(clippy::too_many_arguments)]
     async fn answer<'t, S, R>(
         &self,
@@ -121,7 +125,7 @@ impl Server {
         talk: Option<Arc<Talk>>,
         tasking: Option<Tasking<'_>>,
         run: impl FnOnce(Run<'t>) -> R,
-    ) -> Result<CallToolResult, S>
+    ) -> Result<(CallToolResult, Way), S>
     where
         R: Future<Output = Result<CallToolResult, S>>,
         S: Escape,
@@ -142,17 +146,21 @@ impl Server {
                     talk,
                     declared,
                 ) {
-                    Prepared::Answer(result) => result,
-                    Prepared::Refuse(error) => return S::escape(Err(error)),
+                    Prepared::Answer(result) => (result, Way::Refused),
+                    Prepared::Answered(result, kind) => (result, Way::Ran(kind)),
+                    Prepared::Refuse(error) => return S::escape(Err(error)).map(Way::escaped),
                     Prepared::Redeem(called, token, args) => {
                         let usage = self.inner.usage.as_deref();
-                        Box::pin(self.inner.continuations.redeem(&called, token, args, usage)).await
+                        let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
+                        (Box::pin(redeemed).await, Way::Redeemed)
                     }
-                    Prepared::Run(mut invoked, support, name) => {
+                    Prepared::Run(mut invoked, support, name, kind) => {
                         // Most tools answer at their first poll, made here; only
                         // one left waiting runs within the deadline and what
                         // stops it, which poll it first anyway.
-                        match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
+                        let result = match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx)))
+                            .await
+                        {
                             Poll::Ready(result) => result,
                             Poll::Pending => match (tasking, owner) {
                                 (Some(tasking), Some(owner)) if support.allows_tasks() => {
@@ -165,12 +173,15 @@ impl Server {
                                     };
                                     match tasking.run(work, escalation).await {
                                         Ok(result) => result,
-                                        Err(stopped) => return S::escape(stopped),
+                                        Err(stopped) => {
+                                            return S::escape(stopped).map(Way::escaped);
+                                        }
                                     }
                                 }
                                 _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
                             },
-                        }
+                        };
+                        (result, Way::Ran(kind))
                     }
                 },
             )
@@ -187,16 +198,16 @@ impl Server {
                     Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
                 },
             );
-        let mut result = match caught.await {
+        let (mut result, way) = match caught.await {
             Ok(answer) => answer?,
-            Err(unfinished) => unfinished.answer(tool),
+            Err(unfinished) => (unfinished.answer(tool), Way::Refused),
         };
         if let Some(usage) = &self.inner.usage {
             // Answers that stand for another result were reported where
             // that result was at hand; the rest are their own full result.
             usage.attach_if_missing(&mut result);
         }
-        Ok(result)
+        Ok((result, way))
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
@@ -310,8 +321,8 @@ impl Server {
             Ok(invocation) => match def.invoke_fn()(invocation) {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
-                Answering::Now(answer) => Prepared::Answer(answer.into_inner()),
-                Answering::Later(run) => Prepared::Run(run, support, def.name()),
+                Answering::Now(answer) => Prepared::Answered(answer.into_inner(), def.kind()),
+                Answering::Later(run) => Prepared::Run(run, support, def.name(), def.kind()),
             },
             Err(answer) => Prepared::Answer(*answer),
         }
@@ -370,13 +381,32 @@ impl Server {
     }
 }
 
+/// How a tool call came to its result, as the call path saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// Answered before any tool ran: an error about the call itself.
+    Refused,
+    /// Served from the store for a continuation token.
+    Redeemed,
+    /// A tool of this kind ran.
+    Ran(ToolKind),
+}
+
+impl Way {
+    /// The way of a result a call path answers for what stopped it, where
+    /// it has no client to hand that to.
+    pub(crate) fn escaped(result: CallToolResult) -> (CallToolResult, Way) {
+        (result, Way::Refused)
+    }
+}
+
 /// The response to a call over MCP, from what [`Server::call_over_mcp`]
 /// came to.
 pub(crate) fn responded(
-    done: Result<CallToolResult, Stopped>,
+    done: Result<(CallToolResult, Way), Stopped>,
 ) -> Result<CallToolResponse, ErrorData> {
     match done {
-        Ok(result) => Ok(result.into()),
+        Ok((result, _)) => Ok(result.into()),
         Err(stopped) => stopped,
     }
 }
@@ -396,16 +426,19 @@ pub(crate) enum Client<'c> {
 enum Prepared {
     /// Answered already: an error, found before any tool ran.
     Answer(CallToolResult),
+    /// Answered already by a tool of this kind that never waits.
+    Answered(CallToolResult, ToolKind),
     /// Refused with a protocol error before any tool ran.
     Refuse(ErrorData),
     /// A continuation token to redeem for this caller, with the
     /// negotiation fields left in the arguments.
     Redeem(Called, Value, Map<String, Value>),
-    /// A tool to run, whether it may answer as a task, and its name.
+    /// A tool to run, whether it may answer as a task, its name and kind.
     Run(
         BoxFuture<'static, CallToolResult>,
         TaskSupport,
         &'static str,
+        ToolKind,
     ),
 }
 

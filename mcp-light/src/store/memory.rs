@@ -634,6 +634,27 @@ impl Inner {
     }
 }
 
+/// The in-memory store's name in traces and metrics.
+const STORE_NAME: &str = "memory";
+
+/// Why an entry was evicted, as the eviction counter's `reason` says.
+#[derive(Debug, Clone, Copy)]
+enum Eviction {
+    /// To make room for another.
+    Full,
+    /// At the end of its time to live.
+    Expired,
+}
+
+impl Eviction {
+    fn as_str(self) -> &'static str {
+        match self {
+            Eviction::Full => "full",
+            Eviction::Expired => "expired",
+        }
+    }
+}
+
 /// A failure of the disk tier, as the store reports it.
 fn disk_error(doing: &str, error: &std::io::Error) -> StoreError {
     StoreError::Full(format!("cannot {doing} a spilled result: {error}"))
@@ -667,6 +688,10 @@ impl fmt::Debug for MemoryStore {
 }
 
 impl ContinuationStore for MemoryStore {
+    fn name(&self) -> &'static str {
+        STORE_NAME
+    }
+
     /// An entry too large for memory is written to the disk tier, as if it
     /// had been streamed.
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
@@ -762,19 +787,35 @@ impl State {
     }
 
     fn evict_oldest(&mut self) {
+        self.evict_oldest_for(Eviction::Full);
+    }
+
+    fn evict_oldest_for(&mut self, reason: Eviction) {
         if let Some(&seq) = self.order.keys().next() {
-            self.evict(seq);
+            self.evict_for(seq, reason);
         }
     }
 
-    /// Drops the entry stored with sequence number `seq`.
+    /// Drops the entry stored with sequence number `seq` to make room.
     fn evict(&mut self, seq: u64) {
+        self.evict_for(seq, Eviction::Full);
+    }
+
+    /// Drops the entry stored with sequence number `seq`, counted as
+    /// evicted for `reason`.
+    fn evict_for(&mut self, seq: u64, reason: Eviction) {
         if let Some(token) = self.order.remove(&seq) {
             let slot = self
                 .entries
                 .remove(&token)
                 .expect("every ordered token has an entry");
             self.forget(slot);
+            metrics::counter!(
+                crate::telemetry::STORE_EVICTIONS,
+                "mcp_light.store.tier" => STORE_NAME,
+                "reason" => reason.as_str()
+            )
+            .increment(1);
         }
     }
 
@@ -826,7 +867,7 @@ impl State {
             if !is_expired(&self.entries[token], now, ttl) {
                 break;
             }
-            self.evict_oldest();
+            self.evict_oldest_for(Eviction::Expired);
         }
     }
 }

@@ -592,6 +592,10 @@ impl<C> ContinuationStore for RedisStore<C>
 where
     C: ConnectionLike + Clone + Send + Sync + 'static,
 {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+
     /// Writes the entry as one chunk ([`begin`](ContinuationStore::begin)).
     fn put<'a>(&'a self, token: &'a Token, entry: Entry) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {

@@ -70,6 +70,12 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     Some(Caller::Session(session.to_string()))
 }
 
+/// The MCP session rmcp routed the request into, if any.
+pub(super) fn session_id(extensions: &Extensions) -> Option<&str> {
+    let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;
+    Some(session)
+}
+
 /// The scopes the request's access token grants, when an OAuth layer
 /// (or the host's own) recorded them.
 pub(super) fn granted_scopes(extensions: &Extensions) -> Option<GrantedScopes> {

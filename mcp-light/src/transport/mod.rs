@@ -31,6 +31,7 @@ mod sessions;
 mod signal;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
+mod traced;
 
 #[cfg(feature = "http")]
 pub use health::{HEALTHZ, READYZ};
@@ -58,11 +59,24 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::server::{Client, responded};
 use crate::{Caller, Server};
+use traced::Traced;
+
+// The methods mcp-light answers itself, as their spans and metrics name
+// them.
+const INITIALIZE: &str = "initialize";
+const DISCOVER: &str = "server/discover";
+const LIST_TOOLS: &str = "tools/list";
+const CALL_TOOL: &str = "tools/call";
+const SET_LEVEL: &str = "logging/setLevel";
+const GET_TASK: &str = "tasks/get";
+const UPDATE_TASK: &str = "tasks/update";
+const CANCEL_TASK: &str = "tasks/cancel";
 
 /// How long a graceful shutdown waits for the requests in flight unless
 /// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
@@ -117,6 +131,21 @@ impl McpHandler {
         self.server.delegate()
     }
 
+    /// Starts the span of a `method` request (of `tool`, for a call), with
+    /// the MCP session it came in.
+    fn traced(
+        &self,
+        method: &'static str,
+        tool: Option<&str>,
+        context: &RequestContext<RoleServer>,
+    ) -> Traced {
+        #[cfg(feature = "http")]
+        let session = http::session_id(&context.extensions);
+        #[cfg(not(feature = "http"))]
+        let session = None;
+        Traced::start(method, tool, context, session)
+    }
+
     /// Whether mcp-light answers `tasks/*` for the task `id`: when a tool
     /// may answer as a task, unless the composed handler advertises tasks
     /// of its own and `id` is not one mcp-light issues.
@@ -155,7 +184,10 @@ impl ServerHandler for McpHandler {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        let answer = self.composed().initialize(request, context).await?;
+        let traced = self.traced(INITIALIZE, None, &context);
+        let answer = traced
+            .run(self.composed().initialize(request, context))
+            .await?;
         Ok(self.with_own(answer))
     }
 
@@ -173,7 +205,8 @@ impl ServerHandler for McpHandler {
         &self,
         context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        let mut answer = self.composed().discover(context).await?;
+        let traced = self.traced(DISCOVER, None, &context);
+        let mut answer = traced.run(self.composed().discover(context)).await?;
         add_own_capabilities(&mut answer.capabilities, self.server.offers_tasks());
         answer.set_server_info(self.server.implementation().clone());
         Ok(answer)
@@ -182,11 +215,14 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
+        let traced = self.traced(LIST_TOOLS, None, &context);
+        let done = Ok(ListToolsResult::with_all_items(
             self.server.tools().to_vec(),
-        ))
+        ));
+        traced.finish(&done);
+        done
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -198,6 +234,7 @@ impl ServerHandler for McpHandler {
         #[cfg_attr(not(feature = "http"), allow(unused_mut))] mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let traced = self.traced(CALL_TOOL, Some(&request.name), &context);
         let caller = self.caller(&context);
         // Only a server with scoped tools reads what a token grants.
         #[cfg(feature = "http")]
@@ -222,10 +259,10 @@ impl ServerHandler for McpHandler {
         // Looked up once: whether the tool needs its client, and what the
         // call reaches.
         let named = self.server.named(&request.name);
-        if !self.server.needs_client(named) {
+        let span = traced.span().clone();
+        let done = if !self.server.needs_client(named) {
             let quiet = Client::Quiet(&context.ct);
-            let done = self
-                .server
+            self.server
                 .call_over_mcp(
                     named,
                     &request.name,
@@ -235,29 +272,35 @@ impl ServerHandler for McpHandler {
                     tasks_declared,
                     granted,
                 )
-                .await;
-            return responded(done);
-        }
-        let talk = Talk::new(
-            context,
-            std::sync::Arc::clone(self.server.talkback()),
-            self.log_level.get(),
-            request.input_responses,
-            request.request_state,
-            tasks_declared,
-        );
-        let done = self
-            .server
-            .call_over_mcp(
-                named,
-                &request.name,
-                arguments,
-                caller,
-                Client::Talking(&talk),
+                .instrument(span)
+                .await
+        } else {
+            let talk = Talk::new(
+                context,
+                std::sync::Arc::clone(self.server.talkback()),
+                self.log_level.get(),
+                request.input_responses,
+                request.request_state,
                 tasks_declared,
-                granted,
-            )
-            .await;
+            );
+            self.server
+                .call_over_mcp(
+                    named,
+                    &request.name,
+                    arguments,
+                    caller,
+                    Client::Talking(&talk),
+                    tasks_declared,
+                    granted,
+                )
+                .instrument(span)
+                .await
+        };
+        traced.finish_call(
+            self.server.metric_name(named),
+            &done,
+            self.server.store_name(),
+        );
         responded(done)
     }
 
@@ -267,15 +310,19 @@ impl ServerHandler for McpHandler {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        let traced = self.traced(SET_LEVEL, None, &context);
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
-        if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
-            return Err(ErrorData::method_not_found::<
+        let done = if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
+            Err(ErrorData::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,
-            >());
-        }
-        self.log_level.set(request.level.into());
-        Ok(())
+            >())
+        } else {
+            self.log_level.set(request.level.into());
+            Ok(())
+        };
+        traced.finish(&done);
+        done
     }
 
     /// The task's state, from the task store, when a tool may answer as a
@@ -288,8 +335,11 @@ impl ServerHandler for McpHandler {
         if !self.answers_task(&request.task_id) {
             return self.composed().get_task(request, context).await;
         }
+        let traced = self.traced(GET_TASK, None, &context);
         let caller = self.caller(&context);
-        self.server.tasks().get(&request.task_id, &caller).await
+        traced
+            .run(self.server.tasks().get(&request.task_id, &caller))
+            .await
     }
 
     /// Hands the answers to the task, wherever it runs.
@@ -301,10 +351,11 @@ impl ServerHandler for McpHandler {
         if !self.answers_task(&request.task_id) {
             return self.composed().update_task(request, context).await;
         }
+        let traced = self.traced(UPDATE_TASK, None, &context);
         let caller = self.caller(&context);
-        self.server
-            .tasks()
-            .update(&request.task_id, request.input_responses, &caller)
+        let tasks = self.server.tasks();
+        traced
+            .run(tasks.update(&request.task_id, request.input_responses, &caller))
             .await
     }
 
@@ -317,8 +368,11 @@ impl ServerHandler for McpHandler {
         if !self.answers_task(&request.task_id) {
             return self.composed().cancel_task(request, context).await;
         }
+        let traced = self.traced(CANCEL_TASK, None, &context);
         let caller = self.caller(&context);
-        self.server.tasks().cancel(&request.task_id, &caller).await
+        traced
+            .run(self.server.tasks().cancel(&request.task_id, &caller))
+            .await
     }
 
     // Prompts, resources, subscriptions, completions, skills, custom

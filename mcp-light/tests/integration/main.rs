@@ -33,6 +33,7 @@ mod streaming;
 mod surface;
 mod talkback;
 mod tasks;
+mod telemetry;
 // Needs the tokenizers; `cargo test --workspace` enables the feature
 // through the inventory example.
 #[cfg(feature = "usage")]

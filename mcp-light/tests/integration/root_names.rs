@@ -82,6 +82,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         "rmcp",
         "store",
         "tasks",
+        "telemetry",
         "token",
         "transport",
         // Declaring tools.
