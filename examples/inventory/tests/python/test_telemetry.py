@@ -304,7 +304,9 @@ async def test_otlp_sends_the_request_span_in_the_callers_trace_and_the_metrics_
     ours = [body for body in traces if b"tools/call device_create" in body]
     assert ours, f"no span named `tools/call device_create` in {len(traces)} trace posts:\n{stderr}"
     assert any(bytes.fromhex(TRACE_ID) in body for body in ours), "the span left the caller's trace"
-    assert any(b"inventory" in body for body in ours), "service.name is not `inventory`"
+    # The resource's KeyValue, as protobuf encodes it.
+    service = b"\n\x0cservice.name\x12\x0b\n\x09inventory"
+    assert any(service in body for body in ours), "service.name is not `inventory`"
     metrics = collector.bodies("/v1/metrics")
     assert any(b"mcp.server.operation.duration" in body for body in metrics), (
         f"{len(metrics)} metrics posts, none with mcp.server.operation.duration"

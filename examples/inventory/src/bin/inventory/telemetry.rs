@@ -21,7 +21,7 @@ use crate::cli::Cli;
 
 /// The runtime's request duration histogram, in seconds.
 #[cfg(any(feature = "metrics", feature = "otlp"))]
-const DURATION: &str = "mcp.server.operation.duration";
+const DURATION: &str = mcp_light::telemetry::OPERATION_DURATION;
 
 /// Its buckets: those OpenTelemetry's MCP conventions advise, from 10 ms
 /// to 5 minutes.
@@ -309,5 +309,41 @@ mod otlp {
         let recorder = OpenTelemetryRecorder::new(metrics.meter("mcp-light"));
         recorder.set_histogram_bounds(&DURATION.into(), DURATION_BUCKETS.to_vec());
         Ok((Providers { traces, metrics }, layer, Box::new(recorder)))
+    }
+}
+
+#[cfg(all(test, feature = "metrics"))]
+mod tests {
+    use mcp_light::telemetry::{ANSWER_BYTES, CALLS, describe_metrics};
+
+    use super::*;
+
+    #[test]
+    fn prometheus_names_carry_their_unit_and_total_and_the_duration_has_buckets() {
+        let recorder = prometheus_recorder().unwrap();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            describe_metrics();
+            let tool = [
+                ("mcp.method.name", "tools/call"),
+                ("gen_ai.tool.name", "device_create"),
+            ];
+            metrics::histogram!(DURATION, &tool).record(0.03);
+            metrics::counter!(ANSWER_BYTES, "gen_ai.tool.name" => "device_create").increment(200);
+            metrics::counter!(CALLS, "gen_ai.tool.name" => "device_create", "mcp_light.outcome" => "envelope")
+                .increment(1);
+        });
+        let text = handle.render();
+        for line in [
+            "# TYPE mcp_server_operation_duration_seconds histogram",
+            r#"mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="device_create",le="0.02"} 0"#,
+            r#"mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",gen_ai_tool_name="device_create",le="0.05"} 1"#,
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="device_create"} 1"#,
+            "# TYPE mcp_light_answer_bytes_total counter",
+            r#"mcp_light_answer_bytes_total{gen_ai_tool_name="device_create"} 200"#,
+            r#"mcp_light_calls_total{gen_ai_tool_name="device_create",mcp_light_outcome="envelope"} 1"#,
+        ] {
+            assert!(text.contains(line), "{line} missing from:\n{text}");
+        }
     }
 }
