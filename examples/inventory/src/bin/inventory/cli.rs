@@ -249,12 +249,56 @@ pub struct Cli {
     /// summary, full result); clients validate answers against it.
     #[arg(long, verbatim_doc_comment)]
     pub output_schema: bool,
+
+    /// Serve Prometheus metrics at http://ADDR/metrics
+    ///
+    /// ADDR is an IP address and a port (0 picks one; the address served
+    /// is printed on stderr), a listener of its own beside --http. The
+    /// runtime's request durations, calls by outcome, answer and full
+    /// result bytes, tokens and store counters, in Prometheus' text
+    /// format with unit suffixes (mcp_server_operation_duration_seconds,
+    /// mcp_light_calls_total, mcp_light_answer_bytes_total, …).
+    #[arg(long, value_name = "ADDR", value_parser = socket_addr, verbatim_doc_comment)]
+    pub metrics: Option<SocketAddr>,
+
+    /// Send traces and metrics over OTLP/HTTP (protobuf) to URL
+    ///
+    /// URL is the collector's base, such as http://127.0.0.1:4318: spans
+    /// go to URL/v1/traces, metrics to URL/v1/metrics (every 60 s, and
+    /// once more at shutdown), as service.name "inventory". A request's
+    /// span joins the trace of the W3C traceparent in its _meta.
+    #[arg(long, value_name = "URL", value_parser = otlp_endpoint, verbatim_doc_comment)]
+    pub otlp_endpoint: Option<String>,
+
+    /// How stderr logs: text or json
+    ///
+    /// text logs warnings and errors. json logs them as JSON lines, and
+    /// one more line per MCP request when it ends: its method, tool,
+    /// outcome, sizes and trace_id under "span", its time under "fields".
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = LogFormat::Text,
+        verbatim_doc_comment
+    )]
+    pub log_format: LogFormat,
+}
+
+/// How stderr logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Warnings and errors as text.
+    #[default]
+    Text,
+    /// JSON lines: warnings, errors and one line per request.
+    Json,
 }
 
 impl Cli {
     /// Refuses a flag whose part this build of the inventory left out (the
-    /// cargo features `redis`, `oauth`, `usage`), with the command that
-    /// builds it in.
+    /// cargo features `redis`, `oauth`, `usage`, `metrics`, `otlp`,
+    /// `json-logs`), with the command that builds it in.
     pub fn check_features(&self) -> Result<(), String> {
         if !cfg!(feature = "redis") {
             match self.store {
@@ -270,6 +314,15 @@ impl Cli {
         }
         if self.usage && !cfg!(feature = "usage") {
             return Err(missing_feature("--usage", "usage"));
+        }
+        if self.metrics.is_some() && !cfg!(feature = "metrics") {
+            return Err(missing_feature("--metrics", "metrics"));
+        }
+        if self.otlp_endpoint.is_some() && !cfg!(feature = "otlp") {
+            return Err(missing_feature("--otlp-endpoint", "otlp"));
+        }
+        if self.log_format == LogFormat::Json && !cfg!(feature = "json-logs") {
+            return Err(missing_feature("--log-format json", "json-logs"));
         }
         Ok(())
     }
@@ -387,7 +440,22 @@ Examples:
                                      one of several replicas behind a load balancer
   inventory --surface dispatcher     tools/list is the one `inventory` tool
   inventory --http 0.0.0.0:8080 --drain-timeout 20 --max-sessions 200
-                                     behind Kubernetes: 20 s to drain, 200 sessions";
+                                     behind Kubernetes: 20 s to drain, 200 sessions
+  inventory --http 0.0.0.0:8080 --metrics 0.0.0.0:9464 --otlp-endpoint http://127.0.0.1:4318
+                                     Prometheus at :9464/metrics, traces to a collector";
+
+/// `--otlp-endpoint`'s value: an http:// URL, without a trailing slash.
+fn otlp_endpoint(value: &str) -> Result<String, String> {
+    let base = value.trim_end_matches('/');
+    let host = base.strip_prefix("http://").unwrap_or_default();
+    if host.is_empty() || host.contains(['?', '#', ' ']) {
+        return Err("expected the collector's OTLP/HTTP base URL, such as \
+                    http://127.0.0.1:4318 (the signals' paths /v1/traces and /v1/metrics \
+                    are added; https:// is not built in: put a local collector in between)"
+            .to_owned());
+    }
+    Ok(base.to_owned())
+}
 
 /// `--db-sync`'s values, named as [`Synchronous::as_str`] names them.
 fn db_sync() -> impl TypedValueParser<Value = Synchronous> {
@@ -666,7 +734,7 @@ mod tests {
 
     #[test]
     fn a_flag_whose_feature_was_left_out_names_the_feature_and_the_command() {
-        let cases: [(&[&str], &str, bool); 4] = [
+        let cases: [(&[&str], &str, bool); 7] = [
             (
                 &["--store", "redis://127.0.0.1:6379"],
                 "redis",
@@ -690,6 +758,21 @@ mod tests {
                 cfg!(feature = "oauth"),
             ),
             (&["--usage"], "usage", cfg!(feature = "usage")),
+            (
+                &["--metrics", "127.0.0.1:9464"],
+                "metrics",
+                cfg!(feature = "metrics"),
+            ),
+            (
+                &["--otlp-endpoint", "http://127.0.0.1:4318"],
+                "otlp",
+                cfg!(feature = "otlp"),
+            ),
+            (
+                &["--log-format", "json"],
+                "json-logs",
+                cfg!(feature = "json-logs"),
+            ),
         ];
         for (args, feature, built) in cases {
             let checked = parse(args).unwrap().check_features();
@@ -705,6 +788,58 @@ mod tests {
             }
         }
         assert_eq!(parse(&[]).unwrap().check_features(), Ok(()));
+    }
+
+    #[test]
+    fn telemetry_flags_are_an_address_a_url_and_a_format() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!(
+            (cli.metrics, cli.otlp_endpoint, cli.log_format),
+            (None, None, LogFormat::Text)
+        );
+        let cli = parse(&[
+            "--metrics",
+            "127.0.0.1:9464",
+            "--otlp-endpoint",
+            "http://collector:4318/",
+            "--log-format=json",
+        ])
+        .unwrap();
+        assert_eq!(cli.metrics, Some("127.0.0.1:9464".parse().unwrap()));
+        // The signals' paths are added to a base without its trailing slash.
+        assert_eq!(cli.otlp_endpoint.as_deref(), Some("http://collector:4318"));
+        assert_eq!(cli.log_format, LogFormat::Json);
+        let error = parse(&["--metrics", "localhost:9464"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::ValueValidation);
+        for bad in [
+            "127.0.0.1:4318",
+            "http://",
+            "https://collector:4318",
+            "grpc://c:4317",
+        ] {
+            let error = parse(&["--otlp-endpoint", bad]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            assert!(
+                error.to_string().contains("http://127.0.0.1:4318"),
+                "{error}"
+            );
+        }
+        let error = parse(&["--log-format", "logfmt"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidValue);
+        assert!(
+            error.to_string().contains("[possible values: text, json]"),
+            "{error}"
+        );
+        let help = parse(&["--help"]).unwrap_err().to_string();
+        for option in [
+            "--metrics <ADDR>",
+            "--otlp-endpoint <URL>",
+            "--log-format <FORMAT>",
+            "mcp_server_operation_duration_seconds",
+            "/v1/traces",
+        ] {
+            assert!(help.contains(option), "{option} missing from:\n{help}");
+        }
     }
 
     #[test]

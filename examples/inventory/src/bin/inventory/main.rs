@@ -10,18 +10,24 @@
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
 //! cargo run -p inventory -- --output-schema              # an outputSchema for every tool
 //! cargo run -p inventory --features usage -- --usage     # token report in _meta
+//! cargo run -p inventory --features metrics -- --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
+//! cargo run -p inventory --features otlp -- --otlp-endpoint http://127.0.0.1:4318
+//! cargo run -p inventory --features json-logs -- --log-format json
 //! ```
 //!
 //! The deployment parts are cargo features, off by default: `redis`
 //! (`--store redis://…` and `redis-cluster://…`), `oauth`
-//! (`--oauth-issuer`) and `usage` (`--usage`). A flag whose feature a
+//! (`--oauth-issuer`), `usage` (`--usage`), `metrics` (`--metrics`), `otlp`
+//! (`--otlp-endpoint`) and `json-logs` (`--log-format json`). A flag whose feature a
 //! build left out is refused with the command that builds it in.
 //!
 //! stdout is the MCP channel on stdio, so everything this program says goes
 //! to stderr. The tools, the database and the fixture are the `inventory`
-//! library's; this binary reads the command line ([`cli`]) and serves.
+//! library's; this binary reads the command line ([`cli`]), installs where
+//! logs, metrics and traces go ([`telemetry`]) and serves.
 
 mod cli;
+mod telemetry;
 
 use std::process::ExitCode;
 
@@ -41,10 +47,20 @@ use mcp_light::store::{RedisStore, RedisStoreConfig};
 use mcp_light::transport::{HttpOptions, StdioOptions, shutdown_signal};
 
 use crate::cli::{Cli, Store};
+use crate::telemetry::Telemetry;
 
 fn main() -> ExitCode {
     // Help and version go to stdout with status 0, mistakes to stderr with 2.
     let cli = Cli::parse();
+    // Before the runtime: the OTLP exporter's blocking client is made (and
+    // dropped, at shutdown) outside it.
+    let telemetry = match cli.check_features().and_then(|()| Telemetry::install(&cli)) {
+        Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("inventory: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -52,10 +68,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let served = runtime.block_on(run(cli));
+    let served = runtime.block_on(run(cli, &telemetry));
     // A call cut at the drain deadline may still hold a thread of the
     // blocking pool (a write to SQLite): the process does not wait for it.
     runtime.shutdown_timeout(Duration::from_secs(1));
+    // The requests have ended: their spans are closed and can all be sent.
+    telemetry.shutdown();
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -68,9 +86,8 @@ fn main() -> ExitCode {
 /// Opens (and seeds) the database, then serves until the client leaves or,
 /// over HTTP, until SIGTERM or ctrl-c; either way the calls in flight
 /// answer first (within `--drain-timeout`).
-async fn run(cli: Cli) -> Result<(), String> {
+async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
     // Before a seed that may take a while.
-    cli.check_features()?;
     cli.check_store_options()?;
     let db = Db::open_with(cli.db.as_deref(), cli.db_sync).map_err(|e| match &cli.db {
         Some(path) => format!("cannot open the database {}: {e}", path.display()),
@@ -93,6 +110,9 @@ async fn run(cli: Cli) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let auth = auth(&cli)?;
+    if let Some(addr) = cli.metrics {
+        telemetry.serve_metrics(addr).await?;
+    }
 
     let drain = cli
         .drain_timeout
