@@ -35,7 +35,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use crate::store::BoxFuture;
 
 /// Calls `$then!` with every `ServerHandler` method whose call reaches the
-/// composed handler, in four groups: `passed_on` methods are the handler's
+/// composed handler, a request's with its MCP method (`= "prompts/get"`)
+/// for its span ([`crate::telemetry`]), in four groups: `passed_on` methods are the handler's
 /// to answer, `completed` ones are answered by the handler and then given
 /// mcp-light's tools, logging and name; `async` methods answer a future,
 /// `sync` ones a value. Every other method (`tools/list`, `tools/call`,
@@ -48,55 +49,55 @@ macro_rules! composed_methods {
     ($then:ident) => {
         $then! {
             passed_on async {
-                fn ping(context: RequestContext<RoleServer>) -> Result<(), ErrorData>;
+                fn ping(context: RequestContext<RoleServer>) -> Result<(), ErrorData> = "ping";
                 fn complete(
                     request: CompleteRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<CompleteResult, ErrorData>;
+                ) -> Result<CompleteResult, ErrorData> = "completion/complete";
                 fn get_prompt(
                     request: GetPromptRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<GetPromptResponse, ErrorData>;
+                ) -> Result<GetPromptResponse, ErrorData> = "prompts/get";
                 fn list_prompts(
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
-                ) -> Result<ListPromptsResult, ErrorData>;
+                ) -> Result<ListPromptsResult, ErrorData> = "prompts/list";
                 fn list_resources(
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
-                ) -> Result<ListResourcesResult, ErrorData>;
+                ) -> Result<ListResourcesResult, ErrorData> = "resources/list";
                 fn list_resource_templates(
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
-                ) -> Result<ListResourceTemplatesResult, ErrorData>;
+                ) -> Result<ListResourceTemplatesResult, ErrorData> = "resources/templates/list";
                 fn read_resource(
                     request: ReadResourceRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<ReadResourceResponse, ErrorData>;
+                ) -> Result<ReadResourceResponse, ErrorData> = "resources/read";
                 fn read_resource_directory(
                     request: ReadResourceDirectoryRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<ReadResourceDirectoryResult, ErrorData>;
+                ) -> Result<ReadResourceDirectoryResult, ErrorData> = "resources/directory/read";
                 fn listen(context: SubscriptionContext) -> Result<(), ErrorData>;
                 // Still what a client on 2025-11-25 sends.
                 #[allow(deprecated)]
                 fn subscribe(
                     request: SubscribeRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<(), ErrorData>;
+                ) -> Result<(), ErrorData> = "resources/subscribe";
                 #[allow(deprecated)]
                 fn unsubscribe(
                     request: UnsubscribeRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<(), ErrorData>;
+                ) -> Result<(), ErrorData> = "resources/unsubscribe";
                 fn list_skills(
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
-                ) -> Result<ListSkillsResult, ErrorData>;
+                ) -> Result<ListSkillsResult, ErrorData> = "skills/list";
                 fn get_skill(
                     request: GetSkillRequestParams,
                     context: RequestContext<RoleServer>
-                ) -> Result<GetSkillResult, ErrorData>;
+                ) -> Result<GetSkillResult, ErrorData> = "skills/get";
                 fn on_custom_request(
                     request: CustomRequest,
                     context: RequestContext<RoleServer>
@@ -161,7 +162,7 @@ macro_rules! declare_delegate {
     ($(
         $role:ident $kind:tt {$(
             $(#[$attr:meta])*
-            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty $(= $method:literal)?;
         )*}
     )*) => {
         /// The composed handler's methods that mcp-light calls, boxed so
@@ -216,12 +217,19 @@ macro_rules! pass_on {
     ($(
         $role:ident $kind:tt {$(
             $(#[$attr:meta])*
-            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty;
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $out:ty $(= $method:literal)?;
         )*}
     )*) => {
         $($(
-            pass_on!(@method $role $kind $(#[$attr])* $name($($arg: $ty),*) -> $out);
+            pass_on!(@method $role $kind $(#[$attr])* $name($($arg: $ty),*) -> $out $(= $method)?);
         )*)*
+    };
+    (@method passed_on async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty = $method:literal) => {
+        $(#[$attr])*
+        async fn $name(&self, $($arg: $ty),*) -> $out {
+            let traced = self.traced($method, None, &pass_on!(@last $($arg),*));
+            traced.run(self.composed().$name($($arg),*)).await
+        }
     };
     (@method passed_on async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
         $(#[$attr])*
@@ -236,6 +244,9 @@ macro_rules! pass_on {
         }
     };
     (@method completed $kind:tt $($rest:tt)*) => {};
+    // The last of the arguments: a request's context.
+    (@last $arg:ident) => { $arg };
+    (@last $arg:ident, $($rest:ident),+) => { pass_on!(@last $($rest),+) };
 }
 pub(crate) use pass_on;
 

@@ -12,9 +12,12 @@
 //!
 //! # Spans
 //!
-//! Every request mcp-light answers itself (`initialize`, `tools/list`,
-//! `tools/call`, `tasks/get`, `tasks/update`, `tasks/cancel`,
-//! `logging/setLevel`, `server/discover`) runs in one span named
+//! Every request runs in one span: those mcp-light answers (`initialize`,
+//! `tools/list`, `tools/call`, `tasks/*`, `logging/setLevel`,
+//! `server/discover`) and those it hands to the handler composed with
+//! [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
+//! (prompts, resources, completions, skills, `ping`; not custom
+//! requests, whose method rmcp does not name). The span is named
 //! [`SPAN_NAME`] (`mcp.request`), target `mcp_light`, level `INFO`. Its
 //! `otel.name` is the name OpenTelemetry shows: `{mcp.method.name}
 //! {gen_ai.tool.name}` (`tools/call device_create`), or the method alone.

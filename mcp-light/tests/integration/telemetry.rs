@@ -289,6 +289,30 @@ async fn a_requests_traceparent_gives_its_span_the_callers_trace_id() {
     );
 }
 
+/// A composed handler with rmcp's defaults: its requests are answered
+/// there, and still traced here.
+struct Defaults;
+
+impl rmcp::ServerHandler for Defaults {}
+
+#[tokio::test]
+async fn a_request_the_composed_handler_answers_has_its_span_too() {
+    let (spans, _guard) = spans();
+    let server = crate::fixtures::linked()
+        .with_handler(Defaults)
+        .build()
+        .unwrap();
+    let client = connect(server).await;
+    let _ = client.list_resources(None).await;
+    let _ = client.list_prompts(None).await;
+    assert_eq!(
+        spans.named("resources/list")["mcp.method.name"],
+        "resources/list"
+    );
+    let prompts = spans.named("prompts/list");
+    assert!(prompts.contains_key("jsonrpc.request.id"), "{prompts:?}");
+}
+
 /// Every metric recorded since the last snapshot (a snapshot takes the
 /// counts it reads), with its unit.
 pub(crate) struct Recorded(Vec<(CompositeKey, Option<Unit>, DebugValue)>);
