@@ -29,6 +29,7 @@ use crate::store::{
     ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner, StoreError,
     StoredItems,
 };
+use crate::telemetry::StoreMetrics;
 use crate::token::Token;
 use crate::usage::{Counts, UsageReport};
 
@@ -60,12 +61,16 @@ pub(crate) struct Continuations {
     heavy: HeavyConfig,
     /// The store's name in traces and metrics; `none` without a store.
     store_name: &'static str,
+    /// The keys of the store's metrics.
+    metrics: StoreMetrics,
 }
 
 impl Continuations {
     pub(crate) fn new(store: Option<Arc<dyn ContinuationStore>>, heavy: HeavyConfig) -> Self {
+        let store_name = store.as_ref().map_or("none", |store| store.name());
         Continuations {
-            store_name: store.as_ref().map_or("none", |store| store.name()),
+            store_name,
+            metrics: StoreMetrics::new(store_name),
             store,
             failing: AtomicBool::new(false),
             heavy,
@@ -169,11 +174,7 @@ impl Continuations {
 
     /// Counts a result of `bytes` written to the store.
     pub(crate) fn stored(&self, bytes: u64) {
-        let tier = self.store_name;
-        metrics::counter!(crate::telemetry::STORE_ENTRIES, "mcp_light.store.tier" => tier)
-            .increment(1);
-        metrics::counter!(crate::telemetry::STORE_BYTES, "mcp_light.store.tier" => tier)
-            .increment(bytes);
+        self.metrics.stored(bytes);
     }
 
     /// Notes that the store took a result: an outage, if one was logged,
@@ -189,17 +190,11 @@ impl Continuations {
     /// refuses as too large, or has no room for, is refused by a store
     /// that works: no outage to report, none to recover from.
     pub(crate) fn store_failed(&self, error: &StoreError) -> String {
-        let kind = match error {
+        self.metrics.failed(match error {
             StoreError::Unavailable(_) => "unavailable",
             StoreError::TooLarge { .. } => "too_large",
             StoreError::Full(_) => "full",
-        };
-        metrics::counter!(
-            crate::telemetry::STORE_ERRORS,
-            "mcp_light.store.tier" => self.store_name,
-            "error.type" => kind
-        )
-        .increment(1);
+        });
         if matches!(error, StoreError::Unavailable(_))
             && !self.failing.swap(true, Ordering::Relaxed)
         {

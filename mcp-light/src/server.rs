@@ -22,6 +22,7 @@ use crate::store::ContinuationStore;
 use crate::store::MemoryTasks;
 use crate::surface::Surface;
 use crate::tasks::{TaskConfig, Tasks};
+use crate::telemetry::ToolMetrics;
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 
@@ -98,6 +99,8 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
+    /// The keys of each published tool's call metrics, in `tools`' order.
+    metrics: Vec<Arc<ToolMetrics>>,
     /// Every name a call may give, and what it reaches. Hashed with
     /// foldhash: the names are fixed at build time, so a caller's string
     /// is only ever looked up, never inserted.
@@ -256,6 +259,7 @@ impl Server {
             dispatchers.push(dispatcher);
         }
         let mut tools = Vec::new();
+        let mut metrics = Vec::new();
         let mut names = HashMap::with_hasher(foldhash::fast::RandomState::default());
         for (place, published) in registry.iter().enumerate() {
             let routed = dispatchers.iter().enumerate().find_map(|(i, dispatcher)| {
@@ -273,6 +277,7 @@ impl Server {
                 }
                 _ => {
                     tools.push(listed_tool(published, output_schemas));
+                    metrics.push(Arc::new(ToolMetrics::new(Cow::Borrowed(published.name()))));
                     Named::Tool {
                         tool: place,
                         listed: tools.len() - 1,
@@ -284,6 +289,9 @@ impl Server {
         if surface.publishes_dispatchers() {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
+                metrics.push(Arc::new(ToolMetrics::new(Cow::Owned(
+                    dispatcher.name().to_owned(),
+                ))));
                 names.insert(
                     dispatcher.name().into(),
                     Named::Dispatcher {
@@ -311,6 +319,7 @@ impl Server {
                 talkback,
                 limits,
                 tools,
+                metrics,
                 names,
                 known,
                 tasks,
@@ -426,16 +435,15 @@ impl Server {
         }
     }
 
-    /// The name the metrics count a call of what `named` reaches under:
-    /// a published tool or dispatcher; `None` for any other name, which a
-    /// caller may make up.
-    pub(crate) fn metric_name(&self, named: Option<Named>) -> Option<Cow<'static, str>> {
-        match named? {
-            Named::Tool { tool, .. } => Some(Cow::Borrowed(self.inner.registry.at(tool).name())),
-            Named::Dispatcher { dispatcher, .. } => Some(Cow::Owned(
-                self.inner.dispatchers[dispatcher].name().to_owned(),
-            )),
-            Named::Routed { .. } => None,
+    /// The keys a call of what `named` reaches is counted under: a
+    /// published tool's or dispatcher's, else those of every other name,
+    /// which a caller may make up.
+    pub(crate) fn tool_metrics(&self, named: Option<Named>) -> &Arc<ToolMetrics> {
+        match named {
+            Some(Named::Tool { listed, .. } | Named::Dispatcher { listed, .. }) => {
+                &self.inner.metrics[listed]
+            }
+            Some(Named::Routed { .. }) | None => ToolMetrics::other(),
         }
     }
 

@@ -79,8 +79,9 @@
 //! calls it when it is built, so install the recorder before building.
 
 use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
-use metrics::Unit;
+use metrics::{Key, Label, Metadata, Unit};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
@@ -144,8 +145,187 @@ pub fn describe_metrics() {
     metrics::describe_counter!(STORE_ERRORS, "Continuation store operations that failed");
 }
 
-/// The outcome of a call answered as a task, until the task ends.
-pub(crate) const TASK: &str = "task";
+/// How a call was answered: `mcp_light.outcome`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A write's lean confirmation.
+    Envelope,
+    /// A heavy read's probe.
+    Probe,
+    /// The result itself.
+    Full,
+    /// Served from the store for a continuation token.
+    Redeemed,
+    /// Answered as a task; counted when the task ends.
+    Task,
+    /// The tool asked the client first.
+    InputRequired,
+    /// An error, of the call or of the tool.
+    Error,
+}
+
+impl Outcome {
+    /// Every outcome, in the order of their counters' keys.
+    const ALL: [Outcome; 7] = [
+        Outcome::Envelope,
+        Outcome::Probe,
+        Outcome::Full,
+        Outcome::Redeemed,
+        Outcome::Task,
+        Outcome::InputRequired,
+        Outcome::Error,
+    ];
+
+    pub(crate) const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Envelope => "envelope",
+            Outcome::Probe => "probe",
+            Outcome::Full => "full",
+            Outcome::Redeemed => "redeemed",
+            Outcome::Task => "task",
+            Outcome::InputRequired => "input_required",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+/// Where mcp-light's metrics say they come from.
+static METADATA: Metadata<'static> =
+    Metadata::new("mcp_light", metrics::Level::INFO, Some(module_path!()));
+
+static MINTED: [Label; 1] = [Label::from_static_parts("mcp_light.token", "minted")];
+static REDEEMED: [Label; 1] = [Label::from_static_parts("mcp_light.token", "redeemed")];
+
+/// The keys of the metrics of the calls of one tool (or dispatcher), made
+/// once, when the server is built: a call counts without building any.
+#[derive(Debug)]
+pub(crate) struct ToolMetrics {
+    tool: Cow<'static, str>,
+    /// `tools/call` and the tool: the duration of a call that did not fail.
+    duration: Key,
+    /// By outcome, in [`Outcome::ALL`]'s order.
+    calls: [Key; Outcome::ALL.len()],
+    answer_bytes: Key,
+    full_bytes: Key,
+}
+
+impl ToolMetrics {
+    /// The keys of `tool`'s metrics.
+    pub(crate) fn new(tool: Cow<'static, str>) -> ToolMetrics {
+        let label = || Label::new("gen_ai.tool.name", tool.clone());
+        ToolMetrics {
+            duration: Key::from_parts(
+                OPERATION_DURATION,
+                vec![
+                    Label::from_static_parts("mcp.method.name", "tools/call"),
+                    label(),
+                ],
+            ),
+            calls: Outcome::ALL.map(|outcome| {
+                Key::from_parts(
+                    CALLS,
+                    vec![
+                        label(),
+                        Label::from_static_parts("mcp_light.outcome", outcome.as_str()),
+                    ],
+                )
+            }),
+            answer_bytes: Key::from_parts(ANSWER_BYTES, vec![label()]),
+            full_bytes: Key::from_parts(FULL_BYTES, vec![label()]),
+            tool,
+        }
+    }
+
+    /// The keys of every name a server does not publish.
+    pub(crate) fn other() -> &'static Arc<ToolMetrics> {
+        static OTHER: OnceLock<Arc<ToolMetrics>> = OnceLock::new();
+        OTHER.get_or_init(|| Arc::new(ToolMetrics::new(Cow::Borrowed(OTHER_TOOL))))
+    }
+
+    /// Records a call's duration, failed with `error` if it did.
+    pub(crate) fn record_duration(&self, seconds: f64, error: Option<&str>) {
+        metrics::with_recorder(|recorder| match error {
+            None => recorder
+                .register_histogram(&self.duration, &METADATA)
+                .record(seconds),
+            Some(error) => {
+                let key = Key::from_parts(
+                    OPERATION_DURATION,
+                    vec![
+                        Label::from_static_parts("mcp.method.name", "tools/call"),
+                        Label::new("gen_ai.tool.name", self.tool.clone()),
+                        Label::new("error.type", error.to_owned()),
+                    ],
+                );
+                recorder.register_histogram(&key, &METADATA).record(seconds);
+            }
+        });
+    }
+}
+
+/// Records the duration of a request that is not a tool call.
+pub(crate) fn record_request_duration(method: &'static str, seconds: f64, error: Option<&str>) {
+    let mut labels = vec![Label::from_static_parts("mcp.method.name", method)];
+    if let Some(error) = error {
+        labels.push(Label::new("error.type", error.to_owned()));
+    }
+    let key = Key::from_parts(OPERATION_DURATION, labels);
+    metrics::with_recorder(|recorder| {
+        recorder.register_histogram(&key, &METADATA).record(seconds);
+    });
+}
+
+/// The keys of a continuation store's metrics, made once per server.
+#[derive(Debug)]
+pub(crate) struct StoreMetrics {
+    entries: Key,
+    bytes: Key,
+    /// By `error.type`: `unavailable`, `too_large`, `full`.
+    errors: [Key; 3],
+}
+
+impl StoreMetrics {
+    pub(crate) fn new(tier: &'static str) -> StoreMetrics {
+        let tier = || Label::from_static_parts("mcp_light.store.tier", tier);
+        StoreMetrics {
+            entries: Key::from_parts(STORE_ENTRIES, vec![tier()]),
+            bytes: Key::from_parts(STORE_BYTES, vec![tier()]),
+            errors: STORE_ERROR_TYPES.map(|error| {
+                Key::from_parts(
+                    STORE_ERRORS,
+                    vec![tier(), Label::from_static_parts("error.type", error)],
+                )
+            }),
+        }
+    }
+
+    /// Counts a result of `bytes` written.
+    pub(crate) fn stored(&self, bytes: u64) {
+        metrics::with_recorder(|recorder| {
+            recorder
+                .register_counter(&self.entries, &METADATA)
+                .increment(1);
+            recorder
+                .register_counter(&self.bytes, &METADATA)
+                .increment(bytes);
+        });
+    }
+
+    /// Counts a failed operation, of `error.type` `kind`
+    /// ([`STORE_ERROR_TYPES`]).
+    pub(crate) fn failed(&self, kind: &str) {
+        if let Some(at) = STORE_ERROR_TYPES.iter().position(|known| *known == kind) {
+            metrics::with_recorder(|recorder| {
+                recorder
+                    .register_counter(&self.errors[at], &METADATA)
+                    .increment(1);
+            });
+        }
+    }
+}
+
+/// The `error.type`s of a store's failures.
+pub(crate) const STORE_ERROR_TYPES: [&str; 3] = ["unavailable", "too_large", "full"];
 
 /// How a tool call came to its result, as the call path saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +349,7 @@ impl Way {
 /// What one call's answer came to, for its span and the counters.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Facts {
-    pub(crate) outcome: &'static str,
+    pub(crate) outcome: Outcome,
     pub(crate) answer_bytes: Option<u64>,
     pub(crate) full_bytes: Option<u64>,
     pub(crate) token: Option<&'static str>,
@@ -183,7 +363,7 @@ impl Facts {
         let answer = text_bytes(result);
         if result.is_error == Some(true) {
             return Facts {
-                outcome: "error",
+                outcome: Outcome::Error,
                 answer_bytes: Some(answer),
                 full_bytes: Some(answer),
                 token: None,
@@ -200,7 +380,7 @@ impl Facts {
         let (outcome, full) = match way {
             Way::Redeemed => {
                 return Facts {
-                    outcome: "redeemed",
+                    outcome: Outcome::Redeemed,
                     answer_bytes: Some(answer),
                     full_bytes: None,
                     token: Some("redeemed"),
@@ -208,12 +388,12 @@ impl Facts {
                 };
             }
             Way::Ran(kind) if kind.is_write() && field("status_code").is_some() => {
-                ("envelope", size("data_size").unwrap_or(answer))
+                (Outcome::Envelope, size("data_size").unwrap_or(answer))
             }
             Way::Ran(ToolKind::Heavy | ToolKind::Read) if field("total_size").is_some() => {
-                ("probe", size("total_size").unwrap_or(answer))
+                (Outcome::Probe, size("total_size").unwrap_or(answer))
             }
-            Way::Ran(_) | Way::Refused => ("full", answer),
+            Way::Ran(_) | Way::Refused => (Outcome::Full, answer),
         };
         Facts {
             outcome,
@@ -224,26 +404,41 @@ impl Facts {
         }
     }
 
-    /// Counts the call of `tool`: by outcome, its bytes, its token.
-    // A label takes the `Cow` itself: a published tool's name is borrowed
-    // for good, where a `&str` would have to be copied into every label.
-    #[allow(clippy::ptr_arg)]
-    pub(crate) fn count(&self, tool: &Cow<'static, str>) {
-        metrics::counter!(CALLS, "gen_ai.tool.name" => tool.clone(), "mcp_light.outcome" => self.outcome)
-            .increment(1);
-        if let Some(bytes) = self.answer_bytes {
-            metrics::counter!(ANSWER_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
-        }
-        if let Some(bytes) = self.full_bytes {
-            metrics::counter!(FULL_BYTES, "gen_ai.tool.name" => tool.clone()).increment(bytes);
-        }
-        if let Some(token) = self.token {
-            metrics::counter!(TOKENS, "mcp_light.token" => token).increment(1);
-        }
+    /// Counts the call of the tool `keys` are for: by outcome, its bytes,
+    /// its token.
+    pub(crate) fn count(&self, keys: &ToolMetrics) {
+        metrics::with_recorder(|recorder| {
+            let outcome = Outcome::ALL
+                .iter()
+                .position(|outcome| *outcome == self.outcome)
+                .expect("every outcome is in ALL");
+            recorder
+                .register_counter(&keys.calls[outcome], &METADATA)
+                .increment(1);
+            if let Some(bytes) = self.answer_bytes {
+                recorder
+                    .register_counter(&keys.answer_bytes, &METADATA)
+                    .increment(bytes);
+            }
+            if let Some(bytes) = self.full_bytes {
+                recorder
+                    .register_counter(&keys.full_bytes, &METADATA)
+                    .increment(bytes);
+            }
+            let token = match self.token {
+                Some("minted") => Some(&MINTED),
+                Some(_) => Some(&REDEEMED),
+                None => None,
+            };
+            if let Some(labels) = token {
+                let key = Key::from_static_parts(TOKENS, labels);
+                recorder.register_counter(&key, &METADATA).increment(1);
+            }
+        });
     }
 
     /// An answer that is not a tool's result: no bytes to count.
-    pub(crate) fn bare(outcome: &'static str, error: Option<String>) -> Facts {
+    pub(crate) fn bare(outcome: Outcome, error: Option<String>) -> Facts {
         Facts {
             outcome,
             answer_bytes: None,
@@ -289,7 +484,7 @@ mod tests {
         assert_eq!(
             facts,
             Facts {
-                outcome: "envelope",
+                outcome: Outcome::Envelope,
                 answer_bytes: Some(answer),
                 full_bytes: Some(16000),
                 token: Some("minted"),
@@ -305,26 +500,26 @@ mod tests {
         let facts = facts_of(probe, Way::Ran(ToolKind::Heavy));
         assert_eq!(
             (facts.outcome, facts.full_bytes, facts.token),
-            ("probe", Some(90000), Some("minted"))
+            (Outcome::Probe, Some(90000), Some("minted"))
         );
 
         let page = serde_json::json!({"items": [1, 2], "continuation_token": "t"});
         let facts = facts_of(page, Way::Redeemed);
         assert_eq!(
             (facts.outcome, facts.full_bytes, facts.token),
-            ("redeemed", None, Some("redeemed"))
+            (Outcome::Redeemed, None, Some("redeemed"))
         );
 
         // A read whose own fields look like an envelope is still its result.
         let read = serde_json::json!({"status_code": 200, "data_size": 5});
         let facts = facts_of(read, Way::Ran(ToolKind::Read));
-        assert_eq!(facts.outcome, "full");
+        assert_eq!(facts.outcome, Outcome::Full);
         assert_eq!(facts.full_bytes, facts.answer_bytes);
 
         let facts = Facts::of(&crate::answer::error_result("no such site"), Way::Refused);
         assert_eq!(
             (facts.outcome, facts.error.as_deref()),
-            ("error", Some("tool_error"))
+            (Outcome::Error, Some("tool_error"))
         );
     }
 }

@@ -31,7 +31,7 @@ use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
-use crate::telemetry::{OTHER_TOOL, Way};
+use crate::telemetry::Way;
 use crate::tool::ToolDef;
 
 use super::{Named, Server};
@@ -171,9 +171,7 @@ impl Server {
                                         owner,
                                         tool: name,
                                         kind,
-                                        counted_as: self
-                                            .metric_name(named)
-                                            .unwrap_or(Cow::Borrowed(OTHER_TOOL)),
+                                        counted_as: Arc::clone(self.tool_metrics(named)),
                                         usage: self.inner.usage.clone(),
                                     };
                                     match tasking.run(work, escalation).await {

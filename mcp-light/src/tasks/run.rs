@@ -2,7 +2,6 @@
 //! task of the runtime, its questions, progress and cancellation carried
 //! through the task store, its answer written there.
 
-use std::borrow::Cow;
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -22,7 +21,7 @@ use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
 use crate::kind::ToolKind;
 use crate::limits::alarm;
 use crate::offload::Unfinished;
-use crate::telemetry::{Facts, Way};
+use crate::telemetry::{Facts, Outcome, ToolMetrics, Way};
 use crate::usage::UsageReport;
 
 /// What a call over MCP brings to the decision to become a task.
@@ -44,7 +43,7 @@ pub(crate) struct Escalation<'s> {
     /// The tool's kind, and the name its call is counted under
     /// ([`telemetry`](crate::telemetry)) when the task ends.
     pub(crate) kind: ToolKind,
-    pub(crate) counted_as: Cow<'static, str>,
+    pub(crate) counted_as: Arc<ToolMetrics>,
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
@@ -154,7 +153,7 @@ struct Runner {
     link: Arc<TaskLink>,
     tool: &'static str,
     kind: ToolKind,
-    counted_as: Cow<'static, str>,
+    counted_as: Arc<ToolMetrics>,
     usage: Option<Arc<UsageReport>>,
 }
 
@@ -233,7 +232,7 @@ impl Runner {
             }
             Err(unfinished) => {
                 tracing::error!(tool = self.tool, task = %self.id, %unfinished, "a task's tool failed");
-                Facts::bare("error", None).count(&self.counted_as);
+                Facts::bare(Outcome::Error, None).count(&self.counted_as);
                 let error = error_object(
                     ErrorCode::INTERNAL_ERROR.0,
                     format!("`{}` failed: {unfinished}", self.tool),

@@ -297,7 +297,7 @@ impl ServerHandler for McpHandler {
                 .await
         };
         traced.finish_call(
-            self.server.metric_name(named),
+            self.server.tool_metrics(named),
             &done,
             self.server.store_name(),
         );

@@ -2,7 +2,6 @@
 //! the request comes in, closed with what it came to
 //! ([`telemetry`](crate::telemetry) names and documents them).
 
-use std::borrow::Cow;
 use std::time::Instant;
 
 use rmcp::ErrorData;
@@ -12,7 +11,7 @@ use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::context::Stopped;
-use crate::telemetry::{Facts, OPERATION_DURATION, OTHER_TOOL, SPAN_NAME, TASK, Way};
+use crate::telemetry::{Facts, Outcome, SPAN_NAME, ToolMetrics, Way, record_request_duration};
 
 /// One request's span and clock.
 pub(crate) struct Traced {
@@ -81,27 +80,24 @@ impl Traced {
     /// Ends a request that is not a tool call, `Err` for a JSON-RPC error.
     pub(crate) fn finish<T>(self, done: &Result<T, ErrorData>) {
         let error = done.as_ref().err().map(|error| error_code(error.code.0));
-        self.close(None, error.as_deref());
+        self.close(error.as_deref());
     }
 
-    /// Ends a tool call: `tool` is the name the metrics know it by (a
-    /// published tool or dispatcher, else `None`), `tier` the store's name.
+    /// Ends a tool call of the tool `keys` count, `tier` the store's name.
     pub(crate) fn finish_call(
         self,
-        tool: Option<Cow<'static, str>>,
+        keys: &ToolMetrics,
         done: &Result<(CallToolResult, Way), Stopped>,
         tier: &'static str,
     ) {
         let facts = facts_of(done);
-        let error = facts.error.as_deref();
-        let tool = tool.unwrap_or(Cow::Borrowed(OTHER_TOOL));
         // A call answered as a task is counted when its task ends.
-        if facts.outcome != TASK {
-            facts.count(&tool);
+        if facts.outcome != Outcome::Task {
+            facts.count(keys);
         }
         if !self.span.is_disabled() {
             let span = &self.span;
-            span.record("mcp_light.outcome", facts.outcome);
+            span.record("mcp_light.outcome", facts.outcome.as_str());
             if let Some(bytes) = facts.answer_bytes {
                 span.record("mcp_light.answer.bytes", bytes);
             }
@@ -113,38 +109,19 @@ impl Traced {
                 span.record("mcp_light.store.tier", tier);
             }
         }
-        self.close(Some(tool), error);
+        let error = facts.error.as_deref();
+        keys.record_duration(self.started.elapsed().as_secs_f64(), error);
+        self.mark_failed(error);
     }
 
-    /// Records the duration, and the error on the span.
-    fn close(self, tool: Option<Cow<'static, str>>, error: Option<&str>) {
-        let seconds = self.started.elapsed().as_secs_f64();
-        let method = self.method;
-        match (tool, error) {
-            (Some(tool), Some(error)) => metrics::histogram!(
-                OPERATION_DURATION,
-                "mcp.method.name" => method,
-                "gen_ai.tool.name" => tool,
-                "error.type" => error.to_owned()
-            )
-            .record(seconds),
-            (Some(tool), None) => metrics::histogram!(
-                OPERATION_DURATION,
-                "mcp.method.name" => method,
-                "gen_ai.tool.name" => tool
-            )
-            .record(seconds),
-            (None, Some(error)) => metrics::histogram!(
-                OPERATION_DURATION,
-                "mcp.method.name" => method,
-                "error.type" => error.to_owned()
-            )
-            .record(seconds),
-            (None, None) => {
-                metrics::histogram!(OPERATION_DURATION, "mcp.method.name" => method)
-                    .record(seconds);
-            }
-        }
+    /// Ends a request that is not a tool call.
+    fn close(self, error: Option<&str>) {
+        record_request_duration(self.method, self.started.elapsed().as_secs_f64(), error);
+        self.mark_failed(error);
+    }
+
+    /// Records a failure on the span.
+    fn mark_failed(&self, error: Option<&str>) {
         if let Some(error) = error
             && !self.span.is_disabled()
         {
@@ -171,10 +148,10 @@ fn facts_of(done: &Result<(CallToolResult, Way), Stopped>) -> Facts {
     match done {
         Ok((result, way)) => Facts::of(result, *way),
         Err(Ok(CallToolResponse::Complete(result))) => Facts::of(result, Way::Refused),
-        Err(Ok(CallToolResponse::Task(_))) => Facts::bare(TASK, None),
-        Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare("input_required", None),
-        Err(Ok(_)) => Facts::bare("full", None),
-        Err(Err(error)) => Facts::bare("error", Some(error_code(error.code.0))),
+        Err(Ok(CallToolResponse::Task(_))) => Facts::bare(Outcome::Task, None),
+        Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare(Outcome::InputRequired, None),
+        Err(Ok(_)) => Facts::bare(Outcome::Full, None),
+        Err(Err(error)) => Facts::bare(Outcome::Error, Some(error_code(error.code.0))),
     }
 }
 
@@ -297,7 +274,7 @@ mod tests {
         let facts = facts_of(&refused);
         assert_eq!(
             (facts.outcome, facts.error.as_deref()),
-            ("error", Some("-32602"))
+            (Outcome::Error, Some("-32602"))
         );
     }
 }
