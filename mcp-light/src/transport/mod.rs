@@ -259,23 +259,9 @@ impl ServerHandler for McpHandler {
         // Looked up once: whether the tool needs its client, and what the
         // call reaches.
         let named = self.server.named(&request.name);
-        let span = traced.span().clone();
-        let done = if !self.server.needs_client(named) {
-            let quiet = Client::Quiet(&context.ct);
-            self.server
-                .call_over_mcp(
-                    named,
-                    &request.name,
-                    arguments,
-                    caller,
-                    quiet,
-                    tasks_declared,
-                    granted,
-                )
-                .instrument(span)
-                .await
-        } else {
-            let talk = Talk::new(
+        let talk;
+        let client = if self.server.needs_client(named) {
+            talk = Talk::new(
                 context,
                 std::sync::Arc::clone(self.server.talkback()),
                 self.log_level.get(),
@@ -283,19 +269,23 @@ impl ServerHandler for McpHandler {
                 request.request_state,
                 tasks_declared,
             );
-            self.server
-                .call_over_mcp(
-                    named,
-                    &request.name,
-                    arguments,
-                    caller,
-                    Client::Talking(&talk),
-                    tasks_declared,
-                    granted,
-                )
-                .instrument(span)
-                .await
+            Client::Talking(&talk)
+        } else {
+            Client::Quiet(&context.ct)
         };
+        let done = self
+            .server
+            .call_over_mcp(
+                named,
+                &request.name,
+                arguments,
+                caller,
+                client,
+                tasks_declared,
+                granted,
+            )
+            .instrument(traced.span().clone())
+            .await;
         traced.finish_call(
             self.server.tool_metrics(named),
             &done,

@@ -25,19 +25,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def require_redis_server() -> str:
-    """The path of `redis-server`, or a failure (CI) or skip (elsewhere)."""
-    path = shutil.which("redis-server")
+def require_program(program: str, tests: str) -> str:
+    """The path of `program` (a Debian package of the same name), or a
+    failure under CI and a loud skip elsewhere: `tests` cannot run."""
+    path = shutil.which(program)
     if path:
         return path
     message = (
-        "redis-server is not installed: the Redis tests cannot run "
-        "(apt-get install redis-server; .ci/run installs it)"
+        f"{program} is not installed: {tests} cannot run "
+        f"(apt-get install {program}; .ci/run installs it)"
     )
     if os.environ.get("CI") == "true":
         pytest.fail(message)
     print(f"\n*** SKIPPED: {message} ***", file=sys.stderr)
     pytest.skip(message)
+
+
+def require_redis_server() -> str:
+    """The path of `redis-server`, or a failure (CI) or skip (elsewhere)."""
+    return require_program("redis-server", "the Redis tests")
 
 
 class RedisServer:

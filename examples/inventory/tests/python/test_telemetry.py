@@ -11,11 +11,8 @@ the test; elsewhere it is skipped, loudly.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -29,7 +26,7 @@ from typing import Any
 import pytest
 
 from inventory_client import HttpServer, Inventory, log, new_devices
-from redis_server import free_port
+from redis_server import free_port, require_program
 
 pytestmark = pytest.mark.anyio
 
@@ -69,28 +66,13 @@ async def calls(inventory: Inventory) -> None:
 # --- Prometheus ----------------------------------------------------------
 
 
-def require_prometheus() -> str:
-    """The path of `prometheus`, or a failure (CI) or skip (elsewhere)."""
-    path = shutil.which("prometheus")
-    if path:
-        return path
-    message = (
-        "prometheus is not installed: the Prometheus scrape test cannot run "
-        "(apt-get install prometheus; .ci/run installs it)"
-    )
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    print(f"\n*** SKIPPED: {message} ***", file=sys.stderr)
-    pytest.skip(message)
-
-
 class Prometheus:
     """A `prometheus` of the test's own on 127.0.0.1 at a free port,
     scraping `target` (HOST:PORT, path /metrics) every second, its data
     in a temporary directory."""
 
     def __init__(self, target: str):
-        binary = require_prometheus()
+        binary = require_program("prometheus", "the Prometheus scrape test")
         self.dir = tempfile.TemporaryDirectory(prefix="prometheus-test-")
         config = Path(self.dir.name) / "prometheus.yml"
         config.write_text(
