@@ -37,7 +37,7 @@
 //! | `mcp_light.full.bytes` | bytes of the full result the answer stands for |
 //! | `mcp_light.token` | `minted` (the answer carries a continuation token) or `redeemed` |
 //! | `mcp_light.store.tier` | the continuation store's [`name`](crate::store::ContinuationStore::name), with a token |
-//! | `trace_id` | the W3C trace id: the request's `_meta.traceparent`, or OpenTelemetry's |
+//! | `trace_id` | the W3C trace id: the request's `_meta.traceparent`'s, else OpenTelemetry's, else a fresh one |
 //!
 //! The outcomes: `envelope` (a write's lean confirmation), `probe` (a
 //! heavy read's), `full` (the result itself), `redeemed` (served from the

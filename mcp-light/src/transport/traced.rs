@@ -192,11 +192,26 @@ pub(crate) fn parse_traceparent(value: &str) -> Option<(&str, &str, u8)> {
 /// feature, makes the caller's span its parent.
 fn join_trace(span: &Span, context: &RequestContext<RoleServer>) {
     let parent = context.meta.get_traceparent().and_then(parse_traceparent);
+    #[cfg(feature = "opentelemetry")]
+    let started = otel::join(span, parent, context.meta.get_tracestate());
+    #[cfg(not(feature = "opentelemetry"))]
+    let started = false;
     if let Some((trace_id, ..)) = parent {
         span.record("trace_id", trace_id);
+    } else if !started && let Some(trace_id) = fresh_trace_id() {
+        span.record("trace_id", trace_id.as_str());
     }
-    #[cfg(feature = "opentelemetry")]
-    otel::join(span, parent, context.meta.get_tracestate());
+}
+
+/// A new W3C trace id, for a request that names no trace when no
+/// OpenTelemetry layer starts one: 32 lowercase hex digits, not all zeros.
+/// Without randomness, none.
+fn fresh_trace_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() || bytes == [0; 16] {
+        return None;
+    }
+    Some(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
 #[cfg(feature = "opentelemetry")]
@@ -209,8 +224,8 @@ mod otel {
 
     /// Sets the OpenTelemetry parent of `span` from the caller's
     /// `traceparent` and `tracestate`; without one, records the trace id
-    /// the layer gave the span.
-    pub(super) fn join(span: &Span, parent: Option<(&str, &str, u8)>, state: Option<&str>) {
+    /// the layer gave the span and answers whether there was one.
+    pub(super) fn join(span: &Span, parent: Option<(&str, &str, u8)>, state: Option<&str>) -> bool {
         let remote = parent.and_then(|(trace_id, span_id, flags)| {
             let state = state
                 .and_then(|state| state.parse::<TraceState>().ok())
@@ -226,13 +241,18 @@ mod otel {
         });
         match remote {
             // Without the layer there is no parent to set: the trace id
-            // recorded already says which trace the request is part of.
-            Some(parent) => drop(span.set_parent(parent)),
+            // recorded says which trace the request is part of.
+            Some(parent) => {
+                drop(span.set_parent(parent));
+                true
+            }
             None => {
                 let trace_id = span.context().span().span_context().trace_id();
-                if trace_id != TraceId::INVALID {
+                let started = trace_id != TraceId::INVALID;
+                if started {
                     span.record("trace_id", tracing::field::display(trace_id));
                 }
+                started
             }
         }
     }

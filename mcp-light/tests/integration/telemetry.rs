@@ -281,12 +281,22 @@ async fn a_requests_traceparent_gives_its_span_the_callers_trace_id() {
         "4bf92f3577b34da6a3ce929d0e0e4736"
     );
 
-    // A malformed one is no trace at all.
-    call(&client, "device_create", device, Some("00-nonsense-01")).await;
-    assert_eq!(
-        spans.named("tools/call device_create").get("trace_id"),
-        None
-    );
+    // A malformed one, or none, and the request starts a trace of its own.
+    let mut own = Vec::new();
+    for traceparent in [Some("00-nonsense-01"), None, None] {
+        call(&client, "device_create", device.clone(), traceparent).await;
+        let trace_id = spans.named("tools/call device_create")["trace_id"].clone();
+        assert_eq!(trace_id.len(), 32, "{trace_id}");
+        assert!(
+            trace_id
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+        assert_ne!(trace_id, "4bf92f3577b34da6a3ce929d0e0e4736");
+        own.push(trace_id);
+    }
+    own.dedup();
+    assert_eq!(own.len(), 3, "each request a trace of its own: {own:?}");
 }
 
 /// A composed handler with rmcp's defaults: its requests are answered
