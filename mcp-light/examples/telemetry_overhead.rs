@@ -1,23 +1,31 @@
 //! What a request's span and metrics cost: the same `tools/call` (a write
-//! answered with its lean envelope and a token) made over MCP, by rmcp's
-//! client on an in-process pipe, with
+//! answered with its lean envelope) made over MCP, by rmcp's client on an
+//! in-process pipe, with
 //!
 //! - nothing listening: no `tracing` subscriber, no `metrics` recorder;
+//! - `tracing-subscriber`'s registry alone: spans made and closed, nothing
+//!   written (what the spans themselves cost);
 //! - a subscriber: `tracing-subscriber`'s JSON formatter writing one line
 //!   per request span (to a sink), as `--log-format json` would;
 //! - the subscriber and a Prometheus recorder (`metrics-exporter-prometheus`).
 //!
-//! The three take turns, round after round, on one thread (the subscriber
-//! and the recorder are set for that thread only), so the machine's noise
-//! falls on all of them alike. Prints the median time per call of each.
+//! Each runs in a process of its own, which installs its subscriber and
+//! recorder globally at start, as an application does (a subscriber set
+//! for one thread in a process that served calls without one would find
+//! the callsites' interest already cached). The three take turns, process
+//! after process, so the machine's noise falls on all of them alike.
+//! Prints the median time per call of each.
 //!
 //! ```text
-//! cargo run --release -p mcp-light --example telemetry_overhead [-- ROUNDS [MODE]]
+//! cargo run --release -p mcp-light --example telemetry_overhead [-- TURNS [MODE]]
 //! ```
 //!
-//! `MODE` (`nothing`, `subscriber` or `recorder`) runs that one alone, for
-//! a profiler or an instruction counter (`valgrind --tool=callgrind`).
+//! `MODE` (`nothing`, `registry`, `subscriber` or `recorder`) runs that one alone, in
+//! this process, `TURNS` rounds of calls: for a profiler or an instruction
+//! counter (`valgrind --tool=callgrind`).
 
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcp_light::prelude::*;
@@ -55,17 +63,58 @@ async fn overhead_note_create(note: NewNote) -> Note {
 
 const CALLS_PER_ROUND: usize = 200;
 
+/// Rounds of calls one process makes, after its warm-up round.
+const ROUNDS_PER_PROCESS: usize = 10;
+
+/// The lines the subscriber wrote: its output, counted and dropped.
+static LINES: AtomicUsize = AtomicUsize::new(0);
+
+/// The subscriber's writer: counts the lines, keeps nothing.
+struct LineCounter;
+
+impl std::io::Write for LineCounter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let lines = bytes.iter().filter(|byte| **byte == b'\n').count();
+        LINES.fetch_add(lines, Ordering::Relaxed);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Listening {
     Nothing,
+    /// `tracing-subscriber`'s registry alone: every span made, entered,
+    /// recorded and closed, nothing written.
+    Registry,
     Subscriber,
     SubscriberAndRecorder,
 }
 
 impl Listening {
+    const ALL: [Listening; 4] = [
+        Listening::Nothing,
+        Listening::Registry,
+        Listening::Subscriber,
+        Listening::SubscriberAndRecorder,
+    ];
+
+    fn arg(self) -> &'static str {
+        match self {
+            Listening::Nothing => "nothing",
+            Listening::Registry => "registry",
+            Listening::Subscriber => "subscriber",
+            Listening::SubscriberAndRecorder => "recorder",
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Listening::Nothing => "nothing listening",
+            Listening::Registry => "a subscriber keeping spans (registry)",
             Listening::Subscriber => "JSON log subscriber",
             Listening::SubscriberAndRecorder => "subscriber + Prometheus recorder",
         }
@@ -103,36 +152,35 @@ fn median(times: &mut [Duration]) -> Duration {
     times[times.len() / 2]
 }
 
-fn main() {
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .map(|n| n.parse().expect("ROUNDS is a number"))
-        .unwrap_or(30);
+/// Runs `rounds` rounds of calls listened to as `mode` says, in this
+/// process; the median time per call.
+fn run_alone(mode: Listening, rounds: usize) -> Duration {
+    let mut prometheus = None;
+    if matches!(mode, Listening::Registry) {
+        tracing::subscriber::set_global_default(tracing_subscriber::registry())
+            .expect("the first subscriber");
+    }
+    if matches!(
+        mode,
+        Listening::Subscriber | Listening::SubscriberAndRecorder
+    ) {
+        let subscriber = tracing_subscriber::fmt()
+            .json()
+            .with_span_events(FmtSpan::CLOSE)
+            .with_writer(|| LineCounter)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("the first subscriber");
+    }
+    if matches!(mode, Listening::SubscriberAndRecorder) {
+        let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+        prometheus = Some(recorder.handle());
+        metrics::set_global_recorder(recorder).expect("the first recorder");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a runtime");
-    let subscriber = tracing_subscriber::fmt()
-        .json()
-        .with_span_events(FmtSpan::CLOSE)
-        .with_writer(std::io::sink)
-        .finish();
-    let dispatch = tracing::Dispatch::new(subscriber);
-    let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
-    let handle = recorder.handle();
-
-    let modes: Vec<Listening> = match std::env::args().nth(2).as_deref() {
-        None => vec![
-            Listening::Nothing,
-            Listening::Subscriber,
-            Listening::SubscriberAndRecorder,
-        ],
-        Some("nothing") => vec![Listening::Nothing],
-        Some("subscriber") => vec![Listening::Subscriber],
-        Some("recorder") => vec![Listening::SubscriberAndRecorder],
-        Some(other) => panic!("MODE is nothing, subscriber or recorder, not {other:?}"),
-    };
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); modes.len()];
+    let mut times = Vec::new();
     runtime.block_on(async {
         let server = Server::from_tools(tools![overhead_note_create])
             .build()
@@ -141,37 +189,71 @@ fn main() {
         // Warm up: the first calls fill caches and the allocator.
         round(&client, &mut Vec::new()).await;
         for _ in 0..rounds {
-            for (mode, times) in modes.iter().zip(times.iter_mut()) {
-                match mode {
-                    Listening::Nothing => round(&client, times).await,
-                    Listening::Subscriber => {
-                        let _tracing = tracing::dispatcher::set_default(&dispatch);
-                        round(&client, times).await;
-                    }
-                    Listening::SubscriberAndRecorder => {
-                        let _tracing = tracing::dispatcher::set_default(&dispatch);
-                        let _metrics = metrics::set_default_local_recorder(&recorder);
-                        round(&client, times).await;
-                    }
-                }
-            }
+            round(&client, &mut times).await;
         }
     });
-    // The recorder saw the calls, when it listened.
-    if modes.len() > 1 {
+    // What listened saw every call.
+    let lines = LINES.load(Ordering::Relaxed);
+    match mode {
+        Listening::Nothing | Listening::Registry => assert_eq!(lines, 0),
+        _ => assert!(
+            lines >= times.len(),
+            "{lines} lines for {} calls",
+            times.len()
+        ),
+    }
+    if let Some(prometheus) = prometheus {
         assert!(
-            handle.render().contains("mcp_light_calls"),
+            prometheus.render().contains("mcp_light_calls"),
             "the recorder saw no call"
         );
     }
+    median(&mut times)
+}
 
-    println!("{rounds} rounds of {CALLS_PER_ROUND} calls per mode, taking turns; median per call:");
+fn main() {
+    let turns: usize = std::env::args()
+        .nth(1)
+        .map(|n| n.parse().expect("TURNS is a number"))
+        .unwrap_or(6);
+    if let Some(mode) = std::env::args().nth(2) {
+        let mode = Listening::ALL
+            .into_iter()
+            .find(|listening| listening.arg() == mode)
+            .unwrap_or_else(|| {
+                panic!("MODE is nothing, registry, subscriber or recorder, not {mode:?}")
+            });
+        println!("median_ns {}", run_alone(mode, turns).as_nanos());
+        return;
+    }
+    let this = std::env::current_exe().expect("this program's path");
+    let mut medians: Vec<Vec<Duration>> = vec![Vec::new(); Listening::ALL.len()];
+    for _ in 0..turns {
+        for (mode, medians) in Listening::ALL.iter().zip(medians.iter_mut()) {
+            let out = Command::new(&this)
+                .args([&ROUNDS_PER_PROCESS.to_string(), mode.arg()])
+                .output()
+                .expect("the example runs itself");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{}: {stdout}", mode.arg());
+            let nanos: u64 = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix("median_ns "))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no median from {}: {stdout}", mode.arg()));
+            medians.push(Duration::from_nanos(nanos));
+        }
+    }
+    println!(
+        "{turns} turns of a process per setting, each {ROUNDS_PER_PROCESS} rounds of \
+         {CALLS_PER_ROUND} calls; the median of the processes' medians per call:"
+    );
     println!();
     println!("| listening | per call | vs nothing |");
     println!("|---|---:|---:|");
-    let base = median(&mut times[0]);
-    for (mode, times) in modes.iter().zip(times.iter_mut()) {
-        let median = median(times);
+    let base = median(&mut medians[0]);
+    for (mode, medians) in Listening::ALL.iter().zip(medians.iter_mut()) {
+        let median = median(medians);
         let extra = median.as_nanos() as f64 - base.as_nanos() as f64;
         println!(
             "| {} | {:.1} µs | {:+.1} µs |",

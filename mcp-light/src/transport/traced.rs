@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::{CallToolResponse, CallToolResult, ProtocolVersion};
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
@@ -29,6 +29,20 @@ impl Traced {
         session: Option<&str>,
     ) -> Traced {
         let started = Instant::now();
+        // What the span starts with is worked out only for a subscriber
+        // that listens, and given at once: a formatter may rewrite what it
+        // holds of a span at every field recorded later (JSON does).
+        let listening = tracing::span_enabled!(target: "mcp_light", tracing::Level::INFO);
+        let version = listening.then(|| context.protocol_version()).flatten();
+        let parent = listening
+            .then(|| context.meta.get_traceparent().and_then(parse_traceparent))
+            .flatten();
+        // With OpenTelemetry, its layer's id, when there is one, once the
+        // span exists.
+        let fresh = (listening && parent.is_none() && !cfg!(feature = "opentelemetry"))
+            .then(fresh_trace_id)
+            .flatten();
+        let trace_id = parent.map(|(trace_id, ..)| trace_id).or(fresh.as_deref());
         let span = tracing::info_span!(
             target: "mcp_light",
             SPAN_NAME,
@@ -39,7 +53,7 @@ impl Traced {
             gen_ai.tool.name = tool,
             gen_ai.operation.name = tool.map(|_| "execute_tool"),
             mcp.session.id = session,
-            mcp.protocol.version = Empty,
+            mcp.protocol.version = version.as_ref().map(ProtocolVersion::as_str),
             jsonrpc.request.id = %context.id,
             error.type = Empty,
             mcp_light.outcome = Empty,
@@ -47,13 +61,14 @@ impl Traced {
             mcp_light.full.bytes = Empty,
             mcp_light.token = Empty,
             mcp_light.store.tier = Empty,
-            trace_id = Empty,
+            trace_id = trace_id,
         );
-        if !span.is_disabled() {
-            if let Some(version) = context.protocol_version() {
-                span.record("mcp.protocol.version", version.as_str());
-            }
-            join_trace(&span, context);
+        #[cfg(feature = "opentelemetry")]
+        if !span.is_disabled()
+            && !otel::join(&span, parent, context.meta.get_tracestate())
+            && let Some(trace_id) = fresh_trace_id()
+        {
+            span.record("trace_id", trace_id.as_str());
         }
         Traced {
             span,
@@ -95,39 +110,55 @@ impl Traced {
         if facts.outcome != Outcome::Task {
             facts.count(keys);
         }
-        if !self.span.is_disabled() {
-            let span = &self.span;
-            span.record("mcp_light.outcome", facts.outcome.as_str());
-            if let Some(bytes) = facts.answer_bytes {
-                span.record("mcp_light.answer.bytes", bytes);
-            }
-            if let Some(bytes) = facts.full_bytes {
-                span.record("mcp_light.full.bytes", bytes);
-            }
-            if let Some(token) = facts.token {
-                span.record("mcp_light.token", token);
-                span.record("mcp_light.store.tier", tier);
-            }
-        }
         let error = facts.error.as_deref();
         keys.record_duration(self.started.elapsed().as_secs_f64(), error);
-        self.mark_failed(error);
+        self.record_end(Some(&facts), tier, error);
     }
 
     /// Ends a request that is not a tool call.
     fn close(self, error: Option<&str>) {
         record_request_duration(self.method, self.started.elapsed().as_secs_f64(), error);
-        self.mark_failed(error);
+        self.record_end(None, "", error);
     }
 
-    /// Records a failure on the span.
-    fn mark_failed(&self, error: Option<&str>) {
-        if let Some(error) = error
-            && !self.span.is_disabled()
-        {
-            self.span.record("error.type", error);
-            self.span.record("otel.status_code", "error");
+    /// Records on the span, in one go, what the request came to: a call's
+    /// outcome, sizes and token, and a failure.
+    fn record_end(&self, facts: Option<&Facts>, tier: &'static str, error: Option<&str>) {
+        if self.span.is_disabled() || (facts.is_none() && error.is_none()) {
+            return;
         }
+        let Some(metadata) = self.span.metadata() else {
+            return;
+        };
+        let fields = metadata.fields();
+        let field = |name: &str| fields.field(name).expect("a field the span declares");
+        let outcome = facts.map(|facts| facts.outcome.as_str());
+        let answer_bytes = facts.and_then(|facts| facts.answer_bytes);
+        let full_bytes = facts.and_then(|facts| facts.full_bytes);
+        let token = facts.and_then(|facts| facts.token);
+        let tier = token.map(|_| tier);
+        let status = error.map(|_| "error");
+        let names = [
+            field("mcp_light.outcome"),
+            field("mcp_light.answer.bytes"),
+            field("mcp_light.full.bytes"),
+            field("mcp_light.token"),
+            field("mcp_light.store.tier"),
+            field("error.type"),
+            field("otel.status_code"),
+        ];
+        let values: [Option<&dyn tracing::Value>; 7] = [
+            outcome.as_ref().map(|v| v as &dyn tracing::Value),
+            answer_bytes.as_ref().map(|v| v as &dyn tracing::Value),
+            full_bytes.as_ref().map(|v| v as &dyn tracing::Value),
+            token.as_ref().map(|v| v as &dyn tracing::Value),
+            tier.as_ref().map(|v| v as &dyn tracing::Value),
+            error.as_ref().map(|v| v as &dyn tracing::Value),
+            status.as_ref().map(|v| v as &dyn tracing::Value),
+        ];
+        let pairs: [(&tracing::field::Field, Option<&dyn tracing::Value>); 7] =
+            std::array::from_fn(|at| (&names[at], values[at]));
+        self.span.record_all(&fields.value_set(&pairs));
     }
 }
 
@@ -186,21 +217,6 @@ pub(crate) fn parse_traceparent(value: &str) -> Option<(&str, &str, u8)> {
     }
     let flags = u8::from_str_radix(flags, 16).ok()?;
     Some((trace_id, span_id, flags))
-}
-
-/// Records the request's trace id on `span` and, with the `opentelemetry`
-/// feature, makes the caller's span its parent.
-fn join_trace(span: &Span, context: &RequestContext<RoleServer>) {
-    let parent = context.meta.get_traceparent().and_then(parse_traceparent);
-    #[cfg(feature = "opentelemetry")]
-    let started = otel::join(span, parent, context.meta.get_tracestate());
-    #[cfg(not(feature = "opentelemetry"))]
-    let started = false;
-    if let Some((trace_id, ..)) = parent {
-        span.record("trace_id", trace_id);
-    } else if !started && let Some(trace_id) = fresh_trace_id() {
-        span.record("trace_id", trace_id.as_str());
-    }
 }
 
 /// A new W3C trace id, for a request that names no trace when no
