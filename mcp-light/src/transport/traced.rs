@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult, ProtocolVersion};
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
@@ -29,20 +29,18 @@ impl Traced {
         session: Option<&str>,
     ) -> Traced {
         let started = Instant::now();
-        // What the span starts with is worked out only for a subscriber
-        // that listens, and given at once: a formatter may rewrite what it
-        // holds of a span at every field recorded later (JSON does).
-        let listening = tracing::span_enabled!(target: "mcp_light", tracing::Level::INFO);
-        let version = listening.then(|| context.protocol_version()).flatten();
-        let parent = listening
-            .then(|| context.meta.get_traceparent().and_then(parse_traceparent))
-            .flatten();
-        // With OpenTelemetry, its layer's id, when there is one, once the
-        // span exists.
-        let fresh = (listening && parent.is_none() && !cfg!(feature = "opentelemetry"))
-            .then(fresh_trace_id)
-            .flatten();
-        let trace_id = parent.map(|(trace_id, ..)| trace_id).or(fresh.as_deref());
+        // The span is given its fields at once, those a subscriber would
+        // otherwise get later worked out only when it formats them: a
+        // formatter may rewrite what it holds of a span at every field
+        // recorded later (JSON does), and a filter may want the span whole.
+        let parent = context.meta.get_traceparent().and_then(parse_traceparent);
+        let trace_id = TraceIdField {
+            parent: parent.map(|(trace_id, ..)| trace_id),
+            fresh: std::cell::OnceCell::new(),
+        };
+        // With OpenTelemetry and no parent, its layer's id, once the span
+        // exists.
+        let shown = parent.is_some() || !cfg!(feature = "opentelemetry");
         let span = tracing::info_span!(
             target: "mcp_light",
             SPAN_NAME,
@@ -53,7 +51,7 @@ impl Traced {
             gen_ai.tool.name = tool,
             gen_ai.operation.name = tool.map(|_| "execute_tool"),
             mcp.session.id = session,
-            mcp.protocol.version = version.as_ref().map(ProtocolVersion::as_str),
+            mcp.protocol.version = %VersionField(context),
             jsonrpc.request.id = %context.id,
             error.type = Empty,
             mcp_light.outcome = Empty,
@@ -61,7 +59,7 @@ impl Traced {
             mcp_light.full.bytes = Empty,
             mcp_light.token = Empty,
             mcp_light.store.tier = Empty,
-            trace_id = trace_id,
+            trace_id = shown.then_some(tracing::field::display(&trace_id)),
         );
         #[cfg(feature = "opentelemetry")]
         if !span.is_disabled()
@@ -159,6 +157,40 @@ impl Traced {
         let pairs: [(&tracing::field::Field, Option<&dyn tracing::Value>); 7] =
             std::array::from_fn(|at| (&names[at], values[at]));
         self.span.record_all(&fields.value_set(&pairs));
+    }
+}
+
+/// The request's protocol version, worked out when a subscriber records
+/// it; nothing when none is known.
+struct VersionField<'a>(&'a RequestContext<RoleServer>);
+
+impl std::fmt::Display for VersionField<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.protocol_version() {
+            Some(version) => f.write_str(version.as_str()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The request's trace id: its caller's, or a fresh one drawn the first
+/// time a subscriber records it (and the same for every layer after).
+struct TraceIdField<'a> {
+    parent: Option<&'a str>,
+    fresh: std::cell::OnceCell<Option<String>>,
+}
+
+impl std::fmt::Display for TraceIdField<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parent {
+            Some(trace_id) => f.write_str(trace_id),
+            None => f.write_str(
+                self.fresh
+                    .get_or_init(fresh_trace_id)
+                    .as_deref()
+                    .unwrap_or(""),
+            ),
+        }
     }
 }
 
