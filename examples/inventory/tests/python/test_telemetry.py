@@ -188,17 +188,23 @@ def request_lines(server: HttpServer) -> list[dict[str, Any]]:
     return lines
 
 
+async def create_in_callers_trace(inventory: Inventory, prefix: str) -> None:
+    """A site, then one device created with the caller's `traceparent` in
+    the request's `_meta`."""
+    await inventory.create_site()
+    result = await inventory.session.call_tool(
+        "device_create",
+        {"device": new_devices(1, prefix=prefix)[0]},
+        meta={"traceparent": TRACEPARENT},
+    )
+    assert not result.is_error, result
+
+
 async def test_json_logs_write_a_line_per_request_with_the_callers_trace_id():
     server = HttpServer("--log-format", "json")
     try:
         async with server.session() as inventory:
-            await inventory.create_site()
-            result = await inventory.session.call_tool(
-                "device_create",
-                {"device": new_devices(1, prefix="traced")[0]},
-                meta={"traceparent": TRACEPARENT},
-            )
-            assert not result.is_error, result
+            await create_in_callers_trace(inventory, "traced")
             deadline = time.monotonic() + 10
             while True:
                 ours = [
@@ -265,13 +271,7 @@ async def test_otlp_sends_the_request_span_in_the_callers_trace_and_the_metrics_
     server = HttpServer("--otlp-endpoint", collector.url, "--metrics", "127.0.0.1:0")
     try:
         async with server.session() as inventory:
-            await inventory.create_site()
-            result = await inventory.session.call_tool(
-                "device_create",
-                {"device": new_devices(1, prefix="otlp")[0]},
-                meta={"traceparent": TRACEPARENT},
-            )
-            assert not result.is_error, result
+            await create_in_callers_trace(inventory, "otlp")
         _, _, text = get(metrics_url(server))
         assert 'mcp_light_calls_total{gen_ai_tool_name="device_create"' in text, text
         # Gracefully: the server drains, then the providers send what they hold.
