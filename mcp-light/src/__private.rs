@@ -14,6 +14,7 @@ pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::light_key::BulkItem;
 pub use crate::offload::{Unfinished, run_sync};
+pub use crate::outcome::Answer;
 pub use crate::output::{ToolResult, answer_kind, kind};
 pub use crate::registry::TOOLS;
 pub use crate::state::StateIsNotAnArgument;
@@ -38,14 +39,14 @@ pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 
 /// The answer of a call whose extractor failed (host state missing): the
 /// tool does not run.
-pub fn rejected(responder: &Responder, error: crate::ToolError) -> rmcp::model::CallToolResult {
+pub fn rejected(responder: &Responder, error: crate::ToolError) -> Answer {
     responder.failed(error)
 }
 
 /// The answer of a call whose synchronous function did not finish on the
 /// blocking pool: it panicked, or the runtime dropped it.
-pub fn unfinished(responder: &Responder, unfinished: Unfinished) -> rmcp::model::CallToolResult {
-    unfinished.answer(responder.tool)
+pub fn unfinished(responder: &Responder, unfinished: Unfinished) -> Answer {
+    Answer::unfinished(responder.tool, unfinished)
 }
 
 /// Whether `def` is a retrieve tool (`#[mcp_tool(action = "retrieve")]`),

@@ -16,14 +16,17 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result, full_result_with_text, shaped_result};
+use crate::answer::{full_result, full_result_with_text};
 use crate::args;
 use crate::context::Caller;
 use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, Shape};
 use crate::offload::off_workers;
+use crate::outcome::error::Name;
+use crate::outcome::{
+    Answer, CallError, Served as ServedMode, Shape as AnswerShape, TokenUse, Unkept,
+};
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{
     ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner, StoreError,
@@ -31,7 +34,7 @@ use crate::store::{
 };
 use crate::telemetry::StoreMetrics;
 use crate::token::Token;
-use crate::usage::{Counts, UsageReport};
+use crate::usage::UsageReport;
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.
@@ -112,7 +115,7 @@ impl Continuations {
         body: Vec<u8>,
     ) -> Option<Token> {
         let store = self.store.as_ref()?;
-        let token = self.mint().ok()?;
+        let token = Token::mint().ok()?;
         let bytes = body.len() as u64;
         match store
             .put(&token, Entry::new(called.owner(), origin, body))
@@ -130,25 +133,23 @@ impl Continuations {
         }
     }
 
-    /// A fresh token, or why none could be drawn.
-    fn mint(&self) -> Result<Token, String> {
-        Token::mint().map_err(|error| format!("no random token could be drawn: {error}"))
-    }
-
     /// Starts an entry for `called` under a fresh token, to be written
     /// chunk by chunk; or says why it cannot be.
     pub(crate) async fn begin(
         &self,
         called: &Called,
         origin: Origin,
-    ) -> Result<(Token, Box<dyn EntryWriter + '_>), String> {
+    ) -> Result<(Token, Box<dyn EntryWriter + '_>), Unkept> {
         let Some(store) = self.store.as_ref() else {
-            return Err("this server keeps no continuation store".to_owned());
+            return Err(Unkept::NoStore);
         };
-        let token = self.mint()?;
+        let token = Token::mint().map_err(Unkept::NoRandomness)?;
         match store.begin(token.clone(), called.owner(), origin).await {
             Ok(writer) => Ok((token, writer)),
-            Err(error) => Err(self.store_failed(&error)),
+            Err(error) => {
+                self.store_failed(&error);
+                Err(Unkept::Store(error))
+            }
         }
     }
 
@@ -186,10 +187,10 @@ impl Continuations {
     }
 
     /// Notes that the store failed `error`, logging the first failure of an
-    /// outage; answers the reason, for the caller. A result the store
+    /// outage. A result the store
     /// refuses as too large, or has no room for, is refused by a store
     /// that works: no outage to report, none to recover from.
-    pub(crate) fn store_failed(&self, error: &StoreError) -> String {
+    pub(crate) fn store_failed(&self, error: &StoreError) {
         self.metrics.failed(match error {
             StoreError::Unavailable(_) => "unavailable",
             StoreError::TooLarge { .. } => "too_large",
@@ -203,12 +204,12 @@ impl Continuations {
                 "cannot store a result for continuation; answering without tokens until the store recovers"
             );
         }
-        error.to_string()
     }
 
     /// Serves the result stored under `token` to `called`, as the remaining
     /// `args` (the negotiation fields) ask; the tool is never run. With a
-    /// `usage` report, what is served is reported against the stored result.
+    /// `usage` report, the stored result's counts go in the answer's
+    /// outcome.
     ///
     /// A list is served by range at any size: a page (or a filtered page)
     /// reads just its items, a summary the digest kept beside the list.
@@ -220,51 +221,56 @@ impl Continuations {
         token: Value,
         mut args: Map<String, Value>,
         usage: Option<&UsageReport>,
-    ) -> CallToolResult {
+    ) -> Answer {
         let tool = &called.tool;
-        let start_again = format!("start again by calling `{tool}` without `continuation_token`");
         let negotiation = match heavy::take_negotiation(&mut args, &self.heavy) {
             Ok(negotiation) => negotiation,
-            Err(error) => return error_result(format!("invalid arguments for `{tool}`: {error}")),
+            Err(error) => return Answer::error(invalid(tool, error)),
         };
         let Some(token) = token.as_str().and_then(Token::parse) else {
-            return error_result(format!(
-                "`continuation_token` must be the token string a previous answer of `{tool}` gave; {start_again}"
-            ));
+            return Answer::error(CallError::BadToken { tool: tool.clone() });
         };
         let Some(store) = &self.store else {
-            return error_result(format!(
-                "this server keeps no continuation store, so no token redeems; {start_again}"
-            ));
+            return Answer::error(CallError::NoStore { tool: tool.clone() });
         };
         let redemption = Redemption {
             continuations: self,
             store: store.as_ref(),
             token: &token,
             called,
-            start_again,
             usage,
         };
+        let served = negotiation.mode.into();
         match redemption.serve(negotiation).await {
-            Ok(answer) | Err(answer) => answer,
+            Ok(answer) => answer.with_token(TokenUse::Redeemed(served), self.store_name),
+            Err(error) => error,
         }
     }
 }
 
-/// One redemption: the token, whose it must be, and how to answer a
-/// refusal.
+impl From<Mode> for ServedMode {
+    fn from(mode: Mode) -> ServedMode {
+        match mode {
+            Mode::Summary => ServedMode::Summary,
+            Mode::Paginated => ServedMode::Page,
+            Mode::Filtered => ServedMode::Filtered,
+            Mode::Full => ServedMode::Full,
+        }
+    }
+}
+
+/// One redemption: the token, and whose it must be.
 struct Redemption<'r> {
     continuations: &'r Continuations,
     store: &'r dyn ContinuationStore,
     token: &'r Token,
     called: &'r Called,
-    start_again: String,
     usage: Option<&'r UsageReport>,
 }
 
 /// A redemption's answer; `Err` for one that ends it early (refused,
 /// failed), which is an answer too.
-type Served = Result<CallToolResult, CallToolResult>;
+type Served = Result<Answer, Answer>;
 
 // Both sides of these results are the answer, of one size: boxing the
 // early one would only add an allocation to every refusal.
@@ -275,60 +281,68 @@ impl Redemption<'_> {
             return match self.items(&negotiation).await? {
                 StoredItems::List(list) => {
                     let page = self.page(list, &negotiation, false)?;
-                    self.reported_from_info(page).await
+                    self.counted_from_info(page).await
                 }
                 StoredItems::Whole(entry) => self.whole(entry, negotiation).await,
             };
         }
         let info = self.info().await?;
         let digest = info.digest.as_deref().and_then(Digest::from_bytes);
-        let full_counts = digest.as_ref().and_then(Digest::full_counts);
+        let full_counts = digest
+            .as_ref()
+            .and_then(Digest::full_counts)
+            .filter(|_| self.usage.is_some());
         match (&negotiation.mode, &digest) {
             (Mode::Summary, Some(digest)) => {
-                return Ok(self.reported(full_result(digest.summary.clone()), full_counts));
+                let summary = full_result(digest.summary.clone());
+                return Ok(
+                    Answer::new(summary, AnswerShape::Served(ServedMode::Summary))
+                        .counting(full_counts),
+                );
             }
             (Mode::Filtered, Some(digest)) if matches!(digest.shape, Shape::List { .. }) => {
                 if let Err(error) = heavy::check_list_keys(digest, &negotiation) {
-                    return Err(self.invalid(error));
+                    return Err(self.error(invalid(&self.called.tool, error)));
                 }
                 if let StoredItems::List(list) = self.items(&negotiation).await? {
                     let page = self.page(list, &negotiation, true)?;
-                    return Ok(self.reported(page, full_counts));
+                    return Ok(page.counting(full_counts));
                 }
             }
             _ => {}
         }
         let config = self.continuations.heavy();
         if info.size > config.max_full_bytes as u64 {
-            return Err(error_result(format!(
-                "the stored result of `{tool}` is {size} bytes, more than the {limit} bytes \
-                 answered whole; {modes}",
-                tool = self.called.tool,
-                size = info.size,
-                limit = config.max_full_bytes,
-                modes = match digest.map(|digest| digest.shape) {
-                    Some(Shape::List { .. }) =>
-                        "ask for mode paginated (with page and page_size), filtered (with filter_keys) or summary instead",
-                    _ =>
-                        "ask for mode summary instead, or narrow the read with the tool's own arguments",
-                },
-            )));
+            let instead = match digest.map(|digest| digest.shape) {
+                Some(Shape::List { .. }) => {
+                    "ask for mode paginated (with page and page_size), filtered (with filter_keys) or summary instead"
+                }
+                _ => {
+                    "ask for mode summary instead, or narrow the read with the tool's own arguments"
+                }
+            };
+            return Err(self.error(CallError::TooLargeWhole {
+                tool: self.called.tool.clone(),
+                size: info.size,
+                limit: config.max_full_bytes,
+                instead,
+            }));
         }
         let Some(entry) = self.get().await? else {
-            return Err(refused(&self.start_again));
+            return Err(self.refused());
         };
         self.whole(entry, negotiation).await
     }
 
     /// The page's items, read by range; the whole entry when it is not a
     /// list. Refused unless it is this caller's, through this tool.
-    async fn items(&self, negotiation: &Negotiation) -> Result<StoredItems, CallToolResult> {
+    async fn items(&self, negotiation: &Negotiation) -> Result<StoredItems, Answer> {
         let found = self
             .store
             .get_items(self.token, heavy::page_range(negotiation))
             .await
-            .map_err(|error| self.unavailable(&error))?;
-        let found = found.ok_or_else(|| refused(&self.start_again))?;
+            .map_err(|error| self.unavailable(error))?;
+        let found = found.ok_or_else(|| self.refused())?;
         let owner = match &found {
             StoredItems::List(list) => &list.owner,
             StoredItems::Whole(entry) => &entry.owner,
@@ -337,51 +351,57 @@ impl Redemption<'_> {
         Ok(found)
     }
 
-    async fn info(&self) -> Result<EntryInfo, CallToolResult> {
+    async fn info(&self) -> Result<EntryInfo, Answer> {
         let info = self
             .store
             .info(self.token)
             .await
-            .map_err(|error| self.unavailable(&error))?
-            .ok_or_else(|| refused(&self.start_again))?;
+            .map_err(|error| self.unavailable(error))?
+            .ok_or_else(|| self.refused())?;
         self.check_owner(&info.owner)?;
         Ok(info)
     }
 
-    async fn get(&self) -> Result<Option<Entry>, CallToolResult> {
+    async fn get(&self) -> Result<Option<Entry>, Answer> {
         let entry = self
             .store
             .get(self.token)
             .await
-            .map_err(|error| self.unavailable(&error))?;
+            .map_err(|error| self.unavailable(error))?;
         if let Some(entry) = &entry {
             self.check_owner(&entry.owner)?;
         }
         Ok(entry)
     }
 
-    fn check_owner(&self, owner: &Owner) -> Result<(), CallToolResult> {
+    fn check_owner(&self, owner: &Owner) -> Result<(), Answer> {
         if *owner == self.called.owner() {
             Ok(())
         } else {
             // Word for word the answer to an unknown token: a caller cannot
             // tell someone else's live token from a dead one.
-            Err(refused(&self.start_again))
+            Err(self.refused())
         }
     }
 
-    fn unavailable(&self, error: &StoreError) -> CallToolResult {
-        error_result(format!(
-            "{error}; try again shortly, or {}",
-            self.start_again
-        ))
+    fn error(&self, error: CallError) -> Answer {
+        Answer::error(error)
     }
 
-    fn invalid(&self, error: NegotiationError) -> CallToolResult {
-        error_result(format!(
-            "invalid arguments for `{}`: {error}",
-            self.called.tool
-        ))
+    /// The one answer to a token this caller cannot redeem through this
+    /// tool, whatever the reason: unknown, expired, or another caller's or
+    /// another tool's.
+    fn refused(&self) -> Answer {
+        self.error(CallError::TokenRefused {
+            tool: self.called.tool.clone(),
+        })
+    }
+
+    fn unavailable(&self, error: StoreError) -> Answer {
+        self.error(CallError::StoreUnavailable {
+            tool: self.called.tool.clone(),
+            error,
+        })
     }
 
     /// A page of a stored list from the items the store read for it: only
@@ -393,10 +413,10 @@ impl Redemption<'_> {
             .map(|item| serde_json::from_slice::<Value>(item))
             .collect();
         let mut items = items.map_err(|error| {
-            error_result(format!(
-                "the stored result of `{}` is damaged ({error}); {}",
-                self.called.tool, self.start_again
-            ))
+            self.error(CallError::Damaged {
+                tool: self.called.tool.clone(),
+                error: error.to_string(),
+            })
         })?;
         if narrow {
             items = items
@@ -404,11 +424,15 @@ impl Redemption<'_> {
                 .map(|item| heavy::narrow_item(item, &negotiation.filter_keys))
                 .collect();
         }
-        Ok(shaped_result(&heavy::page_of_items(
-            items,
-            list.total,
-            negotiation,
-        )))
+        let shape = if narrow {
+            ServedMode::Filtered
+        } else {
+            ServedMode::Page
+        };
+        Ok(Answer::shaped(
+            &heavy::page_of_items(items, list.total, negotiation),
+            AnswerShape::Served(shape),
+        ))
     }
 
     /// The whole stored `entry` as `negotiation` asks; off the async
@@ -416,43 +440,35 @@ impl Redemption<'_> {
     async fn whole(&self, entry: Entry, negotiation: Negotiation) -> Served {
         let config = self.continuations.heavy().clone();
         if entry.body.len() > config.max_full_bytes {
-            return Err(error_result(format!(
-                "the stored result of `{}` is {} bytes, more than the {} bytes answered whole; \
-                 ask for mode summary instead",
-                self.called.tool,
-                entry.body.len(),
-                config.max_full_bytes
-            )));
+            return Err(self.error(CallError::TooLargeWhole {
+                tool: self.called.tool.clone(),
+                size: entry.body.len() as u64,
+                limit: config.max_full_bytes,
+                instead: "ask for mode summary instead",
+            }));
         }
         let (body, origin) = (Arc::clone(&entry.body), entry.origin);
-        let tool = self.called.tool.to_string();
-        let start_again = self.start_again.clone();
-        let mut served = off_workers(body.len(), move || {
-            serve_stored(&body, origin, &negotiation, &config, &tool, &start_again)
+        let tool = self.called.tool.clone();
+        let served = off_workers(body.len(), move || {
+            serve_stored(&body, origin, &negotiation, &config, tool)
         })
         .await
-        .unwrap_or_else(|unfinished| unfinished.answer(&self.called.tool));
-        if let Some(usage) = self.usage.filter(|_| served.is_error != Some(true)) {
-            let full = Digest::counts_in(entry.digest.as_deref())
-                .unwrap_or_else(|| usage.count_stored(&entry.body));
-            usage.attach(&mut served, full);
+        .unwrap_or_else(|unfinished| Answer::unfinished(&self.called.tool, unfinished));
+        if served.outcome().error().is_some() {
+            return Err(served);
         }
-        Ok(served)
+        let full = self.usage.map(|usage| {
+            Digest::counts_in(entry.digest.as_deref())
+                .unwrap_or_else(|| usage.count_stored(&entry.body))
+        });
+        Ok(served.counting(full))
     }
 
-    /// `answer` with the usage report, `full` counting the stored result.
-    fn reported(&self, mut answer: CallToolResult, full: Option<Counts>) -> CallToolResult {
-        if let (Some(usage), Some(full)) = (self.usage, full) {
-            usage.attach(&mut answer, full);
-        }
-        answer
-    }
-
-    /// `answer` with the usage report, the stored result's counts read from
-    /// its digest, or counted from the whole result when it was kept
-    /// without one (a write's, put whole) and is small enough to read; only
-    /// with a report is any of this read.
-    async fn reported_from_info(&self, answer: CallToolResult) -> Served {
+    /// `answer` with the stored result's counts, read from its digest, or
+    /// counted from the whole result when it was kept without one (a
+    /// write's, put whole) and is small enough to read; only with a usage
+    /// report is any of this read.
+    async fn counted_from_info(&self, answer: Answer) -> Served {
         let Some(usage) = self.usage else {
             return Ok(answer);
         };
@@ -464,19 +480,17 @@ impl Redemption<'_> {
                 .await?
                 .map(|entry| usage.count_stored(&entry.body));
         }
-        Ok(self.reported(answer, full))
+        Ok(answer.counting(full))
     }
 }
 
-/// The one answer to a token this caller cannot redeem through this tool,
-/// whatever the reason: unknown, expired, or another caller's or another
-/// tool's.
-fn refused(start_again: &str) -> CallToolResult {
-    error_result(format!(
-        "this continuation token is unknown, has expired, or was issued to another caller or \
-         through another tool; {start_again} (after a write, read what was written with its \
-         retrieve tool instead of repeating the write)"
-    ))
+/// Arguments of a redemption that cannot be served.
+fn invalid(tool: &Name, error: NegotiationError) -> CallError {
+    CallError::InvalidArguments {
+        tool: tool.clone(),
+        at: None,
+        problem: error.to_string(),
+    }
 }
 
 /// The stored result `body` as `negotiation` asks.
@@ -485,26 +499,30 @@ fn serve_stored(
     origin: Origin,
     negotiation: &Negotiation,
     config: &HeavyConfig,
-    tool: &str,
-    start_again: &str,
-) -> CallToolResult {
+    tool: Name,
+) -> Answer {
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(error) => {
-            return error_result(format!(
-                "the stored result is damaged ({error}); {start_again}"
-            ));
+            return Answer::error(CallError::Damaged {
+                tool,
+                error: error.to_string(),
+            });
         }
     };
     if negotiation.mode == Mode::Full {
         // The stored bytes are the result's compact JSON already; only
         // `structuredContent` needs the parsed value.
         let text = String::from_utf8_lossy(body).into_owned();
-        return full_result_with_text(value, text);
+        return Answer::new(
+            full_result_with_text(value, text),
+            AnswerShape::Served(ServedMode::Full),
+        );
     }
+    let served = negotiation.mode.into();
     match heavy::serve(value, origin, negotiation, config) {
-        Ok(value) => full_result(value),
-        Err(error) => error_result(format!("invalid arguments for `{tool}`: {error}")),
+        Ok(value) => Answer::new(full_result(value), AnswerShape::Served(served)),
+        Err(error) => Answer::error(invalid(&tool, error)),
     }
 }
 

@@ -191,3 +191,25 @@ pub enum BuildError {
         reason: String,
     },
 }
+
+/// Why a continuation store could not do what was asked (the store's
+/// own failures; see [`ContinuationStore`](crate::store::ContinuationStore)).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store cannot be reached or refused the operation.
+    #[error("the continuation store is unavailable: {0}")]
+    Unavailable(String),
+    /// The entry is larger than the store will ever hold.
+    #[error("the result is {size} bytes, more than the store's limit of {limit} bytes")]
+    TooLarge {
+        /// The entry's size in bytes (so far, when it was refused while
+        /// being written).
+        size: u64,
+        /// The store's limit in bytes.
+        limit: u64,
+    },
+    /// The store ran out of room of its own, on disk say.
+    #[error("the continuation store has no room for this result: {0}")]
+    Full(String),
+}

@@ -13,12 +13,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{self, Poll};
 
-use rmcp::model::CallToolResult;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::answer::{error_result, full_result, shaped_result};
 use crate::args;
 use crate::content::ContentAnswer;
 use crate::context::Context;
@@ -30,10 +28,12 @@ use crate::error::ToolError;
 use crate::keep;
 use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
-use crate::outcome::Outcome;
+use crate::outcome::{
+    Answer, CallError, Counts, EnvelopeShape, ErrorKind, Shape, TokenUse, WriteOutcome,
+};
 use crate::store::{BoxFuture, Origin};
 use crate::token::Token;
-use crate::usage::{Counts, UsageReport};
+use crate::usage::UsageReport;
 
 /// Runs a tool on one call: what each definition's generated code provides.
 /// A tool that never waits (an `inline` synchronous read) answers in
@@ -79,7 +79,7 @@ impl Invocation {
     /// type, a missing field or an unknown field is answered with an
     /// `isError` result naming the field.
     #[allow(clippy::result_large_err)]
-    pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), CallToolResult> {
+    pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), Answer> {
         let args = Value::Object(self.args);
         // The plain deserializer first: tracking the path costs more than the
         // parse itself, and only a failure needs it, to name the field.
@@ -89,22 +89,23 @@ impl Invocation {
             return Ok((self.ctx, parsed, responder));
         }
         let tool = self.responder.tool;
-        let problem = match serde_path_to_error::deserialize::<_, A>(&args) {
-            Err(error) if error.path().to_string() != "." => format!(
-                "invalid arguments for `{tool}` at `{}`: {}",
-                error.path(),
-                args::json_terms(&error.inner().to_string())
-            ),
-            Err(error) => format!(
-                "invalid arguments for `{tool}`: {}",
-                args::json_terms(&error.inner().to_string())
-            ),
+        let (at, problem) = match serde_path_to_error::deserialize::<_, A>(&args) {
+            Err(error) => {
+                let at = error.path().to_string();
+                let problem = args::json_terms(&error.inner().to_string());
+                ((at != ".").then_some(at), problem)
+            }
             // Not reached: the same value just failed to deserialize.
-            Ok(_) => format!("invalid arguments for `{tool}`"),
+            Ok(_) => (None, "they do not match its schema".to_owned()),
         };
-        Err(error_result(match &self.routed {
-            Some(routed) => routed.teach(&problem),
-            None => problem,
+        let error = CallError::InvalidArguments {
+            tool: tool.into(),
+            at,
+            problem,
+        };
+        Err(Answer::error(match &self.routed {
+            Some(routed) => CallError::Taught(routed.teach(&error.to_string())),
+            None => error,
         }))
     }
 }
@@ -114,27 +115,27 @@ impl Invocation {
 /// answer.
 pub enum Answering {
     /// Answered in place.
-    Now(std::future::Ready<CallToolResult>),
+    Now(std::future::Ready<Answer>),
     /// Answered once this future is.
-    Later(BoxFuture<'static, CallToolResult>),
+    Later(BoxFuture<'static, Answer>),
 }
 
 impl Answering {
-    pub(crate) fn now(result: CallToolResult) -> Self {
-        Answering::Now(std::future::ready(result))
+    pub(crate) fn now(answer: Answer) -> Self {
+        Answering::Now(std::future::ready(answer))
     }
 }
 
-impl From<CallToolResult> for Answering {
-    fn from(result: CallToolResult) -> Self {
-        Answering::now(result)
+impl From<Answer> for Answering {
+    fn from(answer: Answer) -> Self {
+        Answering::now(answer)
     }
 }
 
 impl Future for Answering {
-    type Output = CallToolResult;
+    type Output = Answer;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<CallToolResult> {
+    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<Answer> {
         match self.get_mut() {
             Answering::Now(ready) => Pin::new(ready).poll(cx),
             Answering::Later(later) => later.as_mut().poll(cx),
@@ -143,7 +144,7 @@ impl Future for Answering {
 }
 
 /// Shapes a tool's result into its answer: a lean envelope, a probe, or the
-/// result itself.
+/// result itself, and says which in the answer's outcome.
 pub struct Responder {
     pub(crate) continuations: Arc<Continuations>,
     /// The name of the tool that runs (the routed one, behind a dispatcher).
@@ -157,8 +158,9 @@ pub struct Responder {
     pub(crate) discloses: bool,
     pub(crate) retrieve_published: bool,
     pub(crate) verify: bool,
-    /// The server's usage report, if it keeps one: answers that stand for
-    /// another result are reported here, where that result is at hand.
+    /// The server's usage report, if it keeps one: an answer that stands
+    /// for another result has that result counted here, where it is at
+    /// hand.
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
@@ -179,10 +181,10 @@ impl Responder {
             .size_backstop
             .filter(|_| self.can_mint())
         else {
-            return Answering::now(full_result(value));
+            return Answering::now(Answer::full(value));
         };
         match data_size(&value) {
-            Ok(size) if size <= limit => Answering::now(full_result(value)),
+            Ok(size) if size <= limit => Answering::now(Answer::full(value)),
             Ok(_) => Answering::Later(Box::pin(async move {
                 let job = keep::whole_job(value);
                 self.kept_as(false, job, std::future::ready(())).await
@@ -192,10 +194,17 @@ impl Responder {
     }
 
     /// A content answer ([`ContentAnswer`]): the blocks as they are, with
-    /// no probe, nothing stored and no usage report.
-    pub fn content<T: ContentAnswer>(self, out: Result<T, ToolError>) -> CallToolResult {
+    /// no probe and nothing stored.
+    pub fn content<T: ContentAnswer>(self, out: Result<T, ToolError>) -> Answer {
         match out {
-            Ok(answer) => answer.into_call_tool_result(),
+            Ok(answer) => {
+                let result = answer.into_call_tool_result();
+                let shape = match result.is_error {
+                    Some(true) => Shape::Error(ErrorKind::Tool),
+                    _ => Shape::Full,
+                };
+                Answer::new(result, shape)
+            }
             Err(error) => self.failed(error),
         }
     }
@@ -203,11 +212,7 @@ impl Responder {
     /// A heavy read's answer: the result, as `job` gives it (and `feeder`
     /// for a stream), kept item by item and answered with a probe; a result
     /// that fits the probe's preview answers itself.
-    pub(crate) async fn kept(
-        self,
-        job: keep::Job,
-        feeder: impl Future<Output = ()>,
-    ) -> CallToolResult {
+    pub(crate) async fn kept(self, job: keep::Job, feeder: impl Future<Output = ()>) -> Answer {
         self.kept_as(true, job, feeder).await
     }
 
@@ -216,7 +221,7 @@ impl Responder {
         heavy: bool,
         job: keep::Job,
         feeder: impl Future<Output = ()>,
-    ) -> CallToolResult {
+    ) -> Answer {
         keep::Keep {
             continuations: &self.continuations,
             called: &self.called,
@@ -230,10 +235,7 @@ impl Responder {
 
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
     /// data_size}`, with a token, without one, or the full result.
-    pub async fn single<T: Serialize + LightKey>(
-        self,
-        out: Result<T, ToolError>,
-    ) -> CallToolResult {
+    pub async fn single<T: Serialize + LightKey>(self, out: Result<T, ToolError>) -> Answer {
         let value = match self.accept(out) {
             Ok(value) => value,
             Err(reply) => return *reply,
@@ -251,7 +253,8 @@ impl Responder {
                     Reach::Token(token) => Some(token),
                     Reach::Tokenless(()) => None,
                 };
-                LeanEnvelope::Single(SingleEnvelope::new(key, status_code, data_size, token))
+                let envelope = SingleEnvelope::new(key, status_code, data_size, token);
+                (LeanEnvelope::Single(envelope), EnvelopeShape::Single)
             },
         )
         .await
@@ -260,7 +263,7 @@ impl Responder {
     /// A bulk write's answer: `{accepted, status_code, data_size}` with a
     /// token or with `ids` — every id, in order, or the full result (never a
     /// partial `ids` list).
-    pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> CallToolResult {
+    pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> Answer {
         let value = match self.accept(out) {
             Ok(value) => value,
             Err(reply) => return *reply,
@@ -282,38 +285,38 @@ impl Responder {
                     .flatten()
             },
             |data_size, reach| {
-                let reach = match reach {
-                    Reach::Token(token) => BulkReach::Token(token),
-                    Reach::Tokenless(ids) => BulkReach::Ids(ids),
+                let (reach, shape) = match reach {
+                    Reach::Token(token) => (BulkReach::Token(token), EnvelopeShape::BulkToken),
+                    Reach::Tokenless(ids) => (BulkReach::Ids(ids), EnvelopeShape::BulkIds),
                 };
-                LeanEnvelope::Bulk(BulkEnvelope::new(
-                    items.len(),
-                    status_code,
-                    data_size,
-                    reach,
-                ))
+                let envelope = BulkEnvelope::new(items.len(), status_code, data_size, reach);
+                (LeanEnvelope::Bulk(envelope), shape)
             },
         )
         .await
     }
 
     /// The answer of a write whose result is `value`, by the outcome
-    /// `Outcome::decide` picks: a token where one may be minted and the store takes the
-    /// result; else the tokenless envelope where `reach` finds what lets the
-    /// caller reach the objects (their ids); else the full result.
+    /// [`WriteOutcome::decide`] picks: a token where one may be minted and
+    /// the store takes the result; else the tokenless envelope where `reach`
+    /// finds what lets the caller reach the objects (their ids); else the
+    /// full result.
     async fn lean<T: Serialize + ?Sized, R>(
         &self,
         value: &T,
         origin: Origin,
         reach: impl FnOnce() -> Option<R>,
-        envelope_of: impl FnOnce(usize, Reach<R>) -> LeanEnvelope,
-    ) -> CallToolResult {
+        envelope_of: impl FnOnce(usize, Reach<R>) -> (LeanEnvelope, EnvelopeShape),
+    ) -> Answer {
         let mut stored_size = None;
         if self.can_mint() {
             match self.stash(value, origin).await {
                 Ok((token, size, full)) => {
-                    let answer = envelope(envelope_of(size, Reach::Token(token)));
-                    return self.reported(answer, full);
+                    let (envelope, shape) = envelope_of(size, Reach::Token(token));
+                    return Answer::shaped(&envelope, Shape::Envelope(shape))
+                        .standing_for(size as u64)
+                        .with_token(TokenUse::Minted, self.continuations.store_name())
+                        .counting(full);
                 }
                 Err(Stash::Unserializable(error)) => return self.unserializable(error),
                 // Refused: answer as if undisclosed, the size known.
@@ -321,12 +324,14 @@ impl Responder {
             }
         }
         let reached = reach();
-        match (Outcome::decide(false, reached.is_some()), reached) {
-            (Outcome::Tokenless, Some(reached)) => {
+        match (WriteOutcome::decide(false, reached.is_some()), reached) {
+            (WriteOutcome::Tokenless, Some(reached)) => {
                 match stored_size.map_or_else(|| data_size(value), Ok) {
                     Ok(size) => {
-                        let answer = envelope(envelope_of(size, Reach::Tokenless(reached)));
-                        self.reported_value(answer, value)
+                        let (envelope, shape) = envelope_of(size, Reach::Tokenless(reached));
+                        Answer::shaped(&envelope, Shape::Envelope(shape))
+                            .standing_for(size as u64)
+                            .counting(self.counted(value))
                     }
                     Err(error) => self.unserializable(error),
                 }
@@ -343,37 +348,25 @@ impl Responder {
         id_name: &'static str,
         id: Value,
         out: Result<T, ToolError>,
-    ) -> CallToolResult {
+    ) -> Answer {
         let value = match self.accept(out) {
             Ok(value) => value,
             Err(reply) => return *reply,
         };
-        let answer = envelope(LeanEnvelope::Destroy(DestroyEnvelope::new(
-            id_name,
-            id,
-            self.status_code(),
-        )));
-        self.reported_value(answer, &value)
+        let envelope = DestroyEnvelope::new(id_name, id, self.status_code());
+        let answer = Answer::shaped(
+            &LeanEnvelope::Destroy(envelope),
+            Shape::Envelope(EnvelopeShape::Delete),
+        );
+        // The function's own result is what the report counts as full; its
+        // bytes are not measured, which would serialize it for nothing.
+        answer.counting(self.counted(&value))
     }
 
-    /// `answer` with the usage report, `full` counting the result it stands
-    /// for; unchanged when the server keeps no report.
-    fn reported(&self, mut answer: CallToolResult, full: Option<Counts>) -> CallToolResult {
-        if let (Some(usage), Some(full)) = (&self.usage, full) {
-            usage.attach(&mut answer, full);
-        }
-        answer
-    }
-
-    /// `answer` with the usage report, the result it stands for being
-    /// `value`, serialized only when the server keeps a report.
-    fn reported_value<T: Serialize + ?Sized>(
-        &self,
-        answer: CallToolResult,
-        value: &T,
-    ) -> CallToolResult {
-        let full = self.usage.as_ref().map(|usage| usage.count_value(value));
-        self.reported(answer, full)
+    /// The counts of `value` in the usage report's encodings, serialized
+    /// only when the server keeps a report.
+    fn counted<T: Serialize + ?Sized>(&self, value: &T) -> Option<Counts> {
+        self.usage.as_ref().map(|usage| usage.count_value(value))
     }
 
     fn status_code(&self) -> u16 {
@@ -408,7 +401,7 @@ impl Responder {
     /// A write's result, unless the answer is already decided: the tool
     /// failed, or the caller asked for the full result with `verify: true`
     /// (nothing cached, no token).
-    fn accept<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<T, Box<CallToolResult>> {
+    fn accept<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<T, Box<Answer>> {
         match out {
             Err(error) => Err(Box::new(self.failed(error))),
             Ok(value) if self.verify => Err(Box::new(self.echo(&value))),
@@ -421,7 +414,7 @@ impl Responder {
     fn value_or_error<T: Serialize>(
         &self,
         out: Result<T, ToolError>,
-    ) -> Result<Value, Box<CallToolResult>> {
+    ) -> Result<Value, Box<Answer>> {
         match out {
             Ok(value) => serde_json::to_value(value).map_err(|e| Box::new(self.unserializable(e))),
             Err(error) => Err(Box::new(self.failed(error))),
@@ -429,22 +422,25 @@ impl Responder {
     }
 
     /// The full result, inline (`verify: true`, or outcome 3).
-    fn echo<T: Serialize + ?Sized>(&self, value: &T) -> CallToolResult {
+    fn echo<T: Serialize + ?Sized>(&self, value: &T) -> Answer {
         match serde_json::to_value(value) {
-            Ok(value) => full_result(value),
+            Ok(value) => Answer::full(value),
             Err(error) => self.unserializable(error),
         }
     }
 
-    pub(crate) fn failed(&self, error: ToolError) -> CallToolResult {
-        error_result(format!("`{}` failed: {error}", self.tool))
+    pub(crate) fn failed(&self, error: ToolError) -> Answer {
+        Answer::error(CallError::Failed {
+            tool: self.tool.into(),
+            why: error.into(),
+        })
     }
 
-    fn unserializable(&self, error: serde_json::Error) -> CallToolResult {
-        error_result(format!(
-            "`{}` returned a result that cannot be serialized as JSON: {error}",
-            self.tool
-        ))
+    fn unserializable(&self, error: serde_json::Error) -> Answer {
+        Answer::error(CallError::Unserializable {
+            tool: self.tool.into(),
+            error,
+        })
     }
 }
 
@@ -460,8 +456,4 @@ enum Stash {
     Unserializable(serde_json::Error),
     /// The store could not take it; the result's size is known.
     Refused(usize),
-}
-
-fn envelope(envelope: LeanEnvelope) -> CallToolResult {
-    shaped_result(&envelope)
 }

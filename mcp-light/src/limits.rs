@@ -8,10 +8,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rmcp::model::CallToolResult;
-
-use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
+use crate::outcome::{Answer, CallError};
 pub(crate) use alarm::{Alarm, alarm};
 
 /// How long a tool may run unless the server says otherwise
@@ -42,7 +40,7 @@ impl CallLimits {
     /// has not finished by then; its future is then dropped.
     pub(crate) fn within_deadline<'t, F>(&self, tool: &'t str, run: F) -> Deadline<'t, F>
     where
-        F: Future<Output = CallToolResult>,
+        F: Future<Output = Answer>,
     {
         Deadline {
             run,
@@ -63,10 +61,10 @@ pub(crate) struct Deadline<'t, F> {
     tool: &'t str,
 }
 
-impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
-    type Output = CallToolResult;
+impl<F: Future<Output = Answer> + Unpin> Future for Deadline<'_, F> {
+    type Output = Answer;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallToolResult> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
         let this = &mut *self;
         if let Poll::Ready(result) = Pin::new(&mut this.run).poll(cx) {
             return Poll::Ready(result);
@@ -78,13 +76,10 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
         match Pin::new(alarm).poll(cx) {
             Poll::Ready(()) => {
                 tracing::warn!(tool = %this.tool, ?limit, "a tool ran past its deadline and was stopped");
-                Poll::Ready(error_result(format!(
-                    "`{}` did not finish within {}, this server's deadline for one tool run, \
-                     and was stopped; a write may or may not have happened, so read before \
-                     retrying it",
-                    this.tool,
-                    human(limit)
-                )))
+                Poll::Ready(Answer::error(CallError::Deadline {
+                    tool: this.tool.to_owned().into(),
+                    limit: human(limit),
+                }))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -112,8 +107,8 @@ mod tests {
 
     use super::*;
 
-    fn text(result: &CallToolResult) -> String {
-        serde_json::to_string(&result.content).unwrap()
+    fn text(answer: &Answer) -> String {
+        serde_json::to_string(&answer.result.content).unwrap()
     }
 
     /// A runtime without its time driver, as
@@ -126,7 +121,7 @@ mod tests {
 
     /// A tool's run that waits `wait`, on a thread of its own, then
     /// answers.
-    fn waits(wait: Duration) -> Pin<Box<dyn Future<Output = CallToolResult> + Send>> {
+    fn waits(wait: Duration) -> Pin<Box<dyn Future<Output = Answer> + Send>> {
         let (done, answered) = tokio::sync::oneshot::channel();
         thread::spawn(move || {
             thread::sleep(wait);
@@ -134,7 +129,7 @@ mod tests {
         });
         Box::pin(async move {
             let _ = answered.await;
-            CallToolResult::success(Vec::new())
+            Answer::full(serde_json::json!({}))
         })
     }
 
@@ -176,7 +171,11 @@ mod tests {
             runtime.block_on(run)
         });
         assert_eq!(panics, 0, "a panic was printed");
-        assert_eq!(answer.is_error, Some(true));
+        assert_eq!(answer.result.is_error, Some(true));
+        assert_eq!(
+            answer.outcome.error(),
+            Some(crate::outcome::ErrorKind::Deadline)
+        );
         assert!(text(&answer).contains("`dawdle` did not finish within 50 ms"));
         assert!(started.elapsed() < PATIENCE);
     }
@@ -189,7 +188,7 @@ mod tests {
             runtime.block_on(run)
         });
         assert_eq!(panics, 0, "a panic was printed");
-        assert_eq!(answer.is_error, Some(false));
+        assert_eq!(answer.result.is_error, Some(false));
     }
 
     /// Long enough that a deadline of milliseconds has surely rung.

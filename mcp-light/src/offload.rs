@@ -4,10 +4,6 @@
 
 use std::any::Any;
 
-use rmcp::model::CallToolResult;
-
-use crate::answer::error_result;
-
 /// Results of at least this many bytes are worked on (summarized,
 /// filtered, parsed from the store) off the runtime's async workers, so a
 /// large one does not stall the other calls those workers serve. Smaller
@@ -39,15 +35,6 @@ impl Unfinished {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a non-string panic payload".to_owned());
         Unfinished::Panicked(message)
-    }
-
-    /// The error answer of a call of `tool` that came to this; a panic is
-    /// logged, as the server's own failure.
-    pub(crate) fn answer(&self, tool: &str) -> CallToolResult {
-        if let Unfinished::Panicked(message) = self {
-            tracing::error!(tool, %message, "tool panicked");
-        }
-        error_result(format!("`{tool}` failed: {self}"))
     }
 }
 
@@ -163,9 +150,15 @@ mod tests {
 
     #[test]
     fn a_panic_answers_the_tool_failing() {
-        let answer = Unfinished::Panicked("boom".to_owned()).answer("explode");
-        assert_eq!(answer.is_error, Some(true));
-        let text = serde_json::to_string(&answer.content).unwrap();
+        let answer =
+            crate::outcome::Answer::unfinished("explode", Unfinished::Panicked("boom".to_owned()));
+        assert_eq!(
+            answer.outcome().error(),
+            Some(crate::outcome::ErrorKind::Tool)
+        );
+        let result = answer.into_result();
+        assert_eq!(result.is_error, Some(true));
+        let text = serde_json::to_string(&result.content).unwrap();
         assert!(
             text.contains("`explode` failed: it panicked: boom"),
             "{text}"

@@ -447,11 +447,6 @@ impl Server {
         }
     }
 
-    /// The name of the continuation store, for traces and metrics.
-    pub(crate) fn store_name(&self) -> &'static str {
-        self.inner.continuations.store_name()
-    }
-
     /// Whether a call of what `named` reaches may reach its client: a
     /// dispatcher's may (what it routes to is known once its arguments are
     /// read), a tool's when it takes something that does.

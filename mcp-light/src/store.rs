@@ -55,6 +55,7 @@ pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
 
+pub use crate::error::StoreError;
 use crate::token::Token;
 
 /// A boxed future that can cross threads, as the store trait returns.
@@ -296,27 +297,6 @@ pub trait EntryWriter: Send {
     fn commit<'s>(self: Box<Self>, sealed: Sealed) -> BoxFuture<'s, Result<(), StoreError>>
     where
         Self: 's;
-}
-
-/// Why a store could not do what was asked.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StoreError {
-    /// The store cannot be reached or refused the operation.
-    #[error("the continuation store is unavailable: {0}")]
-    Unavailable(String),
-    /// The entry is larger than the store will ever hold.
-    #[error("the result is {size} bytes, more than the store's limit of {limit} bytes")]
-    TooLarge {
-        /// The entry's size in bytes (so far, when it was refused while
-        /// being written).
-        size: u64,
-        /// The store's limit in bytes.
-        limit: u64,
-    },
-    /// The store ran out of room of its own, on disk say.
-    #[error("the continuation store has no room for this result: {0}")]
-    Full(String),
 }
 
 /// Keeps full results behind continuation tokens.

@@ -81,12 +81,9 @@
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
-use metrics::{Key, Label, Metadata, Unit};
-use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
+use metrics::{Key, Metadata, Unit};
 
-use crate::kind::ToolKind;
-use crate::token::CONTINUATION_TOKEN;
+use crate::outcome::{ErrorKind, Outcome, Shape, TokenUse};
 
 /// The name of the span every request runs in.
 pub const SPAN_NAME: &str = "mcp.request";
@@ -147,7 +144,7 @@ pub fn describe_metrics() {
 
 /// How a call was answered: `mcp_light.outcome`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Label {
     /// A write's lean confirmation.
     Envelope,
     /// A heavy read's probe.
@@ -164,28 +161,44 @@ pub(crate) enum Outcome {
     Error,
 }
 
-impl Outcome {
-    /// Every outcome, in the order of their counters' keys.
-    const ALL: [Outcome; 7] = [
-        Outcome::Envelope,
-        Outcome::Probe,
-        Outcome::Full,
-        Outcome::Redeemed,
-        Outcome::Task,
-        Outcome::InputRequired,
-        Outcome::Error,
+impl Label {
+    /// Every label, in the order of their counters' keys.
+    const ALL: [Label; 7] = [
+        Label::Envelope,
+        Label::Probe,
+        Label::Full,
+        Label::Redeemed,
+        Label::Task,
+        Label::InputRequired,
+        Label::Error,
     ];
 
     pub(crate) const fn as_str(self) -> &'static str {
         match self {
-            Outcome::Envelope => "envelope",
-            Outcome::Probe => "probe",
-            Outcome::Full => "full",
-            Outcome::Redeemed => "redeemed",
-            Outcome::Task => "task",
-            Outcome::InputRequired => "input_required",
-            Outcome::Error => "error",
+            Label::Envelope => "envelope",
+            Label::Probe => "probe",
+            Label::Full => "full",
+            Label::Redeemed => "redeemed",
+            Label::Task => "task",
+            Label::InputRequired => "input_required",
+            Label::Error => "error",
         }
+    }
+
+    /// The label of an answered call, from its outcome.
+    const fn of(outcome: &Outcome) -> Label {
+        match (outcome.shape, outcome.token) {
+            (Shape::Error(_), _) => Label::Error,
+            (_, Some(TokenUse::Redeemed(_))) => Label::Redeemed,
+            (Shape::Envelope(_), _) => Label::Envelope,
+            (Shape::Probe, _) => Label::Probe,
+            (Shape::Full | Shape::Inline | Shape::Served(_), _) => Label::Full,
+        }
+    }
+
+    /// Where this label's counter key sits in [`Label::ALL`].
+    const fn at(self) -> usize {
+        self as usize
     }
 }
 
@@ -193,8 +206,14 @@ impl Outcome {
 static METADATA: Metadata<'static> =
     Metadata::new("mcp_light", metrics::Level::INFO, Some(module_path!()));
 
-static MINTED: [Label; 1] = [Label::from_static_parts("mcp_light.token", "minted")];
-static REDEEMED: [Label; 1] = [Label::from_static_parts("mcp_light.token", "redeemed")];
+static MINTED: [metrics::Label; 1] = [metrics::Label::from_static_parts(
+    "mcp_light.token",
+    "minted",
+)];
+static REDEEMED: [metrics::Label; 1] = [metrics::Label::from_static_parts(
+    "mcp_light.token",
+    "redeemed",
+)];
 
 /// The keys of the metrics of the calls of one tool (or dispatcher), made
 /// once, when the server is built: a call counts without building any.
@@ -203,8 +222,8 @@ pub(crate) struct ToolMetrics {
     tool: Cow<'static, str>,
     /// `tools/call` and the tool: the duration of a call that did not fail.
     duration: Key,
-    /// By outcome, in [`Outcome::ALL`]'s order.
-    calls: [Key; Outcome::ALL.len()],
+    /// By outcome, in [`Label::ALL`]'s order.
+    calls: [Key; Label::ALL.len()],
     answer_bytes: Key,
     full_bytes: Key,
 }
@@ -212,21 +231,21 @@ pub(crate) struct ToolMetrics {
 impl ToolMetrics {
     /// The keys of `tool`'s metrics.
     pub(crate) fn new(tool: Cow<'static, str>) -> ToolMetrics {
-        let label = || Label::new("gen_ai.tool.name", tool.clone());
+        let label = || metrics::Label::new("gen_ai.tool.name", tool.clone());
         ToolMetrics {
             duration: Key::from_parts(
                 OPERATION_DURATION,
                 vec![
-                    Label::from_static_parts("mcp.method.name", "tools/call"),
+                    metrics::Label::from_static_parts("mcp.method.name", "tools/call"),
                     label(),
                 ],
             ),
-            calls: Outcome::ALL.map(|outcome| {
+            calls: Label::ALL.map(|outcome| {
                 Key::from_parts(
                     CALLS,
                     vec![
                         label(),
-                        Label::from_static_parts("mcp_light.outcome", outcome.as_str()),
+                        metrics::Label::from_static_parts("mcp_light.outcome", outcome.as_str()),
                     ],
                 )
             }),
@@ -243,8 +262,13 @@ impl ToolMetrics {
     }
 
     /// Records a call's duration, failed with `error` if it did.
-    pub(crate) fn record_duration(&self, seconds: f64, error: Option<&str>) {
-        metrics::with_recorder(|recorder| match error {
+    fn record_duration(
+        &self,
+        recorder: &dyn metrics::Recorder,
+        seconds: f64,
+        error: Option<ErrorType>,
+    ) {
+        match error {
             None => recorder
                 .register_histogram(&self.duration, &METADATA)
                 .record(seconds),
@@ -252,22 +276,22 @@ impl ToolMetrics {
                 let key = Key::from_parts(
                     OPERATION_DURATION,
                     vec![
-                        Label::from_static_parts("mcp.method.name", "tools/call"),
-                        Label::new("gen_ai.tool.name", self.tool.clone()),
-                        Label::new("error.type", error.to_owned()),
+                        metrics::Label::from_static_parts("mcp.method.name", "tools/call"),
+                        metrics::Label::new("gen_ai.tool.name", self.tool.clone()),
+                        metrics::Label::new("error.type", error.to_string()),
                     ],
                 );
                 recorder.register_histogram(&key, &METADATA).record(seconds);
             }
-        });
+        }
     }
 }
 
 /// Records the duration of a request that is not a tool call.
 pub(crate) fn record_request_duration(method: &'static str, seconds: f64, error: Option<&str>) {
-    let mut labels = vec![Label::from_static_parts("mcp.method.name", method)];
+    let mut labels = vec![metrics::Label::from_static_parts("mcp.method.name", method)];
     if let Some(error) = error {
-        labels.push(Label::new("error.type", error.to_owned()));
+        labels.push(metrics::Label::new("error.type", error.to_owned()));
     }
     let key = Key::from_parts(OPERATION_DURATION, labels);
     metrics::with_recorder(|recorder| {
@@ -286,14 +310,17 @@ pub(crate) struct StoreMetrics {
 
 impl StoreMetrics {
     pub(crate) fn new(tier: &'static str) -> StoreMetrics {
-        let tier = || Label::from_static_parts("mcp_light.store.tier", tier);
+        let tier = || metrics::Label::from_static_parts("mcp_light.store.tier", tier);
         StoreMetrics {
             entries: Key::from_parts(STORE_ENTRIES, vec![tier()]),
             bytes: Key::from_parts(STORE_BYTES, vec![tier()]),
             errors: STORE_ERROR_TYPES.map(|error| {
                 Key::from_parts(
                     STORE_ERRORS,
-                    vec![tier(), Label::from_static_parts("error.type", error)],
+                    vec![
+                        tier(),
+                        metrics::Label::from_static_parts("error.type", error),
+                    ],
                 )
             }),
         }
@@ -327,199 +354,184 @@ impl StoreMetrics {
 /// The `error.type`s of a store's failures.
 pub(crate) const STORE_ERROR_TYPES: [&str; 3] = ["unavailable", "too_large", "full"];
 
-/// How a tool call came to its result, as the call path saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Way {
-    /// Answered before any tool ran: an error about the call itself.
-    Refused,
-    /// Served from the store for a continuation token.
-    Redeemed,
-    /// A tool of this kind ran.
-    Ran(ToolKind),
-}
-
-impl Way {
-    /// The way of a result a call path answers for what stopped it, where
-    /// it has no client to hand that to.
-    pub(crate) fn escaped(result: CallToolResult) -> (CallToolResult, Way) {
-        (result, Way::Refused)
-    }
-}
-
-/// What one call's answer came to, for its span and the counters.
+/// What one call came to, for its span and the counters: read off the
+/// answer's [`Outcome`], or, for a call that did not end in a tool result,
+/// what it ended in.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Facts {
-    pub(crate) outcome: Outcome,
+    pub(crate) label: Label,
     pub(crate) answer_bytes: Option<u64>,
     pub(crate) full_bytes: Option<u64>,
-    pub(crate) token: Option<&'static str>,
-    pub(crate) error: Option<String>,
+    pub(crate) token: Option<TokenUse>,
+    pub(crate) tier: Option<&'static str>,
+    /// `error.type`: `tool_error` for an `isError` result, else the
+    /// JSON-RPC error code.
+    pub(crate) error: Option<ErrorType>,
+    /// `mcp_light.error`: what kind of error an `isError` result is.
+    pub(crate) error_kind: Option<ErrorKind>,
+}
+
+/// A failed request's `error.type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorType {
+    /// An `isError` tool result.
+    Tool,
+    /// A JSON-RPC error, of this code.
+    Code(i32),
+}
+
+impl std::fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ErrorType::Tool => f.write_str("tool_error"),
+            ErrorType::Code(code) => write!(f, "{code}"),
+        }
+    }
 }
 
 impl Facts {
-    /// What `result`, come to `way`, was: its outcome, its bytes and the
-    /// full result's, its token.
-    pub(crate) fn of(result: &CallToolResult, way: Way) -> Facts {
-        let answer = text_bytes(result);
-        if result.is_error == Some(true) {
-            return Facts {
-                outcome: Outcome::Error,
-                answer_bytes: Some(answer),
-                full_bytes: Some(answer),
-                token: None,
-                error: Some("tool_error".to_owned()),
-            };
-        }
-        let structured = result
-            .structured_content
-            .as_ref()
-            .and_then(Value::as_object);
-        let field = |name: &str| structured.and_then(|fields| fields.get(name));
-        let size = |name: &str| field(name).and_then(Value::as_u64);
-        let minted = field(CONTINUATION_TOKEN).is_some_and(Value::is_string);
-        let (outcome, full) = match way {
-            Way::Redeemed => {
-                return Facts {
-                    outcome: Outcome::Redeemed,
-                    answer_bytes: Some(answer),
-                    full_bytes: None,
-                    token: Some("redeemed"),
-                    error: None,
-                };
-            }
-            Way::Ran(kind) if kind.is_write() && field("status_code").is_some() => {
-                (Outcome::Envelope, size("data_size").unwrap_or(answer))
-            }
-            Way::Ran(ToolKind::Heavy | ToolKind::Read) if field("total_size").is_some() => {
-                (Outcome::Probe, size("total_size").unwrap_or(answer))
-            }
-            Way::Ran(_) | Way::Refused => (Outcome::Full, answer),
-        };
+    /// What an answered call came to, as its outcome says.
+    pub(crate) fn of(outcome: &Outcome) -> Facts {
+        let error_kind = outcome.error();
         Facts {
-            outcome,
-            answer_bytes: Some(answer),
-            full_bytes: Some(full),
-            token: minted.then_some("minted"),
-            error: None,
+            label: Label::of(outcome),
+            answer_bytes: Some(outcome.answer_bytes),
+            full_bytes: outcome.full_bytes(),
+            token: outcome.token,
+            tier: outcome.tier,
+            error: error_kind.map(|_| ErrorType::Tool),
+            error_kind,
         }
     }
 
-    /// Counts the call of the tool `keys` are for: by outcome, its bytes,
-    /// its token.
-    pub(crate) fn count(&self, keys: &ToolMetrics) {
-        metrics::with_recorder(|recorder| {
-            let outcome = Outcome::ALL
-                .iter()
-                .position(|outcome| *outcome == self.outcome)
-                .expect("every outcome is in ALL");
-            recorder
-                .register_counter(&keys.calls[outcome], &METADATA)
-                .increment(1);
-            if let Some(bytes) = self.answer_bytes {
-                recorder
-                    .register_counter(&keys.answer_bytes, &METADATA)
-                    .increment(bytes);
-            }
-            if let Some(bytes) = self.full_bytes {
-                recorder
-                    .register_counter(&keys.full_bytes, &METADATA)
-                    .increment(bytes);
-            }
-            let token = match self.token {
-                Some("minted") => Some(&MINTED),
-                Some(_) => Some(&REDEEMED),
-                None => None,
-            };
-            if let Some(labels) = token {
-                let key = Key::from_static_parts(TOKENS, labels);
-                recorder.register_counter(&key, &METADATA).increment(1);
-            }
-        });
-    }
-
-    /// An answer that is not a tool's result: no bytes to count.
-    pub(crate) fn bare(outcome: Outcome, error: Option<String>) -> Facts {
+    /// A call that did not end in a tool result: no bytes to count.
+    pub(crate) fn bare(label: Label, error: Option<ErrorType>) -> Facts {
         Facts {
-            outcome,
+            label,
             answer_bytes: None,
             full_bytes: None,
             token: None,
+            tier: None,
             error,
+            error_kind: None,
         }
     }
-}
 
-/// The bytes of a result's text content: what the caller's model reads
-/// (the structured content repeats it).
-fn text_bytes(result: &CallToolResult) -> u64 {
-    result
-        .content
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(text) => text.text.len() as u64,
-            _ => 0,
-        })
-        .sum()
+    /// Counts the call of the tool `keys` are for (by outcome, its bytes,
+    /// its token) unless it became a task, which is counted when it ends;
+    /// and its duration, `seconds`.
+    pub(crate) fn record(&self, keys: &ToolMetrics, seconds: f64) {
+        metrics::with_recorder(|recorder| {
+            if self.label != Label::Task {
+                self.count_with(recorder, keys);
+            }
+            keys.record_duration(recorder, seconds, self.error);
+        });
+    }
+
+    /// Counts a call that ended in a task, when the task ends.
+    pub(crate) fn count(&self, keys: &ToolMetrics) {
+        metrics::with_recorder(|recorder| self.count_with(recorder, keys));
+    }
+
+    fn count_with(&self, recorder: &dyn metrics::Recorder, keys: &ToolMetrics) {
+        recorder
+            .register_counter(&keys.calls[self.label.at()], &METADATA)
+            .increment(1);
+        if let Some(bytes) = self.answer_bytes {
+            recorder
+                .register_counter(&keys.answer_bytes, &METADATA)
+                .increment(bytes);
+        }
+        if let Some(bytes) = self.full_bytes {
+            recorder
+                .register_counter(&keys.full_bytes, &METADATA)
+                .increment(bytes);
+        }
+        let token = self.token.map(|token| match token {
+            TokenUse::Minted => &MINTED,
+            TokenUse::Redeemed(_) => &REDEEMED,
+        });
+        if let Some(labels) = token {
+            let key = Key::from_static_parts(TOKENS, labels);
+            recorder.register_counter(&key, &METADATA).increment(1);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use serde_json::json;
 
-    fn facts_of(value: Value, way: Way) -> Facts {
-        Facts::of(&crate::answer::full_result(value), way)
-    }
+    use super::*;
+    use crate::outcome::{Answer, CallError, EnvelopeShape, Served};
 
     #[test]
     fn an_envelope_counts_its_own_bytes_and_the_full_results() {
-        let write = ToolKind::Write {
-            kind: crate::kind::WriteKind::BulkCreate,
-            status_code: 201,
-        };
-        let envelope = serde_json::json!({
-            "accepted": 60, "status_code": 201, "data_size": 16000, "continuation_token": "t"
-        });
-        let answer = crate::answer::compact_text(&envelope).len() as u64;
-        let facts = facts_of(envelope, Way::Ran(write));
+        let envelope = json!({"accepted": 60, "status_code": 201, "data_size": 16000, "continuation_token": "t"});
+        let answer = Answer::shaped(&envelope, Shape::Envelope(EnvelopeShape::BulkToken))
+            .standing_for(16000)
+            .with_token(TokenUse::Minted, "memory");
+        let bytes = crate::answer::compact_text(&envelope).len() as u64;
         assert_eq!(
-            facts,
+            Facts::of(answer.outcome()),
             Facts {
-                outcome: Outcome::Envelope,
-                answer_bytes: Some(answer),
+                label: Label::Envelope,
+                answer_bytes: Some(bytes),
                 full_bytes: Some(16000),
-                token: Some("minted"),
+                token: Some(TokenUse::Minted),
+                tier: Some("memory"),
                 error: None,
+                error_kind: None,
             }
         );
     }
 
     #[test]
-    fn a_probe_a_redemption_a_full_result_and_an_error_are_told_apart() {
-        let probe =
-            serde_json::json!({"preview": [], "total_size": 90000, "continuation_token": "t"});
-        let facts = facts_of(probe, Way::Ran(ToolKind::Heavy));
-        assert_eq!(
-            (facts.outcome, facts.full_bytes, facts.token),
-            (Outcome::Probe, Some(90000), Some("minted"))
-        );
-
-        let page = serde_json::json!({"items": [1, 2], "continuation_token": "t"});
-        let facts = facts_of(page, Way::Redeemed);
-        assert_eq!(
-            (facts.outcome, facts.full_bytes, facts.token),
-            (Outcome::Redeemed, None, Some("redeemed"))
-        );
-
-        // A read whose own fields look like an envelope is still its result.
-        let read = serde_json::json!({"status_code": 200, "data_size": 5});
-        let facts = facts_of(read, Way::Ran(ToolKind::Read));
-        assert_eq!(facts.outcome, Outcome::Full);
+    fn a_plain_read_returning_total_size_is_not_counted_as_a_probe() {
+        // A read whose own result has every field a probe carries.
+        let read =
+            Answer::full(json!({"preview": [], "total_size": 90000, "continuation_token": "t"}));
+        let facts = Facts::of(read.outcome());
+        assert_eq!(facts.label, Label::Full);
+        assert_eq!(facts.token, None);
         assert_eq!(facts.full_bytes, facts.answer_bytes);
+        // And one whose fields look like an envelope is no envelope.
+        let read = Answer::full(json!({"status_code": 200, "data_size": 5}));
+        assert_eq!(Facts::of(read.outcome()).label, Label::Full);
+    }
 
-        let facts = Facts::of(&crate::answer::error_result("no such site"), Way::Refused);
+    #[test]
+    fn a_probe_a_redemption_and_an_error_are_told_apart() {
+        let probe = Answer::shaped(&json!({"preview": []}), Shape::Probe)
+            .standing_for(90000)
+            .with_token(TokenUse::Minted, "redis");
+        let facts = Facts::of(probe.outcome());
         assert_eq!(
-            (facts.outcome, facts.error.as_deref()),
-            (Outcome::Error, Some("tool_error"))
+            (facts.label, facts.full_bytes, facts.token),
+            (Label::Probe, Some(90000), Some(TokenUse::Minted))
         );
+
+        let page = Answer::shaped(&json!({"items": [1, 2]}), Shape::Served(Served::Page))
+            .with_token(TokenUse::Redeemed(Served::Page), "redis");
+        let facts = Facts::of(page.outcome());
+        assert_eq!(
+            (facts.label, facts.full_bytes, facts.tier),
+            (Label::Redeemed, None, Some("redis"))
+        );
+
+        let error = Answer::error(CallError::NoStore { tool: "t".into() });
+        let facts = Facts::of(error.outcome());
+        assert_eq!(
+            (facts.label, facts.error, facts.error_kind),
+            (Label::Error, Some(ErrorType::Tool), Some(ErrorKind::Token))
+        );
+    }
+
+    #[test]
+    fn every_label_finds_its_own_key() {
+        for (at, label) in Label::ALL.iter().enumerate() {
+            assert_eq!(label.at(), at, "{label:?}");
+        }
     }
 }

@@ -30,8 +30,11 @@ use std::collections::{HashMap, VecDeque};
 #[cfg(feature = "usage")]
 use std::sync::Mutex;
 
+#[cfg(feature = "usage")]
 use rmcp::model::CallToolResult;
 use serde::Serialize;
+
+use crate::outcome::Answer;
 #[cfg(feature = "usage")]
 use serde_json::json;
 #[cfg(all(test, feature = "usage"))]
@@ -51,24 +54,7 @@ use serde_json::{Map, Value};
 /// ```
 pub const USAGE_META_KEY: &str = "io.github.mcp-light/usage";
 
-/// A text's length in the two encodings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[cfg_attr(not(feature = "usage"), allow(dead_code))]
-pub(crate) struct Counts {
-    pub(crate) cl100k: usize,
-    pub(crate) o200k: usize,
-}
-
-impl std::ops::Add for Counts {
-    type Output = Counts;
-
-    fn add(self, other: Counts) -> Counts {
-        Counts {
-            cl100k: self.cl100k + other.cl100k,
-            o200k: self.o200k + other.o200k,
-        }
-    }
-}
+pub(crate) use crate::outcome::Counts;
 
 /// Counts answers and full results, and remembers the counts of stored
 /// results. One per server that reports usage.
@@ -135,24 +121,17 @@ impl UsageReport {
         counts
     }
 
-    /// Puts the report in `result`'s `_meta`: its answer counted, and `full`
-    /// for the result it stands for.
-    pub(crate) fn attach(&self, result: &mut CallToolResult, full: Counts) {
-        let answer = self.count_answer(result);
-        Self::insert(result, answer, full);
-    }
-
-    /// Puts the report in an answer that has none yet: an answer that is
-    /// the result itself, so its full result is the answer.
-    pub(crate) fn attach_if_missing(&self, result: &mut CallToolResult) {
-        let reported = result
-            .meta
-            .as_ref()
-            .is_some_and(|meta| meta.0.contains_key(USAGE_META_KEY));
-        if !reported {
-            let answer = self.count_answer(result);
-            Self::insert(result, answer, answer);
-        }
+    /// The report step, applied once to every answer a call ends with:
+    /// the answer's text counted, and the full result's counts its
+    /// [`Outcome`](crate::outcome::Outcome) carries (known where that result was at hand),
+    /// or the answer's own where the answer is the result. Both go in the
+    /// outcome and in the result's `_meta`.
+    pub(crate) fn report(&self, answer: &mut Answer) {
+        let counted = self.count_answer(&answer.result);
+        let full = answer.outcome.full_counts.unwrap_or(counted);
+        answer.outcome.answer_counts = Some(counted);
+        answer.outcome.full_counts = Some(full);
+        Self::insert(&mut answer.result, counted, full);
     }
 
     fn insert(result: &mut CallToolResult, answer: Counts, full: Counts) {
@@ -199,11 +178,7 @@ impl UsageReport {
         match *self {}
     }
 
-    pub(crate) fn attach(&self, _: &mut CallToolResult, _: Counts) {
-        match *self {}
-    }
-
-    pub(crate) fn attach_if_missing(&self, _: &mut CallToolResult) {
+    pub(crate) fn report(&self, _: &mut Answer) {
         match *self {}
     }
 }
@@ -274,6 +249,7 @@ mod tests {
     use rmcp::model::ContentBlock;
 
     use super::*;
+    use crate::outcome::{EnvelopeShape, Shape};
 
     /// A key is `prefix/name`; the prefix is dot-separated labels that start
     /// with a letter and end with a letter or digit, hyphens inside.
@@ -345,47 +321,42 @@ mod tests {
     #[test]
     fn a_report_gives_the_answer_and_the_full_result_in_both_encodings() {
         let usage = UsageReport::new();
-        let mut result = CallToolResult::success(vec![ContentBlock::text(r#"{"accepted":2}"#)]);
         let full = usage.count(r#"[{"id":1,"name":"edge-01"},{"id":2,"name":"edge-02"}]"#);
-        usage.attach(&mut result, full);
-        let answer = usage.count(r#"{"accepted":2}"#);
+        let result = CallToolResult::success(vec![ContentBlock::text(r#"{"accepted":2}"#)]);
+        let mut answer =
+            Answer::new(result, Shape::Envelope(EnvelopeShape::BulkToken)).counting(Some(full));
+        usage.report(&mut answer);
+        let counted = usage.count(r#"{"accepted":2}"#);
         assert_eq!(
-            reported(&result).unwrap(),
+            reported(&answer.result).unwrap(),
             [
                 (
                     "cl100k_base".to_owned(),
-                    answer.cl100k as u64,
+                    counted.cl100k as u64,
                     full.cl100k as u64
                 ),
                 (
                     "o200k_base".to_owned(),
-                    answer.o200k as u64,
+                    counted.o200k as u64,
                     full.o200k as u64
                 ),
             ]
         );
+        // The outcome carries what the report says.
+        assert_eq!(answer.outcome.answer_counts, Some(counted));
+        assert_eq!(answer.outcome.full_counts, Some(full));
     }
 
     #[test]
-    fn an_answer_without_a_report_gets_one_whose_full_result_is_the_answer() {
+    fn an_answer_that_is_its_result_reports_itself_as_the_full_result() {
         let usage = UsageReport::new();
-        let mut result = CallToolResult::error(vec![ContentBlock::text("no such device")]);
-        usage.attach_if_missing(&mut result);
-        for (_, answer, full) in reported(&result).unwrap() {
-            assert_eq!(answer, full);
-            assert!(answer > 0);
+        let result = CallToolResult::error(vec![ContentBlock::text("no such device")]);
+        let mut answer = Answer::new(result, Shape::Error(crate::outcome::ErrorKind::Tool));
+        usage.report(&mut answer);
+        for (_, counted, full) in reported(&answer.result).unwrap() {
+            assert_eq!(counted, full);
+            assert!(counted > 0);
         }
-        // A report already there is kept.
-        let mut envelope = CallToolResult::success(vec![ContentBlock::text("{}")]);
-        usage.attach(
-            &mut envelope,
-            Counts {
-                cl100k: 99,
-                o200k: 98,
-            },
-        );
-        usage.attach_if_missing(&mut envelope);
-        assert_eq!(reported(&envelope).unwrap()[0].2, 99);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ClientCapabilities, ErrorCode, InputResponses, JsonObject,
+    CallToolResponse, ClientCapabilities, ErrorCode, InputResponses, JsonObject,
     ProgressNotificationParam, ProtocolVersion,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -25,6 +25,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use super::rounds::Rounds;
 use super::task::TaskLink;
+use crate::outcome::Answer;
 use crate::roundtrip::Talkback;
 
 /// The severity of a log message a tool sends its client
@@ -384,9 +385,9 @@ impl<'a> StopWatch<'a> {
 /// no answer met yet — every ask it made in the poll where it stopped,
 /// `join!`ed asks included, goes into one input-required result.
 pub(crate) async fn run_until_cancelled(
-    tool: impl Future<Output = CallToolResult>,
+    tool: impl Future<Output = Answer>,
     stops: Stops<'_>,
-) -> Result<CallToolResult, Stopped> {
+) -> Result<Answer, Stopped> {
     let mut tool = pin!(tool);
     let mut watch = StopWatch::new(stops);
     poll_fn(|cx| {

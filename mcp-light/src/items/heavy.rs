@@ -7,11 +7,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
-use rmcp::model::CallToolResult;
 
 use crate::error::{IntoToolError, ToolError};
 use crate::invoke::Responder;
 use crate::keep;
+use crate::outcome::Answer;
 use crate::output::ToolResult;
 
 /// What a heavy tool's stream yields: `Result<T, E>`.
@@ -105,11 +105,7 @@ pub mod heavy_kind {
 
     impl StreamTag {
         /// A heavy read's answer, the stream's items kept as they come.
-        pub async fn heavy<S>(
-            self,
-            responder: Responder,
-            out: Result<S, ToolError>,
-        ) -> CallToolResult
+        pub async fn heavy<S>(self, responder: Responder, out: Result<S, ToolError>) -> Answer
         where
             S: Stream + Send + 'static,
             S::Item: StreamItem,
@@ -130,11 +126,7 @@ pub mod heavy_kind {
 
     impl TryIterTag {
         /// A heavy read's answer, the iterator run on the blocking pool.
-        pub async fn heavy<I>(
-            self,
-            responder: Responder,
-            out: Result<I, ToolError>,
-        ) -> CallToolResult
+        pub async fn heavy<I>(self, responder: Responder, out: Result<I, ToolError>) -> Answer
         where
             I: Iterator + Send + 'static,
             I::Item: StreamItem,
@@ -155,11 +147,7 @@ pub mod heavy_kind {
 
     impl IterTag {
         /// A heavy read's answer, the iterator run on the blocking pool.
-        pub async fn heavy<I>(
-            self,
-            responder: Responder,
-            out: Result<I, ToolError>,
-        ) -> CallToolResult
+        pub async fn heavy<I>(self, responder: Responder, out: Result<I, ToolError>) -> Answer
         where
             I: Iterator + Send + 'static,
             I::Item: ToolResult + Send + 'static,
@@ -184,7 +172,7 @@ pub mod heavy_kind {
             self,
             responder: Responder,
             out: Result<T, ToolError>,
-        ) -> CallToolResult {
+        ) -> Answer {
             match out {
                 Ok(result) => {
                     responder

@@ -17,15 +17,15 @@ mod encoder;
 use std::future::Future;
 use std::sync::Arc;
 
-use rmcp::model::CallToolResult;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::answer::{error_result, full_result, shaped_result};
+use crate::answer::full_result;
 use crate::continuation::{Called, Continuations};
 use crate::error::ToolError;
 use crate::heavy;
 use crate::offload::Unfinished;
+use crate::outcome::{Answer, CallError, Shape, TokenUse, Unkept};
 use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::token::Token;
 use crate::usage::UsageReport;
@@ -219,13 +219,12 @@ impl Keep<'_> {
     /// Runs `job` (and `feeder`, for a stream) and answers: the result
     /// itself when it is small, else a probe with a token, else (the store
     /// could not keep it) a probe without one.
-    pub(crate) async fn run(self, job: Job, feeder: impl Future<Output = ()>) -> CallToolResult {
+    pub(crate) async fn run(self, job: Job, feeder: impl Future<Output = ()>) -> Answer {
         if tokio::runtime::Handle::try_current().is_err() {
             // The encoder and the writer run at once, on two threads.
-            return error_result(format!(
-                "`{}` cannot keep its result outside a Tokio runtime; serve it from one",
-                self.called.tool
-            ));
+            return Answer::error(CallError::NoRuntime {
+                tool: self.called.tool.clone(),
+            });
         }
         let heavy = self.continuations.heavy().clone();
         // Kept whole besides: a result the answer may still be (small, or
@@ -253,17 +252,18 @@ impl Keep<'_> {
         self.answer(encoded, writing).await
     }
 
-    async fn answer(&self, encoded: Encoded, mut writing: Writing<'_>) -> CallToolResult {
+    async fn answer(&self, encoded: Encoded, mut writing: Writing<'_>) -> Answer {
         let config = self.continuations.heavy();
+        let full = encoded.digest.full_counts();
         if let (true, Some(whole)) = (self.heavy, encoded.fits_preview.clone()) {
             // Nothing to page: the result answers itself.
-            return self.reported(full_result(whole), &encoded);
+            return Answer::new(full_result(whole), Shape::Inline).counting(full);
         }
         if !self.heavy
             && !config.over_backstop(encoded.size as usize)
             && let Some(whole) = encoded.small.clone()
         {
-            return self.reported(full_result(whole), &encoded);
+            return Answer::full(whole).counting(full);
         }
         let sealed = Sealed::new(
             encoded.size,
@@ -275,53 +275,55 @@ impl Keep<'_> {
             .await
             .map_err(|why| match writing.too_large {
                 // Refused as it streamed: the reason gives the whole size.
-                Some(limit) => format!(
-                    "the result is {} bytes, more than the store's limit of {limit} bytes",
-                    encoded.size
-                ),
+                Some(limit) => Unkept::Store(StoreError::TooLarge {
+                    size: encoded.size,
+                    limit,
+                }),
                 None => why,
             });
         let tool = &self.called.tool;
         let answer = match kept {
-            Ok(token) => shaped_result(&heavy::probe(
-                tool,
-                encoded.preview.clone(),
-                &encoded.digest.shape,
-                encoded.size,
-                &token,
-                config,
-            )),
+            Ok(token) => Answer::shaped(
+                &heavy::probe(
+                    tool,
+                    encoded.preview.clone(),
+                    &encoded.digest.shape,
+                    encoded.size,
+                    &token,
+                    config,
+                ),
+                Shape::Probe,
+            )
+            .with_token(TokenUse::Minted, self.continuations.store_name()),
             Err(_) if !config.over_backstop(encoded.size as usize) && encoded.small.is_some() => {
-                full_result(encoded.small.clone().expect("checked"))
+                Answer::full(encoded.small.clone().expect("checked"))
             }
-            Err(why) => shaped_result(&heavy::unkept_probe(
-                tool,
-                encoded.preview.clone(),
-                encoded.digest.summary.clone(),
-                encoded.size,
-                &why,
-            )),
+            Err(why) => Answer::shaped(
+                &heavy::unkept_probe(
+                    tool,
+                    encoded.preview.clone(),
+                    encoded.digest.summary.clone(),
+                    encoded.size,
+                    &why.to_string(),
+                ),
+                Shape::Probe,
+            ),
         };
-        self.reported(answer, &encoded)
+        answer.standing_for(encoded.size).counting(full)
     }
 
-    /// `answer` with the usage report, counting the full result.
-    fn reported(&self, mut answer: CallToolResult, encoded: &Encoded) -> CallToolResult {
-        if let (Some(usage), Some(full)) = (&self.usage, encoded.digest.full_counts()) {
-            usage.attach(&mut answer, full);
-        }
-        answer
-    }
-
-    fn failed(&self, failed: Failed) -> CallToolResult {
-        let tool = &self.called.tool;
+    fn failed(&self, failed: Failed) -> Answer {
+        let tool = self.called.tool.clone();
         match failed {
-            Failed::Tool(error) => error_result(format!("`{tool}` failed: {error}")),
-            Failed::Unserializable(error) => error_result(format!(
-                "`{tool}` returned a result that cannot be serialized as JSON: {error}"
-            )),
-            Failed::Cancelled => error_result(format!("`{tool}` was cancelled")),
-            Failed::Unfinished(unfinished) => unfinished.answer(tool),
+            Failed::Tool(error) => Answer::error(CallError::Failed {
+                tool,
+                why: error.into(),
+            }),
+            Failed::Unserializable(error) => {
+                Answer::error(CallError::Unserializable { tool, error })
+            }
+            Failed::Cancelled => Answer::error(CallError::Cancelled { tool }),
+            Failed::Unfinished(unfinished) => Answer::unfinished(&tool, unfinished),
         }
     }
 }
@@ -344,7 +346,7 @@ struct Writing<'k> {
     held: Option<Chunk>,
     open: Option<(Token, Box<dyn EntryWriter + 'k>)>,
     /// Why the result cannot be kept, once that is known.
-    refused: Option<String>,
+    refused: Option<Unkept>,
     /// The store's limit, when it refused the result as too large part-way
     /// (its size known only at the end).
     too_large: Option<u64>,
@@ -352,8 +354,7 @@ struct Writing<'k> {
 
 impl<'k> Writing<'k> {
     fn new(keep: &'k Keep<'k>) -> Self {
-        let refused =
-            (!keep.can_mint).then(|| "this server keeps no continuation store".to_owned());
+        let refused = (!keep.can_mint).then_some(Unkept::NoStore);
         Writing {
             keep,
             held: None,
@@ -405,30 +406,30 @@ impl<'k> Writing<'k> {
         };
         if let Err(error) = writer.write(chunk).await {
             self.open = None;
-            self.refused = Some(self.keep.continuations.store_failed(&error));
+            self.keep.continuations.store_failed(&error);
             self.too_large = match error {
                 StoreError::TooLarge { limit, .. } => Some(limit),
                 _ => None,
             };
+            self.refused = Some(Unkept::Store(error));
         }
     }
 
     /// Commits the entry (writing what was held), or says why it could not.
-    async fn commit(&mut self, sealed: Sealed) -> Result<Token, String> {
-        if let Some(why) = &self.refused {
-            return Err(why.clone());
+    async fn commit(&mut self, sealed: Sealed) -> Result<Token, Unkept> {
+        if let Some(why) = self.refused.take() {
+            return Err(why);
         }
         if self.open.is_none() {
             if !self.open().await {
-                return Err(self.refused.clone().unwrap_or_default());
+                return Err(self.refused.take().unwrap_or(Unkept::NoStore));
             }
             if let Some(held) = self.held.take() {
                 self.write(held).await;
             }
         }
-        let (token, writer) = match self.open.take() {
-            Some(open) => open,
-            None => return Err(self.refused.clone().unwrap_or_default()),
+        let Some((token, writer)) = self.open.take() else {
+            return Err(self.refused.take().unwrap_or(Unkept::NoStore));
         };
         let bytes = sealed.size;
         match writer.commit(sealed).await {
@@ -437,7 +438,10 @@ impl<'k> Writing<'k> {
                 self.keep.continuations.stored(bytes);
                 Ok(token)
             }
-            Err(error) => Err(self.keep.continuations.store_failed(&error)),
+            Err(error) => {
+                self.keep.continuations.store_failed(&error);
+                Err(Unkept::Store(error))
+            }
         }
     }
 }

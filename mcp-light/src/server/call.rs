@@ -15,7 +15,6 @@ use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::answer::{error_result, shaped_result};
 use crate::args;
 use crate::context::{Caller, Context, StateMap, Stopped, Stops, Talk, run_until_cancelled};
 use crate::continuation::{Called, Continuations};
@@ -23,15 +22,14 @@ use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
 use crate::heavy;
 use crate::invoke::{Answering, Invocation, Responder, Routed};
-use crate::kind::ToolKind;
 use crate::limits::Deadline;
 use crate::offload::Unfinished;
+use crate::outcome::{Answer, CallError, ErrorKind, Shape};
 use crate::principal::GrantedScopes;
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
 use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
-use crate::telemetry::Way;
 use crate::tool::ToolDef;
 
 use super::{Named, Server};
@@ -48,10 +46,10 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
-        let Ok((result, _)) = self
+        let Ok(answer) = self
             .answer(named, tool, arguments, caller, None, None, None, run)
             .await;
-        result
+        answer.into_result()
     }
 
     /// [`Server::call`] for a call that came over MCP from `client`, of the
@@ -64,7 +62,7 @@ impl Server {
     /// `granted` are the scopes the caller's access token grants, when the
     /// call must be checked against them (see [`GrantedScopes`]).
     ///
-    /// The result comes with the way the call came to it, for the
+    /// The result comes as an [`Answer`]: with its outcome, for the
     /// request's span and metrics.
     ///
     /// Not an `async fn`: the call path's own future is what the transport
@@ -79,7 +77,7 @@ impl Server {
         client: Client<'s>,
         tasks_declared: bool,
         granted: Option<GrantedScopes>,
-    ) -> impl Future<Output = Result<(CallToolResult, Way), Stopped>> + 's {
+    ) -> impl Future<Output = Result<Answer, Stopped>> + 's {
         let (talk, stops, talking) = match client {
             Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
             Client::Quiet(cancelled) => (
@@ -114,7 +112,8 @@ impl Server {
     /// A call over MCP brings `tasking`: a task-capable tool left waiting
     /// may then answer as a task. A panic anywhere in it, in mcp-light or
     /// in the tool, answers the call as the tool failing and goes no
-    /// further. The result comes with the [`Way`] the call came to it.
+    /// further. The answer ends with the usage report, where the server
+    /// keeps one: the one step every answered call takes.
     #[allow(clippy::too_many_arguments)]
     async fn answer<'t, S, R>(
         &self,
@@ -126,9 +125,9 @@ impl Server {
         talk: Option<Arc<Talk>>,
         tasking: Option<Tasking<'_>>,
         run: impl FnOnce(Run<'t>) -> R,
-    ) -> Result<(CallToolResult, Way), S>
+    ) -> Result<Answer, S>
     where
-        R: Future<Output = Result<CallToolResult, S>>,
+        R: Future<Output = Result<Answer, S>>,
         S: Escape,
     {
         // Only a request that may get a task pays for its owner's identity.
@@ -147,22 +146,19 @@ impl Server {
                     talk,
                     declared,
                 ) {
-                    Prepared::Answer(result) => (result, Way::Refused),
-                    Prepared::Answered(result, kind) => (result, Way::Ran(kind)),
-                    Prepared::Refuse(error) => return S::escape(Err(error)).map(Way::escaped),
+                    Prepared::Answer(answer) => answer,
+                    Prepared::Refuse(error) => return S::escape(Err(error)),
                     Prepared::Redeem(called, token, args) => {
                         let usage = self.inner.usage.as_deref();
                         let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
-                        (Box::pin(redeemed).await, Way::Redeemed)
+                        Box::pin(redeemed).await
                     }
-                    Prepared::Run(mut invoked, support, name, kind) => {
+                    Prepared::Run(mut invoked, support, name) => {
                         // Most tools answer at their first poll, made here; only
                         // one left waiting runs within the deadline and what
                         // stops it, which poll it first anyway.
-                        let result = match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx)))
-                            .await
-                        {
-                            Poll::Ready(result) => result,
+                        match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
+                            Poll::Ready(answer) => answer,
                             Poll::Pending => match (tasking, owner) {
                                 (Some(tasking), Some(owner)) if support.allows_tasks() => {
                                     let work = self.inner.limits.within_deadline(name, invoked);
@@ -170,21 +166,17 @@ impl Server {
                                         tasks: &self.inner.tasks,
                                         owner,
                                         tool: name,
-                                        kind,
                                         counted_as: Arc::clone(self.tool_metrics(named)),
                                         usage: self.inner.usage.clone(),
                                     };
                                     match tasking.run(work, escalation).await {
-                                        Ok(result) => result,
-                                        Err(stopped) => {
-                                            return S::escape(stopped).map(Way::escaped);
-                                        }
+                                        Ok(answer) => answer,
+                                        Err(stopped) => return S::escape(stopped),
                                     }
                                 }
                                 _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
                             },
-                        };
-                        (result, Way::Ran(kind))
+                        }
                     }
                 },
             )
@@ -201,16 +193,14 @@ impl Server {
                     Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
                 },
             );
-        let (mut result, way) = match caught.await {
+        let mut answer = match caught.await {
             Ok(answer) => answer?,
-            Err(unfinished) => (unfinished.answer(tool), Way::Refused),
+            Err(unfinished) => Answer::unfinished(tool, unfinished),
         };
         if let Some(usage) = &self.inner.usage {
-            // Answers that stand for another result were reported where
-            // that result was at hand; the rest are their own full result.
-            usage.attach_if_missing(&mut result);
+            usage.report(&mut answer);
         }
-        Ok((result, way))
+        Ok(answer)
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
@@ -231,16 +221,16 @@ impl Server {
             Value::Object(args) => args,
             Value::Null => Map::new(),
             other => {
-                return Prepared::Answer(error_result(format!(
-                    "the arguments of `{tool}` must be a JSON object, not {}",
-                    json_kind(&other)
-                )));
+                return Prepared::refused(CallError::NotAnObject {
+                    tool: tool.to_owned().into(),
+                    found: json_kind(&other),
+                });
             }
         };
         if let Err(message) =
             args::check_strings(tool, &args, self.inner.limits.max_argument_string)
         {
-            return Prepared::Answer(error_result(message));
+            return Prepared::refused(CallError::Bounds(message));
         }
         let target = match named {
             Some(Named::Dispatcher { dispatcher, .. }) => {
@@ -252,18 +242,18 @@ impl Server {
                 resource,
                 action,
             }) => {
-                let dispatcher = self.inner.dispatchers[dispatcher].name();
-                return Prepared::Answer(error_result(format!(
-                    "`{tool}` is published only through `{dispatcher}` here: call `{dispatcher}` \
-                     with \"resource\": \"{resource}\", \"action\": \"{action}\" and the \
-                     arguments in \"params\" (\"describe\": true answers their schema)",
-                )));
+                return Prepared::refused(CallError::OnlyThroughDispatcher {
+                    tool: tool.to_owned().into(),
+                    dispatcher: self.inner.dispatchers[dispatcher].name().to_owned().into(),
+                    resource,
+                    action,
+                });
             }
             None => {
-                return Prepared::Answer(error_result(format!(
-                    "unknown tool `{tool}`; this server has: {}",
-                    self.inner.known
-                )));
+                return Prepared::refused(CallError::UnknownTool {
+                    tool: tool.to_owned().into(),
+                    known: self.inner.known.to_string(),
+                });
             }
         };
         // The schema of the tool the caller called decides whether a token
@@ -294,9 +284,9 @@ impl Server {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.inner.registry, args) {
                 Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
                 Ok(Route::Describe(answer)) => {
-                    return Prepared::Answer(shaped_result(&answer));
+                    return Prepared::Answer(Answer::shaped(&answer, Shape::Full));
                 }
-                Err(message) => return Prepared::Answer(error_result(message)),
+                Err(message) => return Prepared::refused(CallError::Route(message)),
             },
             Target::Tool(published) => (published, args, None),
         };
@@ -311,21 +301,17 @@ impl Server {
         if support == TaskSupport::Required && tasks_declared != Some(true) {
             return match tasks_declared {
                 Some(_) => Prepared::Refuse(tasks_required(def.name())),
-                None => Prepared::Answer(error_result(format!(
-                    "`{}` runs only as a task, and a call through Server::call has no client to \
-                     follow one: call it over MCP from a client that declares the \
-                     {} extension",
-                    def.name(),
-                    rmcp::model::TASKS_EXTENSION_ID
-                ))),
+                None => Prepared::refused(CallError::TaskOnly {
+                    tool: def.name().into(),
+                }),
             };
         }
         match self.invocation(published, discloses, called, args, routed, talk) {
             Ok(invocation) => match def.invoke_fn()(invocation) {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
-                Answering::Now(answer) => Prepared::Answered(answer.into_inner(), def.kind()),
-                Answering::Later(run) => Prepared::Run(run, support, def.name(), def.kind()),
+                Answering::Now(answer) => Prepared::Answer(answer.into_inner()),
+                Answering::Later(run) => Prepared::Run(run, support, def.name()),
             },
             Err(answer) => Prepared::Answer(*answer),
         }
@@ -342,7 +328,7 @@ impl Server {
         mut args: Map<String, Value>,
         routed: Option<Box<Routed>>,
         talk: Option<Arc<Talk>>,
-    ) -> Result<Invocation, Box<CallToolResult>> {
+    ) -> Result<Invocation, Box<Answer>> {
         let def = tool.def();
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
@@ -350,10 +336,11 @@ impl Server {
             None | Some(Value::Null) => false,
             Some(Value::Bool(verify)) => verify,
             Some(other) if def.kind().is_write() => {
-                return Err(Box::new(error_result(format!(
-                    "invalid arguments for `{}` at `verify`: expected true or false, got {other}",
-                    def.name()
-                ))));
+                return Err(Box::new(Answer::error(CallError::InvalidArguments {
+                    tool: def.name().into(),
+                    at: Some(VERIFY.to_owned()),
+                    problem: format!("expected true or false, got {other}"),
+                })));
             }
             Some(_) => false,
         };
@@ -361,10 +348,11 @@ impl Server {
         if def.kind().is_heavy()
             && let Err(error) = heavy::refuse_negotiation(&mut args)
         {
-            return Err(Box::new(error_result(format!(
-                "invalid arguments for `{}`: {error}",
-                def.name()
-            ))));
+            return Err(Box::new(Answer::error(CallError::InvalidArguments {
+                tool: def.name().into(),
+                at: None,
+                problem: error.to_string(),
+            })));
         }
         Ok(Invocation {
             ctx: Context::new(Arc::clone(&self.inner.state), called.caller.clone(), talk),
@@ -386,11 +374,9 @@ impl Server {
 
 /// The response to a call over MCP, from what [`Server::call_over_mcp`]
 /// came to.
-pub(crate) fn responded(
-    done: Result<(CallToolResult, Way), Stopped>,
-) -> Result<CallToolResponse, ErrorData> {
+pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
     match done {
-        Ok((result, _)) => Ok(result.into()),
+        Ok(answer) => Ok(answer.into_result().into()),
         Err(stopped) => stopped,
     }
 }
@@ -408,22 +394,23 @@ pub(crate) enum Client<'c> {
 
 /// What a call comes to once prepared.
 enum Prepared {
-    /// Answered already: an error, found before any tool ran.
-    Answer(CallToolResult),
-    /// Answered already by a tool of this kind that never waits.
-    Answered(CallToolResult, ToolKind),
+    /// Answered already: an error found before any tool ran, a dispatcher's
+    /// `describe`, or the answer of a tool that never waits.
+    Answer(Answer),
     /// Refused with a protocol error before any tool ran.
     Refuse(ErrorData),
     /// A continuation token to redeem for this caller, with the
     /// negotiation fields left in the arguments.
     Redeem(Called, Value, Map<String, Value>),
-    /// A tool to run, whether it may answer as a task, its name and kind.
-    Run(
-        BoxFuture<'static, CallToolResult>,
-        TaskSupport,
-        &'static str,
-        ToolKind,
-    ),
+    /// A tool to run, whether it may answer as a task, and its name.
+    Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
+}
+
+impl Prepared {
+    /// Refused before any tool ran, for what `error` says.
+    fn refused(error: CallError) -> Prepared {
+        Prepared::Answer(Answer::error(error))
+    }
 }
 
 /// How a call path's answer leaves it when it is not a tool result: a
@@ -431,27 +418,33 @@ enum Prepared {
 /// has no client for an input-required result or a task, answers its error
 /// as a tool error.
 pub(crate) trait Escape: Sized {
-    fn escape(stopped: Stopped) -> Result<CallToolResult, Self>;
+    fn escape(stopped: Stopped) -> Result<Answer, Self>;
 }
 
 impl Escape for Stopped {
-    fn escape(stopped: Stopped) -> Result<CallToolResult, Stopped> {
+    fn escape(stopped: Stopped) -> Result<Answer, Stopped> {
         Err(stopped)
     }
 }
 
 impl Escape for Infallible {
-    fn escape(stopped: Stopped) -> Result<CallToolResult, Infallible> {
+    fn escape(stopped: Stopped) -> Result<Answer, Infallible> {
         Ok(match stopped {
-            Ok(CallToolResponse::Complete(result)) => result,
-            Ok(_) => error_result("this call needs an MCP client to answer it".to_owned()),
-            Err(error) => error_result(error.message.into_owned()),
+            Ok(CallToolResponse::Complete(result)) => {
+                let shape = match result.is_error {
+                    Some(true) => Shape::Error(ErrorKind::Unanswerable),
+                    _ => Shape::Full,
+                };
+                Answer::new(result, shape)
+            }
+            Ok(_) => Answer::error(CallError::NeedsClient),
+            Err(error) => Answer::error(CallError::Protocol(error.message.into_owned())),
         })
     }
 }
 
 /// A tool's run, within the server's deadline.
-type Run<'t> = Deadline<'t, BoxFuture<'static, CallToolResult>>;
+type Run<'t> = Deadline<'t, BoxFuture<'static, Answer>>;
 
 /// The tool a call names: a dispatcher, or a registered tool.
 #[derive(Clone, Copy)]
@@ -464,7 +457,7 @@ enum Target<'s> {
 /// for: an error naming the missing scopes, before anything runs. Over
 /// HTTP the guard refuses such a call `403` first; this answers what it
 /// could not read (a dispatcher's route it could not scan).
-fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<CallToolResult> {
+fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<Answer> {
     if def.scopes().is_empty() {
         return None;
     }
@@ -472,12 +465,10 @@ fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<CallToolResul
     if missing.is_empty() {
         return None;
     }
-    let missing = missing.join(" ");
-    Some(error_result(format!(
-        "insufficient_scope: `{}` needs the OAuth scope `{missing}`, which the access token does \
-         not grant; ask the authorization server for a token with `{missing}`",
-        def.name()
-    )))
+    Some(Answer::error(CallError::MissingScope {
+        tool: def.name().into(),
+        missing: missing.join(" "),
+    }))
 }
 
 fn json_kind(value: &Value) -> &'static str {

@@ -10,18 +10,16 @@ use std::task::Poll;
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolResponse, CallToolResult, CreateTaskResult, ErrorCode, JsonObject, TaskPayload,
-};
+use rmcp::model::{CallToolResponse, CreateTaskResult, ErrorCode, JsonObject, TaskPayload};
 use serde_json::Value;
 
 use super::record::{Record, error_object, new_id};
 use super::serve::Tasks;
 use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
-use crate::kind::ToolKind;
 use crate::limits::alarm;
 use crate::offload::Unfinished;
-use crate::telemetry::{Facts, Outcome, ToolMetrics, Way};
+use crate::outcome::{Answer, CallError};
+use crate::telemetry::{Facts, Label, ToolMetrics};
 use crate::usage::UsageReport;
 
 /// What a call over MCP brings to the decision to become a task.
@@ -40,9 +38,8 @@ pub(crate) struct Escalation<'s> {
     /// Whose task it is ([`Caller::identity`](crate::Caller::identity)).
     pub(crate) owner: String,
     pub(crate) tool: &'static str,
-    /// The tool's kind, and the name its call is counted under
-    /// ([`telemetry`](crate::telemetry)) when the task ends.
-    pub(crate) kind: ToolKind,
+    /// The name its call is counted under ([`telemetry`](crate::telemetry))
+    /// when the task ends.
     pub(crate) counted_as: Arc<ToolMetrics>,
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
@@ -57,9 +54,9 @@ impl Tasking<'_> {
         self,
         mut work: W,
         escalation: Escalation<'_>,
-    ) -> Result<CallToolResult, Stopped>
+    ) -> Result<Answer, Stopped>
     where
-        W: Future<Output = CallToolResult> + Unpin + Send + 'static,
+        W: Future<Output = Answer> + Unpin + Send + 'static,
     {
         let mut watch = StopWatch::new(self.stops);
         let after = escalation.tasks.config().after;
@@ -136,7 +133,6 @@ impl Tasking<'_> {
             record,
             link,
             tool: escalation.tool,
-            kind: escalation.kind,
             counted_as: escalation.counted_as,
             usage: escalation.usage,
         };
@@ -152,7 +148,6 @@ struct Runner {
     record: Record,
     link: Arc<TaskLink>,
     tool: &'static str,
-    kind: ToolKind,
     counted_as: Arc<ToolMetrics>,
     usage: Option<Arc<UsageReport>>,
 }
@@ -165,7 +160,7 @@ impl Runner {
     /// renews its lease.
     async fn drive<W>(mut self, work: W)
     where
-        W: Future<Output = CallToolResult> + Unpin + Send,
+        W: Future<Output = Answer> + Unpin + Send,
     {
         let mut work = caught(work);
         let config = self.tasks.config().clone();
@@ -217,14 +212,16 @@ impl Runner {
         }
     }
 
-    async fn finish(&mut self, done: Result<CallToolResult, Unfinished>) {
+    /// Writes what the task came to, the answer's outcome counted and its
+    /// usage reported as any call's are.
+    async fn finish(&mut self, done: Result<Answer, Unfinished>) {
         match done {
-            Ok(mut result) => {
-                Facts::of(&result, Way::Ran(self.kind)).count(&self.counted_as);
+            Ok(mut answer) => {
                 if let Some(usage) = &self.usage {
-                    usage.attach_if_missing(&mut result);
+                    usage.report(&mut answer);
                 }
-                let result = match serde_json::to_value(&result) {
+                Facts::of(answer.outcome()).count(&self.counted_as);
+                let result = match serde_json::to_value(answer.into_result()) {
                     Ok(Value::Object(result)) => result,
                     _ => JsonObject::new(),
                 };
@@ -232,11 +229,12 @@ impl Runner {
             }
             Err(unfinished) => {
                 tracing::error!(tool = self.tool, task = %self.id, %unfinished, "a task's tool failed");
-                Facts::bare(Outcome::Error, None).count(&self.counted_as);
-                let error = error_object(
-                    ErrorCode::INTERNAL_ERROR.0,
-                    format!("`{}` failed: {unfinished}", self.tool),
-                );
+                let failed = CallError::Failed {
+                    tool: self.tool.into(),
+                    why: unfinished.into(),
+                };
+                Facts::bare(Label::Error, None).count(&self.counted_as);
+                let error = error_object(ErrorCode::INTERNAL_ERROR.0, failed.to_string());
                 self.write(TaskPayload::Failed { error }, None).await;
             }
         }
@@ -260,9 +258,9 @@ impl Runner {
 
 /// `work` polled within a panic boundary: a panic ends it as
 /// [`Unfinished`].
-fn caught<W>(mut work: W) -> Pin<Box<impl Future<Output = Result<CallToolResult, Unfinished>>>>
+fn caught<W>(mut work: W) -> Pin<Box<impl Future<Output = Result<Answer, Unfinished>>>>
 where
-    W: Future<Output = CallToolResult> + Unpin,
+    W: Future<Output = Answer> + Unpin,
 {
     Box::pin(poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut work).poll(cx))) {

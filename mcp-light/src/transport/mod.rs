@@ -286,11 +286,7 @@ impl ServerHandler for McpHandler {
             )
             .instrument(traced.span().clone())
             .await;
-        traced.finish_call(
-            self.server.tool_metrics(named),
-            &done,
-            self.server.store_name(),
-        );
+        traced.finish_call(self.server.tool_metrics(named), &done);
         responded(done)
     }
 

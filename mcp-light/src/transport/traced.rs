@@ -5,13 +5,14 @@
 use std::time::Instant;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::CallToolResponse;
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
 use crate::context::Stopped;
-use crate::telemetry::{Facts, Outcome, SPAN_NAME, ToolMetrics, Way, record_request_duration};
+use crate::outcome::{Answer, ErrorKind, TokenUse};
+use crate::telemetry::{ErrorType, Facts, Label, SPAN_NAME, ToolMetrics, record_request_duration};
 
 /// One request's span and clock.
 pub(crate) struct Traced {
@@ -29,6 +30,14 @@ impl Traced {
         session: Option<&str>,
     ) -> Traced {
         let started = Instant::now();
+        // Nothing listens: no span, and nothing of the request read for one.
+        if !tracing::level_enabled!(tracing::Level::INFO) {
+            return Traced {
+                span: Span::none(),
+                started,
+                method,
+            };
+        }
         // The span is given its fields at once, those a subscriber would
         // otherwise get later worked out only when it formats them: a
         // formatter may rewrite what it holds of a span at every field
@@ -59,6 +68,7 @@ impl Traced {
             mcp_light.full.bytes = Empty,
             mcp_light.token = Empty,
             mcp_light.store.tier = Empty,
+            mcp_light.error = Empty,
             trace_id = shown.then_some(tracing::field::display(&trace_id)),
         );
         #[cfg(feature = "opentelemetry")]
@@ -92,69 +102,73 @@ impl Traced {
 
     /// Ends a request that is not a tool call, `Err` for a JSON-RPC error.
     pub(crate) fn finish<T>(self, done: &Result<T, ErrorData>) {
-        let error = done.as_ref().err().map(|error| error_code(error.code.0));
-        self.close(error.as_deref());
-    }
-
-    /// Ends a tool call of the tool `keys` count, `tier` the store's name.
-    pub(crate) fn finish_call(
-        self,
-        keys: &ToolMetrics,
-        done: &Result<(CallToolResult, Way), Stopped>,
-        tier: &'static str,
-    ) {
-        let facts = facts_of(done);
-        // A call answered as a task is counted when its task ends.
-        if facts.outcome != Outcome::Task {
-            facts.count(keys);
+        let error = done
+            .as_ref()
+            .err()
+            .map(|error| error_code(error.code.0).to_string());
+        record_request_duration(
+            self.method,
+            self.started.elapsed().as_secs_f64(),
+            error.as_deref(),
+        );
+        if error.is_some() && !self.span.is_disabled() {
+            let facts = Facts::bare(
+                Label::Error,
+                done.as_ref().err().map(|e| error_code(e.code.0)),
+            );
+            self.record_end(&facts, false);
         }
-        let error = facts.error.as_deref();
-        keys.record_duration(self.started.elapsed().as_secs_f64(), error);
-        self.record_end(Some(&facts), tier, error);
     }
 
-    /// Ends a request that is not a tool call.
-    fn close(self, error: Option<&str>) {
-        record_request_duration(self.method, self.started.elapsed().as_secs_f64(), error);
-        self.record_end(None, "", error);
+    /// Ends a tool call of the tool `keys` count, with what its answer's
+    /// outcome says (or what it ended in instead).
+    pub(crate) fn finish_call(self, keys: &ToolMetrics, done: &Result<Answer, Stopped>) {
+        let facts = facts_of(done);
+        facts.record(keys, self.started.elapsed().as_secs_f64());
+        if !self.span.is_disabled() {
+            self.record_end(&facts, true);
+        }
     }
 
     /// Records on the span, in one go, what the request came to: a call's
-    /// outcome, sizes and token, and a failure.
-    fn record_end(&self, facts: Option<&Facts>, tier: &'static str, error: Option<&str>) {
-        if self.span.is_disabled() || (facts.is_none() && error.is_none()) {
-            return;
-        }
+    /// outcome, sizes and token (for a tool `call`), and a failure.
+    fn record_end(&self, facts: &Facts, call: bool) {
         let Some(metadata) = self.span.metadata() else {
             return;
         };
         let fields = metadata.fields();
         let field = |name: &str| fields.field(name).expect("a field the span declares");
-        let outcome = facts.map(|facts| facts.outcome.as_str());
-        let answer_bytes = facts.and_then(|facts| facts.answer_bytes);
-        let full_bytes = facts.and_then(|facts| facts.full_bytes);
-        let token = facts.and_then(|facts| facts.token);
-        let tier = token.map(|_| tier);
-        let status = error.map(|_| "error");
+        // A request that is not a tool call has no outcome, only a failure.
+        let outcome = call.then(|| facts.label.as_str());
+        let token = facts.token.map(TokenUse::label);
+        let tier = token.and(facts.tier);
+        let error = facts.error.map(tracing::field::display);
+        let kind = facts.error_kind.map(ErrorKind::as_str);
+        let status = facts.error.map(|_| "error");
         let names = [
             field("mcp_light.outcome"),
             field("mcp_light.answer.bytes"),
             field("mcp_light.full.bytes"),
             field("mcp_light.token"),
             field("mcp_light.store.tier"),
+            field("mcp_light.error"),
             field("error.type"),
             field("otel.status_code"),
         ];
-        let values: [Option<&dyn tracing::Value>; 7] = [
+        let values: [Option<&dyn tracing::Value>; 8] = [
             outcome.as_ref().map(|v| v as &dyn tracing::Value),
-            answer_bytes.as_ref().map(|v| v as &dyn tracing::Value),
-            full_bytes.as_ref().map(|v| v as &dyn tracing::Value),
+            facts
+                .answer_bytes
+                .as_ref()
+                .map(|v| v as &dyn tracing::Value),
+            facts.full_bytes.as_ref().map(|v| v as &dyn tracing::Value),
             token.as_ref().map(|v| v as &dyn tracing::Value),
             tier.as_ref().map(|v| v as &dyn tracing::Value),
+            kind.as_ref().map(|v| v as &dyn tracing::Value),
             error.as_ref().map(|v| v as &dyn tracing::Value),
             status.as_ref().map(|v| v as &dyn tracing::Value),
         ];
-        let pairs: [(&tracing::field::Field, Option<&dyn tracing::Value>); 7] =
+        let pairs: [(&tracing::field::Field, Option<&dyn tracing::Value>); 8] =
             std::array::from_fn(|at| (&names[at], values[at]));
         self.span.record_all(&fields.value_set(&pairs));
     }
@@ -207,20 +221,21 @@ impl std::fmt::Display for SpanTitle<'_> {
 }
 
 /// What a call's answer over MCP came to.
-fn facts_of(done: &Result<(CallToolResult, Way), Stopped>) -> Facts {
+fn facts_of(done: &Result<Answer, Stopped>) -> Facts {
     match done {
-        Ok((result, way)) => Facts::of(result, *way),
-        Err(Ok(CallToolResponse::Complete(result))) => Facts::of(result, Way::Refused),
-        Err(Ok(CallToolResponse::Task(_))) => Facts::bare(Outcome::Task, None),
-        Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare(Outcome::InputRequired, None),
-        Err(Ok(_)) => Facts::bare(Outcome::Full, None),
-        Err(Err(error)) => Facts::bare(Outcome::Error, Some(error_code(error.code.0))),
+        Ok(answer) => Facts::of(answer.outcome()),
+        // What stops a call short of its tool's answer is never a result
+        // of a tool: a task, a question for the client, a protocol error.
+        Err(Ok(CallToolResponse::Task(_))) => Facts::bare(Label::Task, None),
+        Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare(Label::InputRequired, None),
+        Err(Ok(_)) => Facts::bare(Label::Full, None),
+        Err(Err(error)) => Facts::bare(Label::Error, Some(error_code(error.code.0))),
     }
 }
 
 /// A JSON-RPC error code as `error.type`.
-fn error_code(code: i32) -> String {
-    code.to_string()
+fn error_code(code: i32) -> ErrorType {
+    ErrorType::Code(code)
 }
 
 /// A W3C `traceparent`'s trace id and parent span id, when it is one:
@@ -337,12 +352,12 @@ mod tests {
 
     #[test]
     fn a_refused_request_is_an_error_of_its_code() {
-        let refused: Result<(CallToolResult, Way), Stopped> =
-            Err(Err(ErrorData::invalid_params("no", None)));
+        let refused: Result<Answer, Stopped> = Err(Err(ErrorData::invalid_params("no", None)));
         let facts = facts_of(&refused);
         assert_eq!(
-            (facts.outcome, facts.error.as_deref()),
-            (Outcome::Error, Some("-32602"))
+            (facts.label, facts.error),
+            (Label::Error, Some(ErrorType::Code(-32602)))
         );
+        assert_eq!(facts.error.unwrap().to_string(), "-32602");
     }
 }

@@ -2,7 +2,7 @@
 
 /// What a write answers, decided from the published schema and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum WriteOutcome {
     /// Outcome 1: the schema the caller called discloses continuation and a
     /// store took the full result — the envelope carries
     /// `continuation_token`.
@@ -16,7 +16,7 @@ pub(crate) enum Outcome {
     Full,
 }
 
-impl Outcome {
+impl WriteOutcome {
     /// Decides the outcome.
     ///
     /// `can_mint` is true when the published schema of the tool the caller
@@ -25,24 +25,27 @@ impl Outcome {
     /// with `false`: never an envelope advertising a token that was not
     /// stored. `reachable` is true when every identifier is present and a
     /// retrieve tool for the resource is published.
-    pub(crate) const fn decide(can_mint: bool, reachable: bool) -> Outcome {
+    pub(crate) const fn decide(can_mint: bool, reachable: bool) -> WriteOutcome {
         match (can_mint, reachable) {
-            (true, _) => Outcome::Continuation,
-            (false, true) => Outcome::Tokenless,
-            (false, false) => Outcome::Full,
+            (true, _) => WriteOutcome::Continuation,
+            (false, true) => WriteOutcome::Tokenless,
+            (false, false) => WriteOutcome::Full,
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Outcome;
+    use super::WriteOutcome;
 
     #[test]
     fn a_token_wins_then_reach_then_the_full_result() {
-        assert_eq!(Outcome::decide(true, false), Outcome::Continuation);
-        assert_eq!(Outcome::decide(true, true), Outcome::Continuation);
-        assert_eq!(Outcome::decide(false, true), Outcome::Tokenless);
-        assert_eq!(Outcome::decide(false, false), Outcome::Full);
+        assert_eq!(
+            WriteOutcome::decide(true, false),
+            WriteOutcome::Continuation
+        );
+        assert_eq!(WriteOutcome::decide(true, true), WriteOutcome::Continuation);
+        assert_eq!(WriteOutcome::decide(false, true), WriteOutcome::Tokenless);
+        assert_eq!(WriteOutcome::decide(false, false), WriteOutcome::Full);
     }
 }
