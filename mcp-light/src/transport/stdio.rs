@@ -28,7 +28,7 @@ use tokio::time::Instant;
 
 use super::jsonrpc::{self, Refusal};
 use super::{DEFAULT_DRAIN_TIMEOUT, ServeError};
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
 /// The longest line [`Server::serve_stdio`] reads unless
@@ -74,7 +74,9 @@ impl StdioOptions {
         if bytes == 0 {
             return Err(ConfigError::zero(
                 "StdioOptions::max_line_bytes",
-                "with 0 every message is refused; the default is 4 MiB",
+                Unit::Bytes,
+                DEFAULT_MAX_LINE_BYTES as u64,
+                "with 0 every message is refused",
             ));
         }
         self.max_line_bytes = bytes;
