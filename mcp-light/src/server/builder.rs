@@ -123,7 +123,7 @@ impl ServerBuilder {
         super::missing_state(registry.iter().map(|tool| tool.def()), &self.state)?;
         let mut heavy = self.heavy;
         check_heavy(&heavy)?;
-        self.tasks.check().map_err(BuildError::TaskConfig)?;
+        self.tasks.check()?;
         // The units of mcp-light's metrics, for the recorder installed now.
         crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.

@@ -240,7 +240,7 @@ impl Server {
         if let Err(message) =
             args::check_strings(tool, &args, self.inner.limits.max_argument_string)
         {
-            return Prepared::Answer(error_result(message));
+            return Prepared::Answer(error_result(message.to_string()));
         }
         let target = match named {
             Some(Named::Dispatcher { dispatcher, .. }) => {

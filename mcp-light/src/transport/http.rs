@@ -21,7 +21,8 @@ use super::drain::{self, InFlight};
 use super::guard::{JsonRpcGuard, TakenArguments};
 use super::listen::{self, ConnectionLimits, Drain};
 use super::sessions::{SessionSlots, ValidatedSession, ValidatedSessions};
-use super::{DEFAULT_DRAIN_TIMEOUT, McpHandler, ServeError};
+use super::{McpHandler, ServeError};
+use crate::defaults::DRAIN_TIMEOUT;
 use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
@@ -164,7 +165,7 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: DRAIN_TIMEOUT,
             sessions: SessionBounds::default(),
         }
     }
