@@ -51,28 +51,83 @@ pub(crate) fn take(args: &mut Map<String, Value>, key: &str) -> Option<Value> {
     args.shift_remove(key)
 }
 
+/// Arguments holding a string, or an object key, longer than the server
+/// takes: the sentence a call answers them with names where the string is,
+/// how long it is and the limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum LongArgument {
+    /// A string value, at `path` (`devices[3].serial`).
+    #[error(
+        "invalid arguments for `{tool}` at `{path}`: the string is {len} bytes long, and this \
+         server takes at most {max} bytes in one argument string; send a shorter value"
+    )]
+    String {
+        /// The tool called.
+        tool: String,
+        /// Where the string is.
+        path: String,
+        /// Its length in bytes.
+        len: usize,
+        /// The longest the server takes.
+        max: usize,
+    },
+    /// An object key, in the object at `path` (empty: the arguments
+    /// themselves). It is not quoted back: it is the over-long string.
+    #[error(
+        "invalid arguments for `{tool}`: a key{} is {len} bytes long, and this server takes at \
+         most {max} bytes in one argument string; send a shorter value",
+        In(path)
+    )]
+    Key {
+        /// The tool called.
+        tool: String,
+        /// The object holding the key.
+        path: String,
+        /// The key's length in bytes.
+        len: usize,
+        /// The longest the server takes.
+        max: usize,
+    },
+}
+
+/// ` in `devices[3]``, or nothing for the arguments themselves.
+struct In<'a>(&'a str);
+
+impl std::fmt::Display for In<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            "" => Ok(()),
+            path => write!(f, " in `{path}`"),
+        }
+    }
+}
+
 /// Refuses arguments holding a string, or an object key, longer than `max`
-/// bytes, with a sentence naming where it is (`device.name`,
-/// `devices[3].serial`), how long it is and the limit.
+/// bytes, naming where it is (`device.name`, `devices[3].serial`), how
+/// long it is and the limit.
 pub(crate) fn check_strings(
     tool: &str,
     args: &Map<String, Value>,
     max: usize,
-) -> Result<(), String> {
+) -> Result<(), LongArgument> {
     let Some((path, len, is_key)) = find_long_in_object(args, max, 0) else {
         return Ok(());
     };
-    let path = render_path(&path);
-    // A key is not quoted back: it is the over-long string.
-    let at = match (is_key, path.is_empty()) {
-        (true, true) => ": a key".to_owned(),
-        (true, false) => format!(": a key in `{path}`"),
-        (false, _) => format!(" at `{path}`: the string"),
-    };
-    Err(format!(
-        "invalid arguments for `{tool}`{at} is {len} bytes long, and this server takes at most \
-         {max} bytes in one argument string; send a shorter value"
-    ))
+    let (tool, path) = (tool.to_owned(), render_path(&path));
+    Err(match is_key {
+        true => LongArgument::Key {
+            tool,
+            path,
+            len,
+            max,
+        },
+        false => LongArgument::String {
+            tool,
+            path,
+            len,
+            max,
+        },
+    })
 }
 
 /// One step into a JSON value: an object key or an array index.
@@ -389,7 +444,9 @@ mod bounds_and_wording {
         let Value::Object(args) = args else {
             unreachable!()
         };
-        let error = check_strings("device_bulk_create", &args, 10).unwrap_err();
+        let error = check_strings("device_bulk_create", &args, 10)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             error,
             "invalid arguments for `device_bulk_create` at `devices[1].name`: the string is 11 \
@@ -400,12 +457,23 @@ mod bounds_and_wording {
     }
 
     #[test]
+    fn a_long_key_of_the_arguments_themselves_is_named_as_a_key() {
+        let mut args = Map::new();
+        args.insert("k".repeat(20), json!(1));
+        assert_eq!(
+            check_strings("t", &args, 16).unwrap_err().to_string(),
+            "invalid arguments for `t`: a key is 20 bytes long, and this server takes at most 16 \
+             bytes in one argument string; send a shorter value"
+        );
+    }
+
+    #[test]
     fn a_long_key_is_refused_too() {
         let mut inner = Map::new();
         inner.insert("k".repeat(20), json!(1));
         let mut args = Map::new();
         args.insert("custom_fields".into(), Value::Object(inner));
-        let error = check_strings("t", &args, 16).unwrap_err();
+        let error = check_strings("t", &args, 16).unwrap_err().to_string();
         assert!(
             error.starts_with(
                 "invalid arguments for `t`: a key in `custom_fields` is 20 bytes long"

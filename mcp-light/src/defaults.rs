@@ -15,8 +15,6 @@ pub use crate::limits::DEFAULT_TOOL_DEADLINE as TOOL_DEADLINE;
 pub use crate::roundtrip::{
     DEFAULT_ASK_TIMEOUT as ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL as REQUEST_STATE_TTL,
 };
-#[cfg(any(feature = "http", feature = "stdio"))]
-pub use crate::transport::DEFAULT_DRAIN_TIMEOUT as DRAIN_TIMEOUT;
 #[cfg(feature = "http")]
 pub use crate::transport::http::{
     DEFAULT_HEADER_READ_TIMEOUT as HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES as MAX_BODY_BYTES,
@@ -26,3 +24,12 @@ pub use crate::transport::http::{
 };
 #[cfg(feature = "stdio")]
 pub use crate::transport::stdio::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;
+
+/// How long a graceful shutdown waits for the requests in flight unless
+/// [`HttpOptions::with_drain_timeout`](crate::transport::HttpOptions::with_drain_timeout)
+/// or [`StdioOptions::with_drain_timeout`](crate::transport::StdioOptions::with_drain_timeout)
+/// says otherwise: 30 s, Kubernetes' default grace period.
+/// [`transport::DEFAULT_DRAIN_TIMEOUT`](crate::transport::DEFAULT_DRAIN_TIMEOUT)
+/// is the same constant.
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

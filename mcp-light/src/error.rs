@@ -181,7 +181,7 @@ pub enum BuildError {
     /// The task settings ([`TaskConfig`](crate::tasks::TaskConfig)) cannot
     /// be used: what is wrong, and how to fix it.
     #[error("the task settings cannot be used: {0}; fix them in ServerBuilder::with_task_config")]
-    TaskConfig(String),
+    TaskConfig(#[from] crate::tasks::TaskConfigError),
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]
     BadSchema {

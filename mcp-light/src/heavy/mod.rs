@@ -53,7 +53,7 @@ mod test_support;
 
 use serde_json::Value;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};
@@ -132,6 +132,13 @@ pub struct HeavyConfig {
 }
 
 impl HeavyConfig {
+    /// The page size when the caller gives none, unless set.
+    pub(crate) const DEFAULT_PAGE_SIZE: usize = 20;
+    /// The largest page a caller may ask for, unless set.
+    pub(crate) const DEFAULT_MAX_PAGE_SIZE: usize = 200;
+    /// The most distinct `filter_keys` one call may name, unless set.
+    pub(crate) const DEFAULT_MAX_FILTER_KEYS: usize = 64;
+
     /// The defaults: pages of 20 items, at most 200 per page, a size
     /// backstop of 25,000 bytes, previews of at most 200 characters, at
     /// most 64 `filter_keys`, and whole answers of at most 16 MiB.
@@ -146,11 +153,11 @@ impl HeavyConfig {
     /// ```
     pub const fn new() -> HeavyConfig {
         HeavyConfig {
-            default_page_size: 20,
-            max_page_size: 200,
+            default_page_size: HeavyConfig::DEFAULT_PAGE_SIZE,
+            max_page_size: HeavyConfig::DEFAULT_MAX_PAGE_SIZE,
             size_backstop: Some(25_000),
             preview_chars: 200,
-            max_filter_keys: 64,
+            max_filter_keys: HeavyConfig::DEFAULT_MAX_FILTER_KEYS,
             max_full_bytes: 16 << 20,
             // The store a server starts with is the default in-memory one.
             token_lifetime: Some(DEFAULT_TTL),
@@ -179,7 +186,9 @@ impl HeavyConfig {
         if default_page_size == 0 {
             return Err(ConfigError::zero(
                 "HeavyConfig::default_page_size",
-                "a page of 0 items holds nothing; the default is 20",
+                Unit::Count,
+                HeavyConfig::DEFAULT_PAGE_SIZE as u64,
+                "a page of 0 items holds nothing",
             ));
         }
         self.default_page_size = default_page_size;
@@ -206,7 +215,9 @@ impl HeavyConfig {
         if max_page_size == 0 {
             return Err(ConfigError::zero(
                 "HeavyConfig::max_page_size",
-                "with 0 every page is refused; the default is 200",
+                Unit::Count,
+                HeavyConfig::DEFAULT_MAX_PAGE_SIZE as u64,
+                "with 0 every page is refused",
             ));
         }
         self.max_page_size = max_page_size;
@@ -267,7 +278,9 @@ impl HeavyConfig {
         if max_filter_keys == 0 {
             return Err(ConfigError::zero(
                 "HeavyConfig::max_filter_keys",
-                "mode filtered needs at least one key; the default is 64",
+                Unit::Count,
+                HeavyConfig::DEFAULT_MAX_FILTER_KEYS as u64,
+                "mode filtered needs at least one key",
             ));
         }
         self.max_filter_keys = max_filter_keys;

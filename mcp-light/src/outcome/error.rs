@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::error::StoreError;
+use crate::args::LongArgument;
 use crate::error::ToolError;
 use crate::offload::Unfinished;
 
@@ -17,10 +18,10 @@ pub(crate) type Name = Cow<'static, str>;
 pub(crate) enum CallError {
     #[error("the arguments of `{tool}` must be a JSON object, not {found}")]
     NotAnObject { tool: Name, found: &'static str },
-    /// A check of the arguments before any tool is found (their strings'
-    /// bounds), which says its own sentence.
-    #[error("{0}")]
-    Bounds(String),
+    /// A string of the arguments past the server's bound, found before
+    /// any tool is.
+    #[error(transparent)]
+    Bounds(LongArgument),
     #[error(
         "`{tool}` is published only through `{dispatcher}` here: call `{dispatcher}` with \
          \"resource\": \"{resource}\", \"action\": \"{action}\" and the arguments in \"params\" \

@@ -8,7 +8,7 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::RequestStateCodec;
 
 use crate::compose::{Delegate, no_handler};
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 use crate::context::StateMap;
 use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
@@ -123,7 +123,7 @@ impl ServerBuilder {
         super::missing_state(registry.iter().map(|tool| tool.def()), &self.state)?;
         let mut heavy = self.heavy;
         check_heavy(&heavy)?;
-        self.tasks.check().map_err(BuildError::TaskConfig)?;
+        self.tasks.check()?;
         // The units of mcp-light's metrics, for the recorder installed now.
         crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.
@@ -625,7 +625,8 @@ fn check_heavy(heavy: &HeavyConfig) -> Result<(), ConfigError> {
             "HeavyConfig::default_page_size",
             checked.default_page_size as u64,
             (1, checked.max_page_size as u64),
-            "the page size when the caller gives none, at most `max_page_size`; the default is 20",
+            (Unit::Count, HeavyConfig::DEFAULT_PAGE_SIZE as u64),
+            "the page size when the caller gives none, at most `max_page_size`",
         ));
     }
     Ok(())

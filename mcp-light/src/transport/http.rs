@@ -14,14 +14,15 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 
 use crate::auth::Auth;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
 use super::drain::{self, InFlight};
 use super::guard::{JsonRpcGuard, TakenArguments};
 use super::listen::{self, ConnectionLimits, Drain};
 use super::sessions::{SessionSlots, ValidatedSession, ValidatedSessions};
-use super::{DEFAULT_DRAIN_TIMEOUT, McpHandler, ServeError};
+use super::{McpHandler, ServeError};
+use crate::defaults::DRAIN_TIMEOUT;
 use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
@@ -164,7 +165,7 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: DRAIN_TIMEOUT,
             sessions: SessionBounds::default(),
         }
     }
@@ -215,7 +216,9 @@ impl HttpOptions {
         if bytes == 0 {
             return Err(ConfigError::zero(
                 "HttpOptions::max_body_bytes",
-                "with 0 every request is refused; the default is 4 MiB",
+                Unit::Bytes,
+                DEFAULT_MAX_BODY_BYTES as u64,
+                "with 0 every request is refused",
             ));
         }
         self.max_body_bytes = bytes;
@@ -244,7 +247,9 @@ impl HttpOptions {
         if connections == 0 {
             return Err(ConfigError::zero(
                 "HttpOptions::max_connections",
-                "with 0 no client is ever served; the default is 512",
+                Unit::Count,
+                DEFAULT_MAX_CONNECTIONS as u64,
+                "with 0 no client is ever served",
             ));
         }
         self.max_connections = connections;
@@ -297,7 +302,9 @@ impl HttpOptions {
         if sessions == 0 {
             return Err(ConfigError::zero(
                 "HttpOptions::max_sessions",
-                "with 0 no 2025-era client could ever initialize; the default is 1,024",
+                Unit::Count,
+                DEFAULT_MAX_SESSIONS as u64,
+                "with 0 no 2025-era client could ever initialize",
             ));
         }
         self.sessions.max = sessions;
@@ -325,7 +332,9 @@ impl HttpOptions {
         if sessions == 0 {
             return Err(ConfigError::zero(
                 "HttpOptions::max_sessions_per_principal",
-                "with 0 no principal could ever initialize; the default is 64",
+                Unit::Count,
+                DEFAULT_MAX_SESSIONS_PER_PRINCIPAL as u64,
+                "with 0 no principal could ever initialize",
             ));
         }
         self.sessions.max_per_principal = sessions;

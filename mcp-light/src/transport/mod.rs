@@ -78,11 +78,12 @@ const GET_TASK: &str = "tasks/get";
 const UPDATE_TASK: &str = "tasks/update";
 const CANCEL_TASK: &str = "tasks/cancel";
 
-/// How long a graceful shutdown waits for the requests in flight unless
-/// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
-/// says otherwise: 30 s, Kubernetes' default grace period.
+/// The same value as [`defaults::DRAIN_TIMEOUT`](crate::defaults::DRAIN_TIMEOUT),
+/// under the name it had first: how long a graceful shutdown waits for the
+/// requests in flight unless [`HttpOptions::with_drain_timeout`] or
+/// [`StdioOptions::with_drain_timeout`] says otherwise.
 #[cfg(any(feature = "http", feature = "stdio"))]
-pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub use crate::defaults::DRAIN_TIMEOUT as DEFAULT_DRAIN_TIMEOUT;
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]

@@ -26,9 +26,10 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
+use super::ServeError;
 use super::jsonrpc::{self, Refusal};
-use super::{DEFAULT_DRAIN_TIMEOUT, ServeError};
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
+use crate::defaults::DRAIN_TIMEOUT;
 use crate::{Caller, Server};
 
 /// The longest line [`Server::serve_stdio`] reads unless
@@ -54,7 +55,7 @@ impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: DRAIN_TIMEOUT,
         }
     }
 }
@@ -74,7 +75,9 @@ impl StdioOptions {
         if bytes == 0 {
             return Err(ConfigError::zero(
                 "StdioOptions::max_line_bytes",
-                "with 0 every message is refused; the default is 4 MiB",
+                Unit::Bytes,
+                DEFAULT_MAX_LINE_BYTES as u64,
+                "with 0 every message is refused",
             ));
         }
         self.max_line_bytes = bytes;
@@ -498,7 +501,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         let request = transport.receive().await.expect("the request");
@@ -549,7 +552,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();

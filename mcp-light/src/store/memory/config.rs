@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 
 /// The limits of a [`MemoryStore`](super::MemoryStore).
 ///
@@ -72,6 +72,13 @@ pub struct MemoryStoreConfig {
 }
 
 impl MemoryStoreConfig {
+    /// The most bytes the store accounts for at once, unless set.
+    pub(crate) const DEFAULT_MAX_BYTES: usize = 64 << 20;
+    /// The most one entry may cost in memory, unless set.
+    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: usize = 16 << 20;
+    /// The share of the store one caller may hold, in percent, unless set.
+    pub(crate) const DEFAULT_CALLER_SHARE_PERCENT: u8 = 25;
+
     /// The defaults: 64 MiB, 10,000 entries, a TTL of 300 s, at most
     /// 16 MiB an entry in memory, a caller's share 25%, and a disk tier of
     /// 2 GiB in the system's temporary directory. The same as
@@ -84,11 +91,11 @@ impl MemoryStoreConfig {
     /// ```
     pub const fn new() -> MemoryStoreConfig {
         MemoryStoreConfig {
-            max_bytes: 64 << 20,
+            max_bytes: MemoryStoreConfig::DEFAULT_MAX_BYTES,
             max_entries: 10_000,
             ttl: DEFAULT_TTL,
-            max_entry_bytes: 16 << 20,
-            caller_share_percent: 25,
+            max_entry_bytes: MemoryStoreConfig::DEFAULT_MAX_ENTRY_BYTES,
+            caller_share_percent: MemoryStoreConfig::DEFAULT_CALLER_SHARE_PERCENT,
             disk_dir: None,
             max_disk_bytes: 2 << 30,
         }
@@ -253,7 +260,9 @@ fn check_max_bytes(max_bytes: usize) -> Result<(), ConfigError> {
     match max_bytes {
         0 => Err(ConfigError::zero(
             "MemoryStoreConfig::max_bytes",
-            "a store of 0 bytes keeps nothing; the default is 64 MiB",
+            Unit::Bytes,
+            MemoryStoreConfig::DEFAULT_MAX_BYTES as u64,
+            "a store of 0 bytes keeps nothing",
         )),
         _ => Ok(()),
     }
@@ -263,7 +272,9 @@ fn check_max_entry_bytes(max_entry_bytes: usize) -> Result<(), ConfigError> {
     match max_entry_bytes {
         0 => Err(ConfigError::zero(
             "MemoryStoreConfig::max_entry_bytes",
-            "an entry of 0 bytes keeps nothing; the default is 16 MiB",
+            Unit::Bytes,
+            MemoryStoreConfig::DEFAULT_MAX_ENTRY_BYTES as u64,
+            "an entry of 0 bytes keeps nothing",
         )),
         _ => Ok(()),
     }
@@ -276,7 +287,11 @@ fn check_share(percent: u8) -> Result<(), ConfigError> {
             "MemoryStoreConfig::caller_share_percent",
             u64::from(percent),
             (1, 100),
-            "the share of the store one caller may hold, in percent; the default is 25",
+            (
+                Unit::Count,
+                MemoryStoreConfig::DEFAULT_CALLER_SHARE_PERCENT as u64,
+            ),
+            "the share of the store one caller may hold, in percent",
         )),
     }
 }

@@ -273,7 +273,7 @@ fn a_share_of_zero_is_refused_with_a_sentence() {
 }
 
 #[test]
-#[should_panic(expected = "MemoryStoreConfig::max_bytes must be at least 1; got 0")]
+#[should_panic(expected = "MemoryStoreConfig::max_bytes must be at least 1 byte; got 0")]
 fn a_zero_limit_set_directly_is_refused_when_the_store_is_made() {
     let mut config = MemoryStoreConfig::new();
     config.max_bytes = 0;

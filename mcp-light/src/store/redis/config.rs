@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, Unit};
 
 /// The settings of a [`RedisStore`](super::RedisStore).
 ///
@@ -48,14 +48,21 @@ pub struct RedisStoreConfig {
 }
 
 impl RedisStoreConfig {
+    /// The largest result the store keeps, in bytes, unless set.
+    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: u64 = 1 << 30;
+    /// The most bytes one Redis string of a body holds, unless set.
+    pub(crate) const DEFAULT_PART_BYTES: u64 = 1 << 20;
+    /// The largest part: Redis's largest string.
+    pub(crate) const MAX_PART_BYTES: u64 = 512 << 20;
+
     /// The defaults: prefix `mcp-light:`, a TTL of 300 s, entries up to
     /// 1 GiB in parts of 1 MiB, operations within 1 s.
     pub fn new() -> RedisStoreConfig {
         RedisStoreConfig {
             prefix: "mcp-light:".to_owned(),
             ttl: Duration::from_secs(300),
-            max_entry_bytes: 1 << 30,
-            part_bytes: 1 << 20,
+            max_entry_bytes: RedisStoreConfig::DEFAULT_MAX_ENTRY_BYTES,
+            part_bytes: RedisStoreConfig::DEFAULT_PART_BYTES,
             timeout: Duration::from_secs(1),
         }
     }
@@ -184,23 +191,23 @@ fn check_max_entry_bytes(max_entry_bytes: u64) -> Result<(), ConfigError> {
     match max_entry_bytes {
         0 => Err(ConfigError::zero(
             "RedisStoreConfig::max_entry_bytes",
-            "an entry of 0 bytes keeps nothing; the default is 1 GiB",
+            Unit::Bytes,
+            RedisStoreConfig::DEFAULT_MAX_ENTRY_BYTES,
+            "an entry of 0 bytes keeps nothing",
         )),
         _ => Ok(()),
     }
 }
 
-/// Redis's largest string.
-const MAX_PART_BYTES: u64 = 512 << 20;
-
 fn check_part_bytes(part_bytes: u64) -> Result<(), ConfigError> {
     match part_bytes {
-        1..=MAX_PART_BYTES => Ok(()),
+        1..=RedisStoreConfig::MAX_PART_BYTES => Ok(()),
         _ => Err(ConfigError::between(
             "RedisStoreConfig::part_bytes",
             part_bytes,
-            (1, MAX_PART_BYTES),
-            "a part is one Redis string, at most 512 MiB; the default is 1 MiB",
+            (1, RedisStoreConfig::MAX_PART_BYTES),
+            (Unit::Bytes, RedisStoreConfig::DEFAULT_PART_BYTES),
+            "a part is one Redis string, and the most allowed is the largest string Redis keeps",
         )),
     }
 }
