@@ -12,7 +12,7 @@ use rmcp::model::CallToolResult;
 
 use crate::answer::error_result;
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
-pub(crate) use alarm::{Alarm, alarm};
+pub(crate) use alarm::{Alarm, Clock};
 
 /// How long a tool may run unless the server says otherwise
 /// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
@@ -26,6 +26,9 @@ pub(crate) struct CallLimits {
     pub(crate) max_argument_string: usize,
     /// How long a tool may run; `None` lets it run as long as it takes.
     pub(crate) tool_deadline: Option<Duration>,
+    /// What the deadlines ring on: the server's own, its thread started
+    /// with the first deadline armed.
+    pub(crate) clock: Clock,
 }
 
 impl Default for CallLimits {
@@ -33,6 +36,7 @@ impl Default for CallLimits {
         CallLimits {
             max_argument_string: DEFAULT_MAX_ARGUMENT_STRING,
             tool_deadline: Some(DEFAULT_TOOL_DEADLINE),
+            clock: Clock::new(),
         }
     }
 }
@@ -47,6 +51,8 @@ impl CallLimits {
         Deadline {
             run,
             limit: self.tool_deadline,
+            // A run without a deadline does not touch the clock at all.
+            clock: self.tool_deadline.map(|_| self.clock.clone()),
             alarm: None,
             tool,
         }
@@ -59,6 +65,8 @@ impl CallLimits {
 pub(crate) struct Deadline<'t, F> {
     run: F,
     limit: Option<Duration>,
+    /// The clock, until the alarm is set on it; `None` without a limit.
+    clock: Option<Clock>,
     alarm: Option<Alarm>,
     tool: &'t str,
 }
@@ -74,7 +82,12 @@ impl<F: Future<Output = CallToolResult> + Unpin> Future for Deadline<'_, F> {
         let Some(limit) = this.limit else {
             return Poll::Pending;
         };
-        let alarm = this.alarm.get_or_insert_with(|| alarm::alarm(limit));
+        if this.alarm.is_none() {
+            this.alarm = this.clock.take().map(|clock| clock.into_alarm(limit));
+        }
+        let Some(alarm) = &mut this.alarm else {
+            return Poll::Pending;
+        };
         match Pin::new(alarm).poll(cx) {
             Poll::Ready(()) => {
                 tracing::warn!(tool = %this.tool, ?limit, "a tool ran past its deadline and was stopped");

@@ -425,10 +425,12 @@ impl ServerBuilder {
     /// answer tells the caller to read before retrying a write. So is a
     /// synchronous tool function, which runs on the blocking pool: its call
     /// is answered at the deadline, and the function runs on to its end. The
-    /// deadline is armed once the tool first waits, on a clock of
-    /// mcp-light's own (one thread), so it holds on any runtime, one built
-    /// without tokio's time driver included; it follows the wall clock, so
-    /// a test that pauses tokio's clock does not pause it.
+    /// deadline is armed once the tool first waits, on the server's own
+    /// clock (one thread, started with the first deadline armed and ended
+    /// once the server and its last running call are dropped), so it holds
+    /// on any runtime, one built without tokio's time driver included; it
+    /// follows the wall clock, so a test that pauses tokio's clock does not
+    /// pause it.
     pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> ServerBuilder {
         self.limits.tool_deadline = deadline;
         self
