@@ -391,12 +391,16 @@ impl Verifier {
     }
 
     async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, FetchError> {
-        let response = self.inner.http.get(url).send().await.map_err(|source| {
-            FetchError::Unreachable {
-                url: url.to_owned(),
-                source,
-            }
-        })?;
+        let response =
+            self.inner
+                .http
+                .get(url)
+                .send()
+                .await
+                .map_err(|source| FetchError::Unreachable {
+                    url: url.to_owned(),
+                    source,
+                })?;
         let status = response.status();
         if !status.is_success() {
             return Err(FetchError::Status {

@@ -317,8 +317,14 @@ mod tests {
         let at = |secs| now + Duration::from_secs(secs);
         assert!(shared.set(at(10), Arc::downgrade(&ringing)), "the first");
         assert!(!shared.set(at(20), Arc::downgrade(&ringing)), "a later one");
-        assert!(!shared.set(at(10), Arc::downgrade(&ringing)), "an equal one");
-        assert!(shared.set(at(5), Arc::downgrade(&ringing)), "an earlier one");
+        assert!(
+            !shared.set(at(10), Arc::downgrade(&ringing)),
+            "an equal one"
+        );
+        assert!(
+            shared.set(at(5), Arc::downgrade(&ringing)),
+            "an earlier one"
+        );
     }
 
     #[test]

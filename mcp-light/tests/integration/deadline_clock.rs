@@ -35,7 +35,9 @@ impl Wake for Noting {
     fn wake_by_ref(self: &Arc<Self>) {
         // `/proc/thread-self` links to `<pid>/task/<tid>`.
         if let Ok(link) = std::fs::read_link("/proc/thread-self") {
-            let tid = link.file_name().map(|tid| tid.to_string_lossy().into_owned());
+            let tid = link
+                .file_name()
+                .map(|tid| tid.to_string_lossy().into_owned());
             self.wakers.lock().unwrap().extend(tid);
         }
         self.polling.unpark();
@@ -58,7 +60,10 @@ fn block_on<F: Future>(future: F) -> (F::Output, Vec<String>) {
             let wakers = noting.wakers.lock().unwrap().clone();
             return (done, wakers);
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "never answered");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "never answered"
+        );
         thread::park_timeout(Duration::from_millis(100));
     }
 }
@@ -87,7 +92,10 @@ fn the_deadline_clock_thread_ends_when_its_server_is_dropped() {
     };
     let name = thread_name(clock).expect("the clock's thread runs while its server lives");
     // The kernel keeps the first 15 bytes of a thread's name.
-    assert!("mcp-light-deadlines".starts_with(&name), "woken by `{name}`");
+    assert!(
+        "mcp-light-deadlines".starts_with(&name),
+        "woken by `{name}`"
+    );
 
     drop(server);
     let dropped = Instant::now();
