@@ -55,6 +55,14 @@ const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// the past, and every [required scope](OAuthResource::with_required_scopes).
 /// The principal is the issuer and the token's `sub`.
 ///
+/// The issuer's metadata and keys are fetched by an HTTP client made for
+/// this resource by [`Auth::with_oauth`](super::Auth::with_oauth). Its TLS
+/// runs on the rustls crypto provider the application installed before
+/// then (`rustls::crypto::CryptoProvider::get_default`), or else on ring's,
+/// handed to that client alone: mcp-light installs no provider for the
+/// process, so an application that builds rustls clients of its own
+/// installs the provider they use.
+///
 /// ```no_run
 /// use mcp_light::auth::{Auth, OAuthResource};
 ///

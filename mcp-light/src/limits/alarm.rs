@@ -44,7 +44,7 @@ struct Owner {
 impl std::fmt::Debug for Clock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Clock")
-            .field("started", &self.owner.thread.get().is_some())
+            .field("running", &matches!(self.owner.thread.get(), Some(Some(_))))
             .finish_non_exhaustive()
     }
 }
