@@ -182,6 +182,18 @@ pub enum BuildError {
     /// be used: what is wrong, and how to fix it.
     #[error("the task settings cannot be used: {0}; fix them in ServerBuilder::with_task_config")]
     TaskConfig(#[from] crate::tasks::TaskConfigError),
+    /// No random bytes could be drawn for the key that seals the
+    /// `requestState` of input-required results, and the server was given
+    /// none ([`ServerBuilder::with_request_state_key`](crate::ServerBuilder::with_request_state_key)).
+    #[error(
+        "no random bytes could be drawn for the key that seals request states ({source}); \
+         give the server a key with ServerBuilder::with_request_state_key, or build it where \
+         the operating system's random source can be read"
+    )]
+    NoRandomness {
+        /// Why the operating system gave none.
+        source: std::io::Error,
+    },
     /// A tool's generated input schema is not a JSON object schema.
     #[error("the input schema of `{tool}` is not an object schema: {reason}")]
     BadSchema {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 use crate::outcome::{Answer, CallError};
-pub(crate) use alarm::{Alarm, alarm};
+pub(crate) use alarm::{Alarm, Clock};
 
 /// How long a tool may run unless the server says otherwise
 /// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
@@ -24,6 +24,9 @@ pub(crate) struct CallLimits {
     pub(crate) max_argument_string: usize,
     /// How long a tool may run; `None` lets it run as long as it takes.
     pub(crate) tool_deadline: Option<Duration>,
+    /// What the deadlines ring on: the server's own, its thread started
+    /// with the first deadline armed.
+    pub(crate) clock: Clock,
 }
 
 impl Default for CallLimits {
@@ -31,6 +34,7 @@ impl Default for CallLimits {
         CallLimits {
             max_argument_string: DEFAULT_MAX_ARGUMENT_STRING,
             tool_deadline: Some(DEFAULT_TOOL_DEADLINE),
+            clock: Clock::new(),
         }
     }
 }
@@ -45,6 +49,8 @@ impl CallLimits {
         Deadline {
             run,
             limit: self.tool_deadline,
+            // A run without a deadline does not touch the clock at all.
+            clock: self.tool_deadline.map(|_| self.clock.clone()),
             alarm: None,
             tool,
         }
@@ -57,6 +63,8 @@ impl CallLimits {
 pub(crate) struct Deadline<'t, F> {
     run: F,
     limit: Option<Duration>,
+    /// The clock, until the alarm is set on it; `None` without a limit.
+    clock: Option<Clock>,
     alarm: Option<Alarm>,
     tool: &'t str,
 }
@@ -72,7 +80,12 @@ impl<F: Future<Output = Answer> + Unpin> Future for Deadline<'_, F> {
         let Some(limit) = this.limit else {
             return Poll::Pending;
         };
-        let alarm = this.alarm.get_or_insert_with(|| alarm::alarm(limit));
+        if this.alarm.is_none() {
+            this.alarm = this.clock.take().map(|clock| clock.into_alarm(limit));
+        }
+        let Some(alarm) = &mut this.alarm else {
+            return Poll::Pending;
+        };
         match Pin::new(alarm).poll(cx) {
             Poll::Ready(()) => {
                 tracing::warn!(tool = %this.tool, ?limit, "a tool ran past its deadline and was stopped");

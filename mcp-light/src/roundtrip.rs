@@ -5,13 +5,14 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::LazyLock;
 use std::time::Duration;
 
-use rmcp::model::{RequestStateCodec, SealOptions};
+use rmcp::model::{RequestStateCodec, RequestStateError, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+
+use crate::error::BuildError;
 
 /// How long a request to the client waits for its answer by default.
 pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
@@ -19,34 +20,70 @@ pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long a sealed `requestState` stays valid by default.
 pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
 
-/// The key of this process, drawn once: the default request-state key.
-static PROCESS_KEY: LazyLock<[u8; 32]> = LazyLock::new(|| {
-    let mut key = [0u8; 32];
-    if let Err(error) = getrandom::fill(&mut key) {
-        // No randomness: states sealed now open nowhere else, and a
-        // guessable key is worse than none, so refuse to start.
-        panic!("no random bytes for the request-state key: {error}");
-    }
-    key
-});
+/// What a builder was told about tools that talk back;
+/// [`TalkbackConfig::build`] makes the server's [`Talkback`] of it.
+#[derive(Debug)]
+pub(crate) struct TalkbackConfig {
+    /// The key the application gave; `None` draws one at build.
+    pub(crate) key: Option<RequestStateCodec>,
+    pub(crate) state_ttl: Duration,
+    pub(crate) ask_timeout: Duration,
+}
 
-/// The server's settings for tools that talk back.
+impl Default for TalkbackConfig {
+    fn default() -> TalkbackConfig {
+        TalkbackConfig {
+            key: None,
+            state_ttl: DEFAULT_REQUEST_STATE_TTL,
+            ask_timeout: DEFAULT_ASK_TIMEOUT,
+        }
+    }
+}
+
+impl TalkbackConfig {
+    /// The server's settings, with a key drawn from the operating system's
+    /// randomness when none was given.
+    pub(crate) fn build(self) -> Result<Talkback, BuildError> {
+        self.build_with(getrandom::fill)
+    }
+
+    /// [`TalkbackConfig::build`], drawing the key with `fill`.
+    fn build_with(
+        self,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), getrandom::Error>,
+    ) -> Result<Talkback, BuildError> {
+        let codec = match self.key {
+            Some(codec) => codec,
+            None => drawn_key(fill)?,
+        };
+        Ok(Talkback {
+            codec,
+            state_ttl: self.state_ttl,
+            ask_timeout: self.ask_timeout,
+        })
+    }
+}
+
+/// A key of the shortest length accepted, filled by `fill`. Without
+/// randomness the server is not built: states it sealed would open nowhere
+/// else, and a guessable key is worse than none.
+fn drawn_key(
+    fill: impl FnOnce(&mut [u8]) -> Result<(), getrandom::Error>,
+) -> Result<RequestStateCodec, BuildError> {
+    let mut key = [0u8; RequestStateCodec::MIN_KEY_LENGTH];
+    fill(&mut key).map_err(|error| BuildError::NoRandomness {
+        source: std::io::Error::other(error),
+    })?;
+    // Exactly the length `try_new` would check for.
+    Ok(RequestStateCodec::new_unchecked(key.to_vec()))
+}
+
+/// A server's settings for tools that talk back.
 #[derive(Debug)]
 pub(crate) struct Talkback {
     pub(crate) codec: RequestStateCodec,
     pub(crate) state_ttl: Duration,
     pub(crate) ask_timeout: Duration,
-}
-
-impl Default for Talkback {
-    fn default() -> Talkback {
-        Talkback {
-            codec: RequestStateCodec::try_new(PROCESS_KEY.to_vec())
-                .expect("32 random bytes make a request-state key"),
-            state_ttl: DEFAULT_REQUEST_STATE_TTL,
-            ask_timeout: DEFAULT_ASK_TIMEOUT,
-        }
-    }
 }
 
 /// What a sealed `requestState` holds: the answers a call's asks got so far.
@@ -57,13 +94,15 @@ pub(crate) struct Carried {
 
 impl Talkback {
     /// `carried`, sealed and bound to `binding`.
-    pub(crate) fn seal(&self, carried: &Carried, binding: &[u8]) -> Result<String, String> {
+    pub(crate) fn seal(
+        &self,
+        carried: &Carried,
+        binding: &[u8],
+    ) -> Result<String, RequestStateError> {
         let options = SealOptions::new()
             .associated_data(binding)
             .ttl(self.state_ttl);
-        self.codec
-            .seal_json_with(carried, &options)
-            .map_err(|error| error.to_string())
+        self.codec.seal_json_with(carried, &options)
     }
 
     /// The answers `sealed` carries, if it was sealed here for `binding`
@@ -180,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_sealed_state_opens_only_for_its_binding() {
-        let talkback = Talkback::default();
+        let talkback = TalkbackConfig::default().build().unwrap();
         let mut carried = Carried::default();
         carried
             .answers
@@ -196,5 +235,41 @@ mod tests {
                 .open(&format!("{sealed}-TAMPERED"), b"one")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_server_is_not_built_without_randomness_for_its_key() {
+        let failing = |_: &mut [u8]| Err(getrandom::Error::UNSUPPORTED);
+        let error = TalkbackConfig::default().build_with(failing).unwrap_err();
+        assert!(
+            matches!(error, BuildError::NoRandomness { .. }),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(message.contains("no random bytes"), "{message}");
+        assert!(
+            message.contains("ServerBuilder::with_request_state_key"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_given_key_needs_no_randomness() {
+        let key = RequestStateCodec::try_new(*b"a 32-byte secret shared by all!!").unwrap();
+        let given = TalkbackConfig {
+            key: Some(key),
+            ..TalkbackConfig::default()
+        };
+        let failing = |_: &mut [u8]| Err(getrandom::Error::UNSUPPORTED);
+        assert!(given.build_with(failing).is_ok());
+    }
+
+    #[test]
+    fn each_drawn_key_is_the_servers_own() {
+        let one = TalkbackConfig::default().build().unwrap();
+        let other = TalkbackConfig::default().build().unwrap();
+        let sealed = one.seal(&Carried::default(), b"b").unwrap();
+        assert!(one.open(&sealed, b"b").is_some());
+        assert!(other.open(&sealed, b"b").is_none());
     }
 }

@@ -244,7 +244,7 @@ impl Server {
             let kept = store.as_ref().and_then(|store| store.tasks());
             let store_ttl = store.as_ref().map_or(DEFAULT_TASK_TTL, |store| store.ttl());
             let kept = kept.unwrap_or_else(|| Arc::new(MemoryTasks::new()));
-            Tasks::new(kept, tasks, store_ttl)
+            Tasks::new(kept, tasks, store_ttl, limits.clock.clone())
         };
         let mut dispatchers: Vec<Dispatcher> = Vec::with_capacity(dispatcher_names.len());
         for name in dispatcher_names {

@@ -10,6 +10,7 @@ use axum::response::IntoResponse;
 use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, errors::ErrorKind};
 use reqwest::Url;
+use rustls_platform_verifier::BuilderVerifierExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -53,6 +54,14 @@ const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 /// the issuer, `aud` this resource, `exp` in the future, `nbf` (if any) in
 /// the past, and every [required scope](OAuthResource::with_required_scopes).
 /// The principal is the issuer and the token's `sub`.
+///
+/// The issuer's metadata and keys are fetched by an HTTP client made for
+/// this resource by [`Auth::with_oauth`](super::Auth::with_oauth). Its TLS
+/// runs on the rustls crypto provider the application installed before
+/// then (`rustls::crypto::CryptoProvider::get_default`), or else on ring's,
+/// handed to that client alone: mcp-light installs no provider for the
+/// process, so an application that builds rustls clients of its own
+/// installs the provider they use.
 ///
 /// ```no_run
 /// use mcp_light::auth::{Auth, OAuthResource};
@@ -115,6 +124,12 @@ impl OAuthResource {
 
 /// An [`OAuthResource`] at work: the issuer's keys once fetched, and the
 /// metadata document.
+///
+/// The keys are fetched with an HTTP client of its own, whose TLS runs on
+/// the rustls crypto provider the application installed
+/// (`rustls::crypto::CryptoProvider::get_default`), or else on ring's,
+/// handed to that client alone: mcp-light installs no provider for the
+/// process, so an application's own choice, made before or after, stands.
 #[derive(Clone, Debug)]
 pub(super) struct Verifier {
     inner: Arc<VerifierInner>,
@@ -123,6 +138,8 @@ pub(super) struct Verifier {
 #[derive(Debug)]
 struct VerifierInner {
     resource: OAuthResource,
+    /// The issuer's identifier, parsed and checked once.
+    issuer: Url,
     /// Where the metadata is, as the `WWW-Authenticate` challenge says.
     metadata_url: String,
     /// The paths the metadata is served at.
@@ -152,7 +169,7 @@ struct Claims {
 
 impl Verifier {
     pub(super) fn new(resource: OAuthResource) -> Result<Verifier, AuthError> {
-        checked_url("issuer", &resource.issuer)?;
+        let issuer = checked_url("issuer", &resource.issuer)?;
         let audience = checked_url("audience", &resource.audience)?;
         if let Some(jwks) = &resource.jwks_url {
             checked_url("JWKS URL", jwks)?;
@@ -172,13 +189,7 @@ impl Verifier {
         if !resource.scopes.is_empty() {
             metadata["scopes_supported"] = json!(resource.scopes);
         }
-        // reqwest's rustls needs a crypto provider; ring, unless the host
-        // installed another.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .build()
-            .map_err(|error| AuthError::Client(error.to_string()))?;
+        let http = http_client()?;
         Ok(Verifier {
             inner: Arc::new(VerifierInner {
                 keys: tokio::sync::Mutex::new(KeyCache {
@@ -186,6 +197,7 @@ impl Verifier {
                     ..KeyCache::default()
                 }),
                 resource,
+                issuer,
                 metadata_url,
                 metadata_paths,
                 metadata: metadata.to_string(),
@@ -337,7 +349,7 @@ impl Verifier {
     }
 
     /// The issuer's current key set.
-    async fn fetch_keys(&self, cache: &mut KeyCache) -> Result<JwkSet, String> {
+    async fn fetch_keys(&self, cache: &mut KeyCache) -> Result<JwkSet, FetchError> {
         let url = match &cache.jwks_url {
             Some(url) => url.clone(),
             None => {
@@ -352,9 +364,9 @@ impl Verifier {
 
     /// The `jwks_uri` of the issuer's metadata: RFC 8414's location first,
     /// then OpenID Connect's.
-    async fn discover_jwks_url(&self) -> Result<String, String> {
+    async fn discover_jwks_url(&self) -> Result<String, FetchError> {
         let issuer = &self.inner.resource.issuer;
-        let parsed = Url::parse(issuer).map_err(|error| error.to_string())?;
+        let parsed = &self.inner.issuer;
         let origin = parsed.origin().ascii_serialization();
         let path = parsed.path().trim_end_matches('/');
         let candidates = [
@@ -365,46 +377,122 @@ impl Verifier {
             ),
         ];
         let mut errors = Vec::new();
-        for candidate in candidates {
-            match self.get_json::<Value>(&candidate).await {
+        for url in candidates {
+            match self.get_json::<Value>(&url).await {
                 Ok(metadata) => {
                     if metadata["issuer"].as_str() != Some(issuer.as_str()) {
-                        errors.push(format!("{candidate} names another issuer"));
+                        errors.push(FetchError::OtherIssuer { url });
                         continue;
                     }
                     match metadata["jwks_uri"].as_str() {
                         Some(jwks) => {
-                            checked_url("JWKS URL", jwks).map_err(|error| error.to_string())?;
+                            checked_url("JWKS URL", jwks).map_err(FetchError::BadJwksUrl)?;
                             return Ok(jwks.to_owned());
                         }
-                        None => errors.push(format!("{candidate} has no jwks_uri")),
+                        None => errors.push(FetchError::NoJwksUri { url }),
                     }
                 }
                 Err(error) => errors.push(error),
             }
         }
-        Err(format!(
-            "the issuer's metadata gives no keys ({}); set the JWKS URL explicitly",
-            errors.join("; ")
-        ))
+        Err(FetchError::NoKeys(errors))
     }
 
-    async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let response = self
-            .inner
-            .http
-            .get(url)
-            .send()
-            .await
-            .map_err(|error| format!("{url}: {error}"))?;
-        if !response.status().is_success() {
-            return Err(format!("{url} answered {}", response.status()));
+    async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, FetchError> {
+        let response =
+            self.inner
+                .http
+                .get(url)
+                .send()
+                .await
+                .map_err(|source| FetchError::Unreachable {
+                    url: url.to_owned(),
+                    source,
+                })?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(FetchError::Status {
+                url: url.to_owned(),
+                status,
+            });
         }
-        response
-            .json()
-            .await
-            .map_err(|error| format!("{url} did not answer the JSON expected: {error}"))
+        response.json().await.map_err(|source| FetchError::NotJson {
+            url: url.to_owned(),
+            source,
+        })
     }
+}
+
+/// Why the issuer's keys could not be fetched: the sentence a refused token
+/// and the log give.
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    /// A metadata document names an issuer other than the one configured.
+    #[error("{url} names another issuer")]
+    OtherIssuer { url: String },
+    /// A metadata document has no `jwks_uri`.
+    #[error("{url} has no jwks_uri")]
+    NoJwksUri { url: String },
+    /// The `jwks_uri` of the issuer's metadata is not a URL keys are
+    /// fetched from.
+    #[error(transparent)]
+    BadJwksUrl(AuthError),
+    /// No metadata document gave the keys: why, for each place looked at.
+    #[error(
+        "the issuer's metadata gives no keys ({}); set the JWKS URL explicitly",
+        Joined(.0)
+    )]
+    NoKeys(Vec<FetchError>),
+    /// The request did not get an answer.
+    #[error("{url}: {source}")]
+    Unreachable { url: String, source: reqwest::Error },
+    /// The answer was not a success.
+    #[error("{url} answered {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    /// The answer was not the JSON document expected.
+    #[error("{url} did not answer the JSON expected: {source}")]
+    NotJson { url: String, source: reqwest::Error },
+}
+
+/// Errors one after the other, separated by `; `.
+struct Joined<'e>(&'e [FetchError]);
+
+impl std::fmt::Display for Joined<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The client the issuer's keys are fetched with, its TLS on the crypto
+/// provider the application installed, else on ring's for this client
+/// alone: a library that installed one would take the choice from the
+/// application.
+fn http_client() -> Result<reqwest::Client, AuthError> {
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
+    let client_error = |error: &dyn std::fmt::Display| AuthError::Client(error.to_string());
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(BuilderVerifierExt::with_platform_verifier)
+        .map_err(|error| client_error(&error))?
+        .with_no_client_auth();
+    // What reqwest offers when it builds the TLS itself, without HTTP/2.
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    reqwest::Client::builder()
+        .timeout(FETCH_TIMEOUT)
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|error| client_error(&error))
 }
 
 /// The key of `keys` a token signed with `alg` under `kid` is checked

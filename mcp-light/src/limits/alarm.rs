@@ -1,9 +1,14 @@
-//! The clock tool deadlines ring on: one thread, started with the first
-//! deadline, sleeps until the earliest one and wakes the call waiting on
-//! it. It needs nothing of the runtime the call runs on, so a deadline
-//! holds on a tokio runtime built without its time driver, and under any
-//! other executor. Tokio's own timers cannot be asked whether that driver
-//! is there; they panic when it is not.
+//! The clock tool deadlines ring on: a server's own, whose thread starts
+//! with its first alarm, sleeps until the earliest one and wakes the call
+//! waiting on it. It needs nothing of the runtime the call runs on, so a
+//! deadline holds on a tokio runtime built without its time driver, and
+//! under any other executor. Tokio's own timers cannot be asked whether
+//! that driver is there; they panic when it is not.
+//!
+//! Every alarm keeps its clock, so the thread rings whatever is still set
+//! after the server is dropped, and ends with the last handle to the
+//! clock: a process that builds and drops servers keeps no thread of
+//! theirs.
 //!
 //! The clock is the wall clock: a test that pauses tokio's clock does not
 //! pause tool deadlines.
@@ -13,19 +18,95 @@ use std::collections::BinaryHeap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// A future that completes `after` from when it was made.
-pub(crate) fn alarm(after: Duration) -> Alarm {
-    let ringing = Arc::new(Ringing::default());
-    // A deadline too far to write down never rings.
-    if let Some(at) = Instant::now().checked_add(after) {
-        clock().set(at, Arc::downgrade(&ringing));
+/// The name of a clock's thread, as debuggers and `/proc` show it.
+pub(crate) const THREAD_NAME: &str = "mcp-light-deadlines";
+
+/// A server's clock: cheap to clone, each clone a handle to one thread,
+/// started with the first alarm set and ended with the last handle.
+#[derive(Clone, Default)]
+pub(crate) struct Clock {
+    owner: Arc<Owner>,
+}
+
+/// What the handles share: the alarms, and the thread once it started.
+#[derive(Default)]
+struct Owner {
+    shared: Arc<Shared>,
+    /// `None` inside when the thread could not be started.
+    thread: OnceLock<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clock")
+            .field("running", &matches!(self.owner.thread.get(), Some(Some(_))))
+            .finish_non_exhaustive()
     }
-    Alarm { ringing }
+}
+
+impl Clock {
+    /// A clock whose thread has not started.
+    pub(crate) fn new() -> Clock {
+        Clock::default()
+    }
+
+    /// A future that completes `after` from when it was made, on this
+    /// clock.
+    pub(crate) fn alarm(&self, after: Duration) -> Alarm {
+        self.clone().into_alarm(after)
+    }
+
+    /// [`Clock::alarm`], taking this handle into the alarm.
+    pub(crate) fn into_alarm(self, after: Duration) -> Alarm {
+        let ringing = Arc::new(Ringing::default());
+        // A deadline too far to write down never rings.
+        if let Some(at) = Instant::now().checked_add(after) {
+            self.start();
+            self.owner.shared.set(at, Arc::downgrade(&ringing));
+        }
+        Alarm {
+            ringing,
+            _clock: self,
+        }
+    }
+
+    /// Starts the thread, once; after that, one atomic load.
+    fn start(&self) {
+        self.owner.thread.get_or_init(|| {
+            // The thread holds the alarms, never a handle: the handles
+            // alone decide when it ends.
+            let shared = Arc::clone(&self.owner.shared);
+            let started = thread::Builder::new()
+                .name(THREAD_NAME.to_owned())
+                .spawn(move || shared.run());
+            match started {
+                Ok(thread) => Some(thread),
+                Err(error) => {
+                    tracing::warn!(%error, "the thread that ends tool runs at their deadline could not start; tools run without a deadline");
+                    None
+                }
+            }
+        });
+    }
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        lock(&self.shared.alarms).stopped = true;
+        self.shared.changed.notify_one();
+        if let Some(thread) = self.thread.take().flatten() {
+            // A waker the thread runs could drop the last handle; the
+            // thread cannot wait for itself, and ends on its own.
+            if thread.thread().id() != thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+    }
 }
 
 /// Completes when its time comes; dropped, it is forgotten by the clock
@@ -33,6 +114,8 @@ pub(crate) fn alarm(after: Duration) -> Alarm {
 #[derive(Debug)]
 pub(crate) struct Alarm {
     ringing: Arc<Ringing>,
+    /// Keeps the clock's thread running until this alarm is gone.
+    _clock: Clock,
 }
 
 #[derive(Debug, Default)]
@@ -68,9 +151,9 @@ impl Future for Alarm {
     }
 }
 
-/// The alarms set, the earliest first.
+/// The alarms set, the earliest first, and the thread's signal.
 #[derive(Default)]
-struct Clock {
+struct Shared {
     alarms: Mutex<Alarms>,
     changed: Condvar,
 }
@@ -81,6 +164,8 @@ struct Alarms {
     /// At this many alarms, those dropped before their time are cleared
     /// out, so calls that finish early do not pile up until theirs.
     prune_at: usize,
+    /// The last handle is gone: the thread ends.
+    stopped: bool,
 }
 
 /// One alarm in the queue, ordered by its time alone.
@@ -112,22 +197,7 @@ impl Ord for Set {
 /// The fewest alarms worth clearing out.
 const PRUNE_FLOOR: usize = 1024;
 
-fn clock() -> &'static Clock {
-    static CLOCK: OnceLock<Clock> = OnceLock::new();
-    static STARTED: Once = Once::new();
-    let clock = CLOCK.get_or_init(Clock::default);
-    STARTED.call_once(|| {
-        let started = thread::Builder::new()
-            .name("mcp-light-deadlines".to_owned())
-            .spawn(|| clock.run());
-        if let Err(error) = started {
-            tracing::warn!(%error, "the thread that ends tool runs at their deadline could not start; tools run without a deadline");
-        }
-    });
-    clock
-}
-
-impl Clock {
+impl Shared {
     /// Queues an alarm, and wakes the clock's thread only when it must
     /// sleep less: the alarm is the earliest. Calls set their deadlines in
     /// the order they start, each later than the last, so nearly every call
@@ -151,11 +221,14 @@ impl Clock {
         earliest
     }
 
-    /// Rings each alarm at its time, forever.
+    /// Rings each alarm at its time, until the last handle is gone.
     fn run(&self) {
         let mut due = Vec::new();
         let mut alarms = lock(&self.alarms);
         loop {
+            if alarms.stopped {
+                return;
+            }
             let now = Instant::now();
             while alarms
                 .queue
@@ -219,16 +292,18 @@ mod tests {
 
     #[test]
     fn an_alarm_rings_at_its_time_without_a_runtime() {
+        let clock = Clock::new();
         let started = Instant::now();
-        block_on(alarm(Duration::from_millis(50)));
+        block_on(clock.alarm(Duration::from_millis(50)));
         assert!(started.elapsed() >= Duration::from_millis(50));
     }
 
     #[test]
     fn alarms_ring_in_their_order_whatever_the_order_they_were_set_in() {
-        let late = alarm(Duration::from_millis(400));
+        let clock = Clock::new();
+        let late = clock.alarm(Duration::from_millis(400));
         let started = Instant::now();
-        block_on(alarm(Duration::from_millis(20)));
+        block_on(clock.alarm(Duration::from_millis(20)));
         assert!(started.elapsed() < Duration::from_millis(400));
         block_on(late);
         assert!(started.elapsed() >= Duration::from_millis(380));
@@ -236,28 +311,59 @@ mod tests {
 
     #[test]
     fn only_an_alarm_earlier_than_every_other_wakes_the_clock() {
-        let clock = Clock::default();
+        let shared = Shared::default();
         let ringing = Arc::new(Ringing::default());
         let now = Instant::now();
         let at = |secs| now + Duration::from_secs(secs);
-        assert!(clock.set(at(10), Arc::downgrade(&ringing)), "the first");
-        assert!(!clock.set(at(20), Arc::downgrade(&ringing)), "a later one");
-        assert!(!clock.set(at(10), Arc::downgrade(&ringing)), "an equal one");
-        assert!(clock.set(at(5), Arc::downgrade(&ringing)), "an earlier one");
+        assert!(shared.set(at(10), Arc::downgrade(&ringing)), "the first");
+        assert!(!shared.set(at(20), Arc::downgrade(&ringing)), "a later one");
+        assert!(
+            !shared.set(at(10), Arc::downgrade(&ringing)),
+            "an equal one"
+        );
+        assert!(
+            shared.set(at(5), Arc::downgrade(&ringing)),
+            "an earlier one"
+        );
     }
 
     #[test]
     fn dropped_alarms_are_cleared_out() {
+        let clock = Clock::new();
         for _ in 0..3 * PRUNE_FLOOR {
-            drop(alarm(Duration::from_secs(3600)));
+            drop(clock.alarm(Duration::from_secs(3600)));
         }
-        assert!(lock(&clock().alarms).queue.len() <= 2 * PRUNE_FLOOR + 1);
+        assert!(lock(&clock.owner.shared.alarms).queue.len() <= 2 * PRUNE_FLOOR + 1);
     }
 
     #[test]
     fn a_deadline_too_far_to_write_down_never_rings() {
-        let mut never = alarm(Duration::MAX);
+        let mut never = Clock::new().alarm(Duration::MAX);
         let mut cx = Context::from_waker(Waker::noop());
         assert!(Pin::new(&mut never).poll(&mut cx).is_pending());
+    }
+
+    #[test]
+    fn a_clock_starts_its_thread_with_its_first_alarm_only() {
+        let clock = Clock::new();
+        assert!(clock.owner.thread.get().is_none(), "started unasked");
+        drop(clock.alarm(Duration::from_secs(3600)));
+        assert!(matches!(clock.owner.thread.get(), Some(Some(_))));
+    }
+
+    #[test]
+    fn the_clocks_thread_ends_with_its_last_handle_not_before() {
+        let clock = Clock::new();
+        block_on(clock.alarm(Duration::from_millis(10)));
+        // The thread holds the alarms; it lets go of them when it returns.
+        let alarms = Arc::downgrade(&clock.owner.shared);
+        let pending = clock.alarm(Duration::from_millis(100));
+        drop(clock);
+        assert!(alarms.upgrade().is_some(), "ended with an alarm still set");
+        let started = Instant::now();
+        block_on(pending);
+        assert!(started.elapsed() >= Duration::from_millis(50), "rang early");
+        // Dropping the last handle joins the thread: nothing is left.
+        assert!(alarms.upgrade().is_none(), "the thread outlived its clock");
     }
 }

@@ -14,7 +14,7 @@ use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
 use crate::registry::Registry;
-use crate::roundtrip::Talkback;
+use crate::roundtrip::TalkbackConfig;
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::surface::Surface;
 use crate::tasks::TaskConfig;
@@ -66,7 +66,7 @@ pub struct ServerBuilder {
     heavy: HeavyConfig,
     usage: Option<Arc<UsageReport>>,
     delegate: Arc<dyn Delegate>,
-    talkback: Talkback,
+    talkback: TalkbackConfig,
     limits: CallLimits,
     tasks: TaskConfig,
 }
@@ -103,7 +103,7 @@ impl ServerBuilder {
             heavy: HeavyConfig::default(),
             usage: None,
             delegate: no_handler(),
-            talkback: Talkback::default(),
+            talkback: TalkbackConfig::default(),
             limits: CallLimits::default(),
             tasks: TaskConfig::default(),
         }
@@ -111,7 +111,8 @@ impl ServerBuilder {
 
     /// Checks every setting and makes the server: the tools found and
     /// named uniquely, each tool's host state registered, each dispatcher's
-    /// name free and its routes unambiguous, the page sizes consistent.
+    /// name free and its routes unambiguous, the page sizes consistent, a
+    /// request-state key drawn at random unless one was given.
     /// Published schemas, the `tools/list` answer and the name of every
     /// tool are worked out here, once; the server never rebuilds them.
     /// The units of mcp-light's metrics are registered with the `metrics`
@@ -124,6 +125,7 @@ impl ServerBuilder {
         let mut heavy = self.heavy;
         check_heavy(&heavy)?;
         self.tasks.check()?;
+        let talkback = self.talkback.build()?;
         // The units of mcp-light's metrics, for the recorder installed now.
         crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.
@@ -139,7 +141,7 @@ impl ServerBuilder {
             heavy,
             usage: self.usage,
             delegate: self.delegate,
-            talkback: Arc::new(self.talkback),
+            talkback: Arc::new(talkback),
             limits: self.limits,
             tasks: self.tasks,
         })
@@ -425,10 +427,12 @@ impl ServerBuilder {
     /// answer tells the caller to read before retrying a write. So is a
     /// synchronous tool function, which runs on the blocking pool: its call
     /// is answered at the deadline, and the function runs on to its end. The
-    /// deadline is armed once the tool first waits, on a clock of
-    /// mcp-light's own (one thread), so it holds on any runtime, one built
-    /// without tokio's time driver included; it follows the wall clock, so
-    /// a test that pauses tokio's clock does not pause it.
+    /// deadline is armed once the tool first waits, on the server's own
+    /// clock (one thread, started with the first deadline armed and ended
+    /// once the server and its last running call are dropped), so it holds
+    /// on any runtime, one built without tokio's time driver included; it
+    /// follows the wall clock, so a test that pauses tokio's clock does not
+    /// pause it.
     pub fn with_tool_deadline(mut self, deadline: Option<Duration>) -> ServerBuilder {
         self.limits.tool_deadline = deadline;
         self
@@ -556,8 +560,8 @@ impl ServerBuilder {
     }
 
     /// Signs the `requestState` of input-required results (protocol
-    /// 2026-07-28) with `key`, at least 32 bytes, instead of the key drawn
-    /// at random when the process starts. Replicas behind one load balancer
+    /// 2026-07-28) with `key`, at least 32 bytes, instead of a key drawn
+    /// at random when the server is built. Replicas behind one load balancer
     /// share a key, so a retry that lands on another replica still opens the
     /// state the first one sealed.
     ///
@@ -585,9 +589,8 @@ impl ServerBuilder {
                 "a shorter key is too easy to guess; draw one at random",
             ));
         }
-        // A key's length is all `try_new` checks.
-        self.talkback.codec =
-            RequestStateCodec::try_new(key).expect("a key long enough makes a codec");
+        // Its length, checked above, is all `try_new` would check.
+        self.talkback.key = Some(RequestStateCodec::new_unchecked(key));
         Ok(self)
     }
 

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::{BoxFuture, StoreError};
-use crate::limits::alarm;
 
 /// What reached a task from its callers since it started: a cancellation,
 /// and the answers sent with `tasks/update`, by their keys.
@@ -87,11 +86,14 @@ pub trait TaskStore: Send + Sync + 'static {
         with_responses: bool,
     ) -> BoxFuture<'a, Result<TaskSignals, StoreError>>;
 
-    /// Completes when task `id` may have been signalled, or after `most`:
-    /// a store that can tell the running task at once overrides it.
+    /// Completes when task `id` may have been signalled; `most` is how
+    /// long the running task waits at most before it looks at the store
+    /// anyway, on its server's clock. The default, for a store that cannot
+    /// tell, never completes: the task looks every `most`. A store that can
+    /// tell the running task at once overrides it.
     fn wait<'a>(&'a self, id: &'a str, most: Duration) -> BoxFuture<'a, ()> {
-        let _ = id;
-        Box::pin(alarm(most))
+        let _ = (id, most);
+        Box::pin(std::future::pending())
     }
 }
 
@@ -228,14 +230,14 @@ impl TaskStore for MemoryTasks {
     }
 
     fn wait<'a>(&'a self, id: &'a str, most: Duration) -> BoxFuture<'a, ()> {
+        let _ = most;
         let signalled = self.with_slot(id, |slot| Arc::clone(&slot.signalled));
         Box::pin(async move {
-            let Some(signalled) = signalled else {
-                return alarm(most).await;
-            };
-            tokio::select! {
-                () = signalled.notified() => {}
-                () = alarm(most) => {}
+            match signalled {
+                Some(signalled) => signalled.notified().await,
+                // Gone or never there: only the running task's own look at
+                // the store, at `most`, finds that out.
+                None => std::future::pending().await,
             }
         })
     }

@@ -16,7 +16,6 @@ use serde_json::Value;
 use super::record::{Record, error_object, new_id};
 use super::serve::Tasks;
 use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
-use crate::limits::alarm;
 use crate::offload::Unfinished;
 use crate::outcome::{Answer, CallError};
 use crate::telemetry::{Facts, Label, ToolMetrics};
@@ -61,7 +60,7 @@ impl Tasking<'_> {
         let mut watch = StopWatch::new(self.stops);
         let after = escalation.tasks.config().after;
         if !after.is_zero() {
-            let mut due = alarm(after);
+            let mut due = escalation.tasks.clock().alarm(after);
             let raced = poll_fn(|cx| {
                 if let Poll::Ready(result) = Pin::new(&mut work).poll(cx) {
                     return Poll::Ready(Some(Ok(result)));
@@ -171,17 +170,21 @@ impl Runner {
         let mut written = View::default();
         // One watch at a time, kept across the wake-ups a busy tool's
         // progress makes: the store is looked at every watch interval
-        // however often the tool reports.
+        // however often the tool reports, or sooner when it tells. The
+        // interval is kept on the server's clock, not the store's.
         let mut watch = store.wait(&id, config.watch_interval);
+        let mut due = tasks.clock().alarm(config.watch_interval);
         loop {
             let watched = tokio::select! {
                 biased;
                 done = &mut work => return self.finish(done).await,
                 () = &mut watch => true,
+                () = &mut due => true,
                 () = self.link.changed.notified() => false,
             };
             if watched {
                 watch = store.wait(&id, config.watch_interval);
+                due = tasks.clock().alarm(config.watch_interval);
                 match store.signals(&id, self.link.has_pending()).await {
                     Ok(signals) if signals.cancelled => {
                         self.link.cancelled.cancel();

@@ -12,6 +12,7 @@ use rmcp::model::{
 use super::TaskConfig;
 use super::record::{Record, error_object, is_task_id};
 use crate::Caller;
+use crate::limits::Clock;
 use crate::store::TaskStore;
 
 /// A server's tasks: where they are kept and how they run.
@@ -26,6 +27,9 @@ struct Inner {
     /// How long a task is kept: the configured TTL, else the continuation
     /// store's.
     ttl: Duration,
+    /// What a call waits on before it becomes a task, and a running task
+    /// between looks at the store: the server's clock.
+    clock: Clock,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -38,10 +42,20 @@ impl std::fmt::Debug for Tasks {
 }
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, config: TaskConfig, store_ttl: Duration) -> Tasks {
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        config: TaskConfig,
+        store_ttl: Duration,
+        clock: Clock,
+    ) -> Tasks {
         let ttl = config.ttl.unwrap_or(store_ttl);
         Tasks {
-            inner: Arc::new(Inner { store, config, ttl }),
+            inner: Arc::new(Inner {
+                store,
+                config,
+                ttl,
+                clock,
+            }),
         }
     }
 
@@ -55,6 +69,10 @@ impl Tasks {
 
     pub(crate) fn ttl(&self) -> Duration {
         self.inner.ttl
+    }
+
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.inner.clock
     }
 
     /// The record of task `id` if `caller` owns it, with the keys answered

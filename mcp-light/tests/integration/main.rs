@@ -7,6 +7,9 @@ mod bounds;
 mod build;
 mod compose;
 mod content;
+// Reads its threads' names in /proc.
+#[cfg(target_os = "linux")]
+mod deadline_clock;
 mod disk_tier;
 mod dispatch;
 mod fixtures;

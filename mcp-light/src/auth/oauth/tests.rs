@@ -291,7 +291,7 @@ async fn the_metadata_names_the_resource_and_its_issuer_at_the_path_of_rfc_9728(
     let addr = listener.local_addr().unwrap();
     let router = verifier.metadata_router();
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let http = reqwest::Client::new();
+    let http = http_client().unwrap();
     for path in [METADATA_PATH, "/.well-known/oauth-protected-resource/mcp"] {
         let metadata: Value = http
             .get(format!("http://{addr}{path}"))
@@ -342,4 +342,38 @@ fn only_https_or_loopback_http_urls_are_accepted() {
         );
     }
     Verifier::new(OAuthResource::new("https://auth.example.com", AUDIENCE)).unwrap();
+}
+
+/// Nothing in this crate's unit tests installs a rustls provider: the
+/// verifier's client is handed ring's and the process keeps none.
+#[test]
+fn building_the_verifier_installs_no_crypto_provider_for_the_process() {
+    let verifier = Verifier::new(OAuthResource::new("https://auth.example.com", AUDIENCE));
+    assert!(verifier.is_ok(), "{verifier:?}");
+    assert!(
+        rustls::crypto::CryptoProvider::get_default().is_none(),
+        "a crypto provider was installed for the whole process"
+    );
+}
+
+#[tokio::test]
+async fn an_issuer_without_keys_says_where_it_looked() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let other = json!({"issuer": "http://127.0.0.1:1"}).to_string();
+    let router = axum::Router::new().route(
+        "/.well-known/oauth-authorization-server",
+        axum::routing::get(move || async move { other }),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let verifier = Verifier::new(OAuthResource::new(&url, AUDIENCE)).unwrap();
+    let error = verifier.discover_jwks_url().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the issuer's metadata gives no keys ({url}/.well-known/oauth-authorization-server \
+             names another issuer; {url}/.well-known/openid-configuration answered 404 Not Found); \
+             set the JWKS URL explicitly"
+        )
+    );
 }
