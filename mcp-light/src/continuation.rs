@@ -535,3 +535,40 @@ impl std::fmt::Debug for Continuations {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Principal;
+
+    #[test]
+    fn every_kind_of_caller_owns_what_it_stores_under_the_identity_it_always_had() {
+        // The owners stores have written down: they must keep matching.
+        for (caller, written) in [
+            (
+                Caller::Principal(Principal::from("alice")),
+                "principal:alice",
+            ),
+            (Caller::Session("3f2a".into()), "session:3f2a"),
+            (Caller::Process, "process"),
+            (Caller::Anonymous, "anonymous"),
+        ] {
+            let called = Called {
+                caller: caller.clone(),
+                tool: Cow::Borrowed("device_list"),
+            };
+            assert_eq!(
+                called.owner(),
+                Owner::new(written, "device_list"),
+                "{caller:?}"
+            );
+            assert_eq!(caller.identity(), written);
+        }
+        // A principal named like a session is still a principal.
+        let spoof = Called {
+            caller: Caller::Principal(Principal::from("session:3f2a")),
+            tool: Cow::Borrowed("device_list"),
+        };
+        assert_ne!(spoof.owner(), Owner::new("session:3f2a", "device_list"));
+    }
+}

@@ -10,8 +10,45 @@ use std::sync::Arc;
 /// [`Server::http_service`](crate::Server::http_service); the caller
 /// is then that principal rather than the MCP session, on every replica
 /// that shares the continuation store.
+///
+/// It is the one name of an authenticated caller: [`Caller::Principal`](crate::Caller::Principal)
+/// holds it, and [`Caller::identity`](crate::Caller::identity) turns it into
+/// the owner of what that caller stores and the tasks it starts.
+///
+/// ```
+/// use mcp_light::{Caller, Principal};
+///
+/// let alice = Principal::from("alice");
+/// assert_eq!(alice.as_str(), "alice");
+/// assert_eq!(Caller::Principal(alice).identity(), "principal:alice");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
+
+impl Principal {
+    /// The principal's name, as the host authenticated it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Principal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Principal {
+    fn from(name: &str) -> Principal {
+        Principal(name.to_owned())
+    }
+}
+
+impl From<String> for Principal {
+    fn from(name: String) -> Principal {
+        Principal(name)
+    }
+}
 
 /// The OAuth scopes a request's access token grants, kept in the request's
 /// extensions beside its [`Principal`].

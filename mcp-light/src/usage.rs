@@ -36,6 +36,8 @@ use serde::Serialize;
 
 use crate::outcome::Answer;
 #[cfg(feature = "usage")]
+use crate::outcome::Usage;
+#[cfg(feature = "usage")]
 use serde_json::json;
 #[cfg(all(test, feature = "usage"))]
 use serde_json::{Map, Value};
@@ -128,9 +130,14 @@ impl UsageReport {
     /// outcome and in the result's `_meta`.
     pub(crate) fn report(&self, answer: &mut Answer) {
         let counted = self.count_answer(&answer.result);
-        let full = answer.outcome.full_counts.unwrap_or(counted);
-        answer.outcome.answer_counts = Some(counted);
-        answer.outcome.full_counts = Some(full);
+        let usage = answer.outcome.usage.get_or_insert_with(|| {
+            Box::new(Usage {
+                full: counted,
+                answer: None,
+            })
+        });
+        usage.answer = Some(counted);
+        let full = usage.full;
         Self::insert(&mut answer.result, counted, full);
     }
 
@@ -343,8 +350,8 @@ mod tests {
             ]
         );
         // The outcome carries what the report says.
-        assert_eq!(answer.outcome.answer_counts, Some(counted));
-        assert_eq!(answer.outcome.full_counts, Some(full));
+        let usage = answer.outcome.usage.as_deref().unwrap();
+        assert_eq!((usage.answer, usage.full), (Some(counted), full));
     }
 
     #[test]

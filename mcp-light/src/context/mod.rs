@@ -31,6 +31,7 @@ pub(crate) use peer::{
 pub(crate) use task::{TaskLink, View};
 
 use crate::ToolError;
+use crate::principal::Principal;
 
 /// Who is calling, as far as the transport can tell. Continuation
 /// tokens are bound to it: a token minted for one caller is refused to
@@ -39,7 +40,7 @@ use crate::ToolError;
 #[non_exhaustive]
 pub enum Caller {
     /// A principal the host authenticated.
-    Principal(String),
+    Principal(Principal),
     /// An MCP session (Streamable HTTP after the initialize handshake).
     Session(String),
     /// The client process at the other end of stdio.
@@ -52,7 +53,19 @@ pub enum Caller {
 }
 
 impl Caller {
-    /// The identity a continuation entry is bound to.
+    /// The caller's identity: the one way a caller becomes the owner of
+    /// what it stores (a continuation entry's [`Owner`](crate::store::Owner))
+    /// and of the tasks it starts, and what a `requestState` is bound to.
+    /// Tokens, tasks and rounds are refused to any other identity.
+    ///
+    /// ```
+    /// use mcp_light::Caller;
+    ///
+    /// assert_eq!(Caller::Principal("ada".into()).identity(), "principal:ada");
+    /// assert_eq!(Caller::Session("s-1".into()).identity(), "session:s-1");
+    /// assert_eq!(Caller::Process.identity(), "process");
+    /// assert_eq!(Caller::Anonymous.identity(), "anonymous");
+    /// ```
     pub fn identity(&self) -> String {
         match self {
             Caller::Principal(p) => format!("principal:{p}"),

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::error::StoreError;
 use crate::args::LongArgument;
+use crate::error::StoreError;
 use crate::error::ToolError;
 use crate::offload::Unfinished;
 

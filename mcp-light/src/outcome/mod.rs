@@ -40,8 +40,7 @@ impl Answer {
                 answer_bytes,
                 full_bytes: None,
                 tier: None,
-                full_counts: None,
-                answer_counts: None,
+                usage: None,
             },
         }
     }
@@ -93,7 +92,9 @@ impl Answer {
     /// The full result the answer stands for counts `full` in the usage
     /// report's encodings: known where that result is at hand.
     pub(crate) fn counting(mut self, full: Option<Counts>) -> Answer {
-        self.outcome.full_counts = full;
+        if let Some(full) = full {
+            self.outcome.usage = Some(Box::new(Usage { full, answer: None }));
+        }
         self
     }
 
@@ -109,8 +110,9 @@ impl Answer {
 }
 
 /// What one call's answer is: its shape, its token, its bytes and what it
-/// cost in tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// cost in tokens. Small, as it travels with every answer: what only a
+/// usage report has is boxed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outcome {
     pub(crate) shape: Shape,
     /// A continuation token the answer carries (minted) or was served for
@@ -124,11 +126,19 @@ pub(crate) struct Outcome {
     pub(crate) full_bytes: Option<u64>,
     /// The store that keeps the token's result, with a token.
     pub(crate) tier: Option<&'static str>,
-    /// The full result's counts, where it is not the answer and a usage
-    /// report is kept.
-    pub(crate) full_counts: Option<Counts>,
-    /// The answer's counts, once the usage report is made.
-    pub(crate) answer_counts: Option<Counts>,
+    /// The usage report's counts, when the server keeps one.
+    pub(crate) usage: Option<Box<Usage>>,
+}
+
+/// What an answer and the full result it stands for count in the usage
+/// report's encodings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Usage {
+    /// The full result's counts: known where that result was at hand, or
+    /// the answer's own where the answer is the result.
+    pub(crate) full: Counts,
+    /// The answer's, once the report is made.
+    pub(crate) answer: Option<Counts>,
 }
 
 impl Outcome {

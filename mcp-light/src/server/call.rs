@@ -46,8 +46,9 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
+        let span = tracing::Span::none();
         let Ok(answer) = self
-            .answer(named, tool, arguments, caller, None, None, None, run)
+            .answer(named, tool, arguments, caller, None, None, None, &span, run)
             .await;
         answer.into_result()
     }
@@ -60,7 +61,8 @@ impl Server {
     /// come back as `Err`, the response as it goes out ([`responded`]).
     ///
     /// `granted` are the scopes the caller's access token grants, when the
-    /// call must be checked against them (see [`GrantedScopes`]).
+    /// call must be checked against them (see [`GrantedScopes`]). The call
+    /// runs in `span`, the request's.
     ///
     /// The result comes as an [`Answer`]: with its outcome, for the
     /// request's span and metrics.
@@ -77,6 +79,7 @@ impl Server {
         client: Client<'s>,
         tasks_declared: bool,
         granted: Option<GrantedScopes>,
+        span: &'s tracing::Span,
     ) -> impl Future<Output = Result<Answer, Stopped>> + 's {
         let (talk, stops, talking) = match client {
             Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
@@ -103,6 +106,7 @@ impl Server {
             granted,
             talk,
             Some(tasking),
+            span,
             run,
         )
     }
@@ -124,6 +128,7 @@ impl Server {
         granted: Option<GrantedScopes>,
         talk: Option<Arc<Talk>>,
         tasking: Option<Tasking<'_>>,
+        span: &tracing::Span,
         run: impl FnOnce(Run<'t>) -> R,
     ) -> Result<Answer, S>
     where
@@ -169,7 +174,9 @@ impl Server {
                                         counted_as: Arc::clone(self.tool_metrics(named)),
                                         usage: self.inner.usage.clone(),
                                     };
-                                    match tasking.run(work, escalation).await {
+                                    // Boxed: only a call that may become a task
+                                    // carries what becoming one takes.
+                                    match Box::pin(tasking.run(work, escalation)).await {
                                         Ok(answer) => answer,
                                         Err(stopped) => return S::escape(stopped),
                                     }
@@ -183,16 +190,17 @@ impl Server {
         });
         // Where a call's panics end, whether in the tool, its arguments'
         // parsing or the heavy answer built from its stored result: the
-        // call is polled in place (a future moved costs its whole size in
+        // call is polled in place, in the request's span (a future moved,
+        // into a wrapper that enters the span, costs its whole size in
         // copies, and this one holds the tool's).
-        let caught =
-            poll_fn(
-                |cx| match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
-                    Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-                    Ok(Poll::Pending) => Poll::Pending,
-                    Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
-                },
-            );
+        let caught = poll_fn(|cx| {
+            let _entered = span.enter();
+            match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
+                Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+                Ok(Poll::Pending) => Poll::Pending,
+                Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
+            }
+        });
         let mut answer = match caught.await {
             Ok(answer) => answer?,
             Err(unfinished) => Answer::unfinished(tool, unfinished),

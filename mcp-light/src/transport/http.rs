@@ -64,7 +64,7 @@ pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
     let principal = extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>());
-    if let Some(Principal(principal)) = principal {
+    if let Some(principal) = principal {
         return Some(Caller::Principal(principal.clone()));
     }
     let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;

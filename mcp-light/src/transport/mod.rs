@@ -59,7 +59,6 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
-use tracing::Instrument;
 
 use crate::compose::{Delegate, composed_methods, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
@@ -284,8 +283,8 @@ impl ServerHandler for McpHandler {
                 client,
                 tasks_declared,
                 granted,
+                traced.span(),
             )
-            .instrument(traced.span().clone())
             .await;
         traced.finish_call(self.server.tool_metrics(named), &done);
         responded(done)
