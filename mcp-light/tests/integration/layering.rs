@@ -18,23 +18,34 @@ const LAYERS: &[&[&str]] = &[
     // Definitions that depend on nothing of the runtime: errors, kinds,
     // tokens, who calls, arguments and the answers built from them.
     &[
-        "error", "config", "kind", "token", "principal", "usage", "outcome", "surface",
-        "roundtrip", "light_key", "content", "args", "answer",
+        "error",
+        "config",
+        "kind",
+        "token",
+        "principal",
+        "usage",
+        "outcome",
+        "surface",
+        "roundtrip",
+        "light_key",
+        "content",
+        "args",
+        "answer",
     ],
     // Bounds, the blocking pool and the metrics, under everything that runs.
     &["limits", "offload", "telemetry"],
     // Where results and tasks are kept.
     &["store"],
-    // The shapes of answers and schemas: heavy reads, envelopes, what a
-    // dispatcher's route tells a call.
-    &["heavy", "schema", "envelope", "output_schema", "routed"],
+    // The shapes of answers and their schemas: heavy reads, envelopes.
+    &["heavy", "schema", "envelope", "output_schema"],
     // What a call carries and what a tool takes from it.
     &["context", "extract", "state"],
     // Results kept for a token, and tasks.
     &["continuation", "keep", "tasks"],
     // Calling one tool: the call the generated code answers through.
     &["invoke", "output", "items"],
-    // What a tool is, and the catalogue of tools.
+    // What a tool is (its definition carries the `InvokeFn` that calls it,
+    // so it sits on the call), and the catalogue of tools.
     &["tool", "registry", "dispatch"],
     // The server, what it composes, and what serves it.
     &["compose", "auth"],
@@ -116,7 +127,11 @@ fn load_tree() -> Tree {
                 let target = absolute(&tree, &here, &segments);
                 if let Some(name) = name {
                     let module = tree.get_mut(&path).unwrap();
-                    module.imports.entry(here.clone()).or_default().insert(name, target);
+                    module
+                        .imports
+                        .entry(here.clone())
+                        .or_default()
+                        .insert(name, target);
                 }
             }
         }
@@ -159,9 +174,7 @@ fn strip_comments(text: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == 'r'
-            && matches!(next, Some('"' | '#'))
-            && (i == 0 || !is_ident(chars[i - 1]))
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && (i == 0 || !is_ident(chars[i - 1]))
         {
             // A raw string: `r"…"`, `r#"…"#`.
             let mut j = i + 1;
@@ -280,7 +293,11 @@ fn declared_modules(code: &str) -> Vec<String> {
             continue;
         }
         let rest = &code[at + 4..];
-        let name: String = rest.trim_start().chars().take_while(|c| is_ident(*c)).collect();
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| is_ident(*c))
+            .collect();
         let after = rest.trim_start()[name.len()..].trim_start();
         if !name.is_empty() && after.starts_with(';') {
             names.push(name);
@@ -298,7 +315,11 @@ fn inline_modules(code: &str) -> Vec<(String, usize, usize)> {
             continue;
         }
         let rest = &code[at + 4..];
-        let name: String = rest.trim_start().chars().take_while(|c| is_ident(*c)).collect();
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| is_ident(*c))
+            .collect();
         let after = rest.trim_start()[name.len()..].trim_start();
         if !name.is_empty() && after.starts_with('{') {
             let open = code.len() - after.len();
@@ -492,7 +513,11 @@ fn edges(tree: &Tree) -> BTreeSet<Edge> {
                 add(&here, segments);
             }
         }
-        let in_use = |at: usize| statements.iter().any(|(start, end, _)| *start <= at && at < *end);
+        let in_use = |at: usize| {
+            statements
+                .iter()
+                .any(|(start, end, _)| *start <= at && at < *end)
+        };
         for (at, segments) in code_paths(code) {
             if !in_use(at) {
                 add(&module_at(path, code, at), &segments);
@@ -595,7 +620,10 @@ fn upward(
 fn graph_of(edges: &BTreeSet<Edge>) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for edge in edges.iter().filter(|edge| !edge.into_own) {
-        graph.entry(edge.from.clone()).or_default().insert(edge.to.clone());
+        graph
+            .entry(edge.from.clone())
+            .or_default()
+            .insert(edge.to.clone());
         graph.entry(edge.to.clone()).or_default();
     }
     graph
@@ -649,6 +677,16 @@ fn explain(cycle: &[String], edges: &BTreeSet<Edge>) -> String {
 }
 
 fn file_layers(tree: &Tree) -> BTreeMap<String, usize> {
+    for entry in LAYERS.iter().flat_map(|row| row.iter()) {
+        let path: Vec<String> = match *entry {
+            "lib" => Vec::new(),
+            entry => entry.split("::").map(str::to_owned).collect(),
+        };
+        assert!(
+            tree.contains_key(&path),
+            "LAYERS names `{entry}`, which is no module"
+        );
+    }
     tree.iter()
         .map(|(path, module)| {
             let layer = layer_of(LAYERS, path).unwrap_or_else(|| {
@@ -662,7 +700,11 @@ fn file_layers(tree: &Tree) -> BTreeMap<String, usize> {
 #[test]
 fn the_runtime_has_no_import_cycle_between_files() {
     let tree = load_tree();
-    assert!(tree.len() > 60, "the files were not found: {:?}", tree.keys());
+    assert!(
+        tree.len() > 60,
+        "the files were not found: {:?}",
+        tree.keys()
+    );
     let edges = edges(&tree);
     if let Some(cycle) = find_cycle(&graph_of(&edges)) {
         panic!(
@@ -711,10 +753,19 @@ fn a_call_goes_down_from_server_to_store() {
 fn test_code_and_test_files_are_left_out() {
     let tree = load_tree();
     let files: BTreeSet<_> = tree.values().map(|m| m.file.as_str()).collect();
-    for file in ["heavy/observe.rs", "heavy/summary.rs", "transport/mod.rs", "store/memory/state.rs"] {
+    for file in [
+        "heavy/observe.rs",
+        "heavy/summary.rs",
+        "transport/mod.rs",
+        "store/memory/state.rs",
+    ] {
         assert!(files.contains(file), "{file} was not found: {files:?}");
     }
-    for file in ["heavy/test_support.rs", "heavy/summary/tests.rs", "transport/tests.rs"] {
+    for file in [
+        "heavy/test_support.rs",
+        "heavy/summary/tests.rs",
+        "transport/tests.rs",
+    ] {
         assert!(!files.contains(file), "{file} is test code");
     }
 }
@@ -727,15 +778,24 @@ fn the_checkers_catch_a_cycle_and_an_upward_import() {
         path: format!("crate::{}", to.trim_end_matches(".rs")),
         into_own: false,
     };
-    let cyclic = BTreeSet::from([edge("a.rs", "b.rs"), edge("b.rs", "c.rs"), edge("c.rs", "a.rs")]);
-    assert_eq!(find_cycle(&graph_of(&cyclic)).unwrap(), ["a.rs", "b.rs", "c.rs", "a.rs"]);
-    let acyclic = BTreeSet::from([edge("a.rs", "b.rs"), edge("b.rs", "c.rs"), edge("a.rs", "c.rs")]);
+    let cyclic = BTreeSet::from([
+        edge("a.rs", "b.rs"),
+        edge("b.rs", "c.rs"),
+        edge("c.rs", "a.rs"),
+    ]);
+    assert_eq!(
+        find_cycle(&graph_of(&cyclic)).unwrap(),
+        ["a.rs", "b.rs", "c.rs", "a.rs"]
+    );
+    let acyclic = BTreeSet::from([
+        edge("a.rs", "b.rs"),
+        edge("b.rs", "c.rs"),
+        edge("a.rs", "c.rs"),
+    ]);
     assert_eq!(find_cycle(&graph_of(&acyclic)), None);
 
     let layers: &[&[&str]] = &[&["c"], &["b", "x"], &["a"]];
-    let layer = |file: &str| {
-        layer_of(layers, &[file.trim_end_matches(".rs").to_owned()]).unwrap()
-    };
+    let layer = |file: &str| layer_of(layers, &[file.trim_end_matches(".rs").to_owned()]).unwrap();
     assert_eq!(upward(&acyclic, &layer, layers), Vec::<String>::new());
     let up = BTreeSet::from([edge("c.rs", "b.rs"), edge("b.rs", "x.rs")]);
     assert_eq!(
@@ -758,7 +818,10 @@ fn the_reader_sees_imports_as_rustc_does() {
     assert!(!code.contains("docs") && !code.contains("crate::g") && !code.contains("crate::k"));
     assert!(!code.contains("crate::m") && !code.contains("helper"));
     assert_eq!(declared_modules(&code), ["n"]);
-    let uses: Vec<_> = use_statements(&code).into_iter().flat_map(|(_, _, t)| t).collect();
+    let uses: Vec<_> = use_statements(&code)
+        .into_iter()
+        .flat_map(|(_, _, t)| t)
+        .collect();
     let path = |p: &str| p.split("::").map(str::to_owned).collect::<Vec<_>>();
     assert_eq!(
         uses,
@@ -769,8 +832,9 @@ fn the_reader_sees_imports_as_rustc_does() {
             (path("super::f"), None),
         ]
     );
-    let in_code: Vec<_> = code_paths(&code).into_iter().map(|(_, p)| p.join("::")).collect();
+    let in_code: Vec<_> = code_paths(&code)
+        .into_iter()
+        .map(|(_, p)| p.join("::"))
+        .collect();
     assert!(in_code.contains(&"crate::i::j".to_owned()), "{in_code:?}");
 }
-
-
