@@ -227,7 +227,7 @@ macro_rules! pass_on {
     (@method passed_on async $(#[$attr:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty = $method:literal) => {
         $(#[$attr])*
         async fn $name(&self, $($arg: $ty),*) -> $out {
-            let traced = self.traced($method, None, &pass_on!(@last $($arg),*));
+            let traced = self.traced($method, &pass_on!(@last $($arg),*));
             traced.run(self.composed().$name($($arg),*)).await
         }
     };

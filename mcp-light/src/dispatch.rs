@@ -10,14 +10,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{Tool, ToolAnnotations};
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::args;
 use crate::error::BuildError;
 use crate::heavy::{self, HeavyConfig};
 use crate::invoke::Routed;
+use crate::output_schema::Described;
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::{self, PublishedSchema, VERIFY};
 
@@ -41,17 +40,6 @@ pub(crate) enum Route<'r> {
     },
     /// `describe: true`: the action's `params` schema, nothing run.
     Describe(Described<'r>),
-}
-
-/// What `describe: true` answers: `{description?, params_schema}`, the
-/// action's description and the schema its `params` must match.
-#[derive(Debug, Serialize, JsonSchema)]
-#[schemars(title = "describe")]
-pub(crate) struct Described<'r> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    description: Option<&'r str>,
-    params_schema: &'r Map<String, Value>,
 }
 
 /// One tool that reaches many: `{resource, action, params, verify, ...}`.
@@ -279,10 +267,10 @@ impl Dispatcher {
 /// top level (`verify`, the negotiation fields).
 fn describe_action(tool: &PublishedTool) -> Described<'_> {
     let description = tool.def().description();
-    Described {
-        description: (!description.is_empty()).then_some(description),
-        params_schema: tool.params_schema(),
-    }
+    Described::new(
+        (!description.is_empty()).then_some(description),
+        tool.params_schema(),
+    )
 }
 
 fn describe(routes: &BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>) -> String {

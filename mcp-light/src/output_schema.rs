@@ -25,12 +25,36 @@ use std::sync::LazyLock;
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::transform::transform_subschemas;
 use schemars::{JsonSchema, Schema};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::dispatch::Described;
 use crate::envelope::{BulkEnvelope, DestroyEnvelope, SingleEnvelope};
 use crate::heavy::{Page, Probe, Summary};
 use crate::kind::{ToolKind, WriteKind};
+
+/// What a dispatcher's `describe: true` answers: `{description?,
+/// params_schema}`, the action's description and the schema its `params`
+/// must match. Defined here, beside its schema, so that the schemas of the
+/// answers need nothing of the dispatcher that answers it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "describe")]
+pub(crate) struct Described<'r> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    description: Option<&'r str>,
+    params_schema: &'r Map<String, Value>,
+}
+
+impl<'r> Described<'r> {
+    /// The answer for an action with `description` (none when empty) whose
+    /// `params` must match `params_schema`.
+    pub(crate) fn new(description: Option<&'r str>, params_schema: &'r Map<String, Value>) -> Self {
+        Described {
+            description,
+            params_schema,
+        }
+    }
+}
 
 /// One shape an answer can take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::page::{Layout, layout};
 use super::preview::{ListPreview, fit_or_empty};
-use super::summary::{ListSummary, summarize};
+use super::summarize::summarize;
+use super::summary::ListSummary;
 use super::{HeavyConfig, kind, to_json};
 use crate::store::Origin;
 use crate::usage::Counts;

@@ -47,6 +47,7 @@ mod observe;
 mod page;
 mod preview;
 mod probe;
+mod summarize;
 mod summary;
 #[cfg(test)]
 mod test_support;
@@ -57,7 +58,7 @@ use crate::config::{ConfigError, Unit};
 use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};
-use summary::summarize;
+use summarize::summarize;
 
 pub(crate) use digest::{Digest, ListDigest, Shape, preview_of};
 pub(crate) use filter::check_list_keys;

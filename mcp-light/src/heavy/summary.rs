@@ -24,8 +24,6 @@ use serde::ser::SerializeMap;
 use serde_json::{Number, Value};
 
 use super::ELLIPSIS;
-use super::page::{Layout, layout};
-use crate::store::Origin;
 
 /// The most fields (of a list's objects) or keys (of an object) a summary
 /// describes; the rest are only counted, as `other_fields` or `other_keys`.
@@ -55,23 +53,23 @@ pub const MAX_FIELD_NAMES: usize = 1_000;
 #[schemars(title = "summary")]
 pub(crate) struct Summary {
     #[serde(rename = "type")]
-    kind: Kind,
+    pub(super) kind: Kind,
     /// A list's items or an object's keys; a scalar has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "usize")]
-    count: Option<usize>,
+    pub(super) count: Option<usize>,
     /// What a summary of this type says beyond its count. Its keys depend
     /// on the type, so the published schema names only `type` and `count`,
     /// which every summary of a list or an object has.
     #[serde(flatten)]
     #[schemars(skip)]
-    detail: Detail,
+    pub(super) detail: Detail,
 }
 
 /// What a summarized value is.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Kind {
+pub(super) enum Kind {
     List,
     Object,
     String,
@@ -83,7 +81,7 @@ enum Kind {
 /// The keys of a summary after `type` and `count`.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-enum Detail {
+pub(super) enum Detail {
     List(ListDetail),
     Object(ObjectDetail),
     /// A string result: its length in characters, and its first ones.
@@ -99,7 +97,7 @@ enum Detail {
 
 /// `{fields?, other_fields?, items?}` of a list.
 #[derive(Debug, Serialize)]
-struct ListDetail {
+pub(super) struct ListDetail {
     /// Per field of the items that are objects, at most [`MAX_FIELDS`].
     #[serde(skip_serializing_if = "Option::is_none")]
     fields: Option<Named<FieldSummary>>,
@@ -123,17 +121,17 @@ enum OtherFields {
 
 /// `{keys, other_keys?, paged?, list?}` of an object.
 #[derive(Debug, Serialize)]
-struct ObjectDetail {
+pub(super) struct ObjectDetail {
     /// Each key, at most [`MAX_FIELDS`], and the shape of its value:
     /// `"list(93)"`, `"object(4)"`, `"string"`.
-    keys: Named<String>,
+    pub(super) keys: Named<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    other_keys: Option<usize>,
+    pub(super) other_keys: Option<usize>,
     /// A wrapper's paged list: its key, and its summary.
     #[serde(skip_serializing_if = "Option::is_none")]
-    paged: Option<String>,
+    pub(super) paged: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    list: Option<Box<Summary>>,
+    pub(super) list: Option<Box<Summary>>,
 }
 
 /// What one field holds across the objects of a list: `{type, nulls,
@@ -183,7 +181,7 @@ struct Lengths {
 /// object: a name given again keeps its place and takes the new value, as
 /// a key of a JSON object would (two long names may be cut to one).
 #[derive(Debug)]
-struct Named<V>(Vec<(String, V)>);
+pub(super) struct Named<V>(Vec<(String, V)>);
 
 impl<V> FromIterator<(String, V)> for Named<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Named<V> {
@@ -208,66 +206,6 @@ impl<V: Serialize> Serialize for Named<V> {
     }
 }
 
-/// `summary`: the type and size of `value`, and what its fields hold.
-pub(super) fn summarize(value: &Value, origin: Origin) -> Summary {
-    match value {
-        Value::Array(items) => list_summary(items),
-        Value::Object(map) => {
-            let keys = map
-                .iter()
-                .take(MAX_FIELDS)
-                .map(|(key, field)| (cut(key), shape(field)))
-                .collect();
-            let paged = match layout(value, origin) {
-                Layout::Wrapper(key) => match map.get(&key) {
-                    Some(Value::Array(items)) => Some((cut(&key), list_summary(items))),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let (paged, list) = paged.unzip();
-            Summary {
-                kind: Kind::Object,
-                count: Some(map.len()),
-                detail: Detail::Object(ObjectDetail {
-                    keys,
-                    other_keys: (map.len() > MAX_FIELDS).then(|| map.len() - MAX_FIELDS),
-                    paged,
-                    list: list.map(Box::new),
-                }),
-            }
-        }
-        Value::String(text) => Summary {
-            kind: Kind::String,
-            count: None,
-            detail: Detail::Text {
-                length: text.chars().count(),
-                value: cut(text),
-            },
-        },
-        scalar => Summary {
-            kind: match scalar {
-                Value::Number(_) => Kind::Number,
-                Value::Bool(_) => Kind::Bool,
-                _ => Kind::Null,
-            },
-            count: None,
-            detail: Detail::Scalar {
-                value: scalar.clone(),
-            },
-        },
-    }
-}
-
-/// The summary of a list of `items`.
-fn list_summary(items: &[Value]) -> Summary {
-    let mut summary = ListSummary::default();
-    for item in items {
-        summary.add(item);
-    }
-    summary.render()
-}
-
 /// A list's summary, built one item at a time in bounded memory:
 /// `{type: "list", count, fields?, other_fields?, items?}`, `fields` for
 /// the items that are objects, `items` for the items themselves when some
@@ -289,13 +227,9 @@ pub(crate) struct ListSummary {
 }
 
 impl ListSummary {
-    /// Counts one more item, read through its `Serialize` impl (a
-    /// [`Value`] or the tool's own type alike), so nothing is built to
-    /// count it.
-    pub(crate) fn add<T: serde::Serialize + ?Sized>(&mut self, item: &T) {
+    /// One more item is counted; [`add`](ListSummary::add) reads it.
+    pub(super) fn begin_item(&mut self) {
         self.count += 1;
-        // An item that fails to serialize is refused before it is counted.
-        let _ = item.serialize(super::observe::Item { list: self });
     }
 
     /// The item being counted is an object.
@@ -617,20 +551,8 @@ fn as_f64(number: &Number) -> f64 {
     number.as_f64().unwrap_or(f64::NAN)
 }
 
-/// The shape of a value in a word: `"list(93)"`, `"object(4)"`, `"string"`.
-fn shape(value: &Value) -> String {
-    match value {
-        Value::Array(items) => format!("list({})", items.len()),
-        Value::Object(map) => format!("object({})", map.len()),
-        Value::String(_) => "string".into(),
-        Value::Number(_) => "number".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Null => "null".into(),
-    }
-}
-
 /// `text` cut to [`MAX_STRING_CHARS`] characters, `…` marking the cut.
-fn cut(text: &str) -> String {
+pub(super) fn cut(text: &str) -> String {
     match text.char_indices().nth(MAX_STRING_CHARS) {
         None => text.to_owned(),
         Some((at, _)) => {

@@ -23,12 +23,13 @@ use axum::body::{Bytes, HttpBody};
 use axum::http::{Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestMethod, ConstString, ErrorData, JsonObject, ProtocolVersion};
+use rmcp::model::{CallToolRequestMethod, ConstString, ErrorData, ProtocolVersion};
 use tower_service::Service;
 
 use super::jsonrpc::{self, Checked, Refusal};
+use super::request::HttpContext;
 use super::sessions::{SessionSlots, SessionsFull};
 use crate::Server;
 use crate::auth::{Auth, Challenger, Refusal as AuthRefusal, Refused};
@@ -121,6 +122,8 @@ where
                 }
             };
             let checked = parts.method == Method::POST && is_json(&parts.headers);
+            // What the handler needs of the request, gathered once.
+            let mut context = HttpContext::of(&parts, scoped.is_some());
             if checked
                 && let Some(server) = &scoped
                 && let Some(granted) = parts.extensions.get::<GrantedScopes>()
@@ -159,9 +162,10 @@ where
                         rest.extend_from_slice(b"{}");
                         rest.extend_from_slice(&bytes[span.end..]);
                         body = Bytes::from(rest);
-                        parts.extensions.insert(TakenArguments::new(arguments));
+                        context = context.with_arguments(arguments);
                     }
                 }
+                context.insert(&mut parts);
             }
             let response = inner
                 .call(Request::from_parts(parts, Full::new(body)))
@@ -271,26 +275,6 @@ fn challenged(auth: Option<&Auth>, refusal: AuthRefusal) -> HttpResponse {
 
 /// The header a 2025-era client names its session in.
 const SESSION_ID: &str = "mcp-session-id";
-
-/// A `tools/call`'s arguments, parsed by the guard and handed to the call
-/// beside the message rmcp reads (which has `{}` in their place), in the
-/// request's extensions. Taken once.
-#[derive(Debug, Clone)]
-pub(crate) struct TakenArguments(Arc<Mutex<Option<JsonObject>>>);
-
-impl TakenArguments {
-    fn new(arguments: JsonObject) -> TakenArguments {
-        TakenArguments(Arc::new(Mutex::new(Some(arguments))))
-    }
-
-    /// The arguments, the first time.
-    pub(crate) fn take(&self) -> Option<JsonObject> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-    }
-}
 
 /// Whether rmcp reads nothing of a `tools/call`'s arguments but hands them
 /// to the call: on protocol versions before 2026-07-28, which check no

@@ -9,7 +9,6 @@ use axum::http::{Request, Response};
 use http_body_util::combinators::BoxBody;
 use tower_service::Service;
 
-use rmcp::model::{Extensions, JsonObject};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
@@ -18,12 +17,11 @@ use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
 use super::drain::{self, InFlight};
-use super::guard::{JsonRpcGuard, TakenArguments};
+use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
-use super::sessions::{SessionSlots, ValidatedSession, ValidatedSessions};
+use super::sessions::{SessionSlots, ValidatedSessions};
 use super::{McpHandler, ServeError};
 use crate::defaults::DRAIN_TIMEOUT;
-use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
 /// The largest request body [`Server::serve_http_with`] reads unless
@@ -55,45 +53,6 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// The hosts a request may name in `Host` unless
 /// [`HttpOptions::with_allowed_hosts`] says otherwise: the loopback ones.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
-
-/// The caller an HTTP request names: its authenticated [`Principal`], else
-/// the MCP session rmcp routed it into; `None` for a request with neither
-/// (a stateless one). An `Mcp-Session-Id` header that rmcp did not validate
-/// — on a 2026-07-28 request, which is served statelessly — names nobody.
-pub(super) fn http_caller(extensions: &Extensions) -> Option<Caller> {
-    let principal = extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>());
-    if let Some(principal) = principal {
-        return Some(Caller::Principal(principal.clone()));
-    }
-    let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;
-    Some(Caller::Session(session.to_string()))
-}
-
-/// The MCP session rmcp routed the request into, if any.
-pub(super) fn session_id(extensions: &Extensions) -> Option<&str> {
-    let ValidatedSession(session) = extensions.get::<ValidatedSession>()?;
-    Some(session)
-}
-
-/// The scopes the request's access token grants, when an OAuth layer
-/// (or the host's own) recorded them.
-pub(super) fn granted_scopes(extensions: &Extensions) -> Option<GrantedScopes> {
-    extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<GrantedScopes>())
-        .cloned()
-}
-
-/// The arguments the HTTP guard parsed, to stand in for the `{}` rmcp
-/// read, when it took them.
-pub(super) fn taken_arguments(extensions: &Extensions) -> Option<JsonObject> {
-    extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<TakenArguments>())
-        .and_then(TakenArguments::take)
-}
 
 /// How [`Server::serve_http_with`] serves: who may call, from which hosts
 /// and origins, and how much a client may ask of it.
@@ -593,55 +552,7 @@ fn origins_of(host: &str) -> [String; 2] {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::Request;
-    use rmcp::transport::streamable_http_server::SessionId;
-
     use super::*;
-
-    fn extensions(
-        header: Option<&str>,
-        validated: Option<&str>,
-        principal: Option<&str>,
-    ) -> Extensions {
-        let mut request = Request::builder().uri("/mcp");
-        if let Some(session) = header {
-            request = request.header("mcp-session-id", session);
-        }
-        let (mut parts, ()) = request.body(()).unwrap().into_parts();
-        if let Some(principal) = principal {
-            parts.extensions.insert(Principal(principal.to_owned()));
-        }
-        let mut extensions = Extensions::new();
-        extensions.insert(parts);
-        if let Some(session) = validated {
-            extensions.insert(ValidatedSession(SessionId::from(session.to_owned())));
-        }
-        extensions
-    }
-
-    #[test]
-    fn an_authenticated_principal_comes_before_the_session() {
-        let caller = http_caller(&extensions(Some("s-1"), Some("s-1"), Some("alice")));
-        assert_eq!(caller, Some(Caller::Principal("alice".into())));
-    }
-
-    #[test]
-    fn without_a_principal_the_validated_session_is_the_caller() {
-        assert_eq!(
-            http_caller(&extensions(Some("s-1"), Some("s-1"), None)),
-            Some(Caller::Session("s-1".into()))
-        );
-    }
-
-    #[test]
-    fn a_bare_session_header_names_nobody() {
-        assert_eq!(http_caller(&extensions(Some("s-1"), None, None)), None);
-    }
-
-    #[test]
-    fn a_request_with_neither_falls_back_to_the_transport_default() {
-        assert_eq!(http_caller(&extensions(None, None, None)), None);
-    }
 
     #[test]
     fn the_default_origins_are_those_of_the_loopback_hosts() {

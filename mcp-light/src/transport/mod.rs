@@ -26,6 +26,8 @@ mod jsonrpc;
 #[cfg(feature = "http")]
 mod listen;
 #[cfg(feature = "http")]
+mod request;
+#[cfg(feature = "http")]
 mod sessions;
 #[cfg(any(feature = "http", feature = "stdio"))]
 mod signal;
@@ -65,6 +67,41 @@ use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::server::{Client, responded};
 use crate::{Caller, Server};
 use traced::Traced;
+
+#[cfg(feature = "http")]
+use request::HttpRequest;
+
+/// Without HTTP, a request carries nothing of it.
+#[cfg(not(feature = "http"))]
+#[derive(Debug, Default)]
+struct HttpRequest;
+
+#[cfg(not(feature = "http"))]
+impl HttpRequest {
+    fn take(_: &mut rmcp::model::Extensions) -> HttpRequest {
+        HttpRequest
+    }
+
+    fn caller(&mut self) -> Option<Caller> {
+        None
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        None
+    }
+
+    fn session(_: &rmcp::model::Extensions) -> Option<&str> {
+        None
+    }
+
+    fn scopes(&mut self) -> Option<crate::principal::GrantedScopes> {
+        None
+    }
+
+    fn arguments(&mut self) -> Option<rmcp::model::JsonObject> {
+        None
+    }
+}
 
 // The methods mcp-light answers itself, as their spans and metrics name
 // them.
@@ -115,14 +152,8 @@ pub struct McpHandler {
 impl McpHandler {
     /// The caller a request comes from: the authenticated principal, the MCP
     /// session, then the transport's default.
-    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
-        #[cfg(feature = "http")]
-        if let Some(caller) = http::http_caller(&context.extensions) {
-            return caller;
-        }
-        #[cfg(not(feature = "http"))]
-        let _ = context;
-        self.default_caller.clone()
+    fn caller(&self, http: &mut HttpRequest) -> Caller {
+        http.caller().unwrap_or_else(|| self.default_caller.clone())
     }
 
     /// The handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), or rmcp's
@@ -132,18 +163,27 @@ impl McpHandler {
     }
 
     /// Starts the span of a `method` request (of `tool`, for a call), with
-    /// the MCP session it came in.
-    fn traced(
+    /// the MCP session it came in, as [`HttpRequest::take`] read it.
+    fn traced_request(
         &self,
         method: &'static str,
         tool: Option<&str>,
         context: &RequestContext<RoleServer>,
+        http: &HttpRequest,
     ) -> Traced {
-        #[cfg(feature = "http")]
-        let session = http::session_id(&context.extensions);
-        #[cfg(not(feature = "http"))]
-        let session = None;
-        Traced::start(method, tool, context, session)
+        Traced::start(method, tool, context, http.session_id())
+    }
+
+    /// Starts the span of a `method` request passed on to the composed
+    /// handler, which gets the request as it came: only its session is
+    /// read.
+    fn traced(&self, method: &'static str, context: &RequestContext<RoleServer>) -> Traced {
+        Traced::start(
+            method,
+            None,
+            context,
+            HttpRequest::session(&context.extensions),
+        )
     }
 
     /// Whether mcp-light answers `tasks/*` for the task `id`: when a tool
@@ -182,9 +222,10 @@ impl ServerHandler for McpHandler {
     async fn initialize(
         &self,
         request: InitializeRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        let traced = self.traced(INITIALIZE, None, &context);
+        let http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(INITIALIZE, None, &context, &http);
         let answer = traced
             .run(self.composed().initialize(request, context))
             .await?;
@@ -203,9 +244,10 @@ impl ServerHandler for McpHandler {
     /// mcp-light's tools, logging and name.
     async fn discover(
         &self,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
-        let traced = self.traced(DISCOVER, None, &context);
+        let http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(DISCOVER, None, &context, &http);
         let mut answer = traced.run(self.composed().discover(context)).await?;
         add_own_capabilities(&mut answer.capabilities, self.server.offers_tasks());
         answer.set_server_info(self.server.implementation().clone());
@@ -215,9 +257,10 @@ impl ServerHandler for McpHandler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let traced = self.traced(LIST_TOOLS, None, &context);
+        let http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(LIST_TOOLS, None, &context, &http);
         let done = Ok(ListToolsResult::with_all_items(
             self.server.tools().to_vec(),
         ));
@@ -231,22 +274,20 @@ impl ServerHandler for McpHandler {
 
     async fn call_tool(
         &self,
-        #[cfg_attr(not(feature = "http"), allow(unused_mut))] mut request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let traced = self.traced(CALL_TOOL, Some(&request.name), &context);
-        let caller = self.caller(&context);
+        // What HTTP carries for the call, read once.
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(CALL_TOOL, Some(&request.name), &context, &http);
+        let caller = self.caller(&mut http);
         // Only a server with scoped tools reads what a token grants.
-        #[cfg(feature = "http")]
         let granted = if self.server.scoped() {
-            http::granted_scopes(&context.extensions)
+            http.scopes()
         } else {
             None
         };
-        #[cfg(not(feature = "http"))]
-        let granted = None;
-        #[cfg(feature = "http")]
-        if let Some(taken) = http::taken_arguments(&context.extensions) {
+        if let Some(taken) = http.arguments() {
             request.arguments = Some(taken);
         }
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
@@ -294,9 +335,10 @@ impl ServerHandler for McpHandler {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let traced = self.traced(SET_LEVEL, None, &context);
+        let http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(SET_LEVEL, None, &context, &http);
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
         let done = if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
@@ -316,13 +358,14 @@ impl ServerHandler for McpHandler {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         if !self.answers_task(&request.task_id) {
             return self.composed().get_task(request, context).await;
         }
-        let traced = self.traced(GET_TASK, None, &context);
-        let caller = self.caller(&context);
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(GET_TASK, None, &context, &http);
+        let caller = self.caller(&mut http);
         traced
             .run(self.server.tasks().get(&request.task_id, &caller))
             .await
@@ -332,13 +375,14 @@ impl ServerHandler for McpHandler {
     async fn update_task(
         &self,
         request: UpdateTaskParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.answers_task(&request.task_id) {
             return self.composed().update_task(request, context).await;
         }
-        let traced = self.traced(UPDATE_TASK, None, &context);
-        let caller = self.caller(&context);
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(UPDATE_TASK, None, &context, &http);
+        let caller = self.caller(&mut http);
         let tasks = self.server.tasks();
         traced
             .run(tasks.update(&request.task_id, request.input_responses, &caller))
@@ -349,13 +393,14 @@ impl ServerHandler for McpHandler {
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.answers_task(&request.task_id) {
             return self.composed().cancel_task(request, context).await;
         }
-        let traced = self.traced(CANCEL_TASK, None, &context);
-        let caller = self.caller(&context);
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let traced = self.traced_request(CANCEL_TASK, None, &context, &http);
+        let caller = self.caller(&mut http);
         traced
             .run(self.server.tasks().cancel(&request.task_id, &caller))
             .await

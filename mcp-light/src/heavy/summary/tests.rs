@@ -3,6 +3,7 @@ use serde_json::{Map, json};
 use super::*;
 use crate::heavy::test_support::{asked, config, rows};
 use crate::heavy::{Mode, serve};
+use crate::store::Origin;
 
 fn summary_of(value: Value) -> Value {
     serve(value, Origin::Read, &asked(Mode::Summary, 1, 20), &config()).unwrap()
