@@ -29,7 +29,5 @@ pub use crate::transport::stdio::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;
 /// [`HttpOptions::with_drain_timeout`](crate::transport::HttpOptions::with_drain_timeout)
 /// or [`StdioOptions::with_drain_timeout`](crate::transport::StdioOptions::with_drain_timeout)
 /// says otherwise: 30 s, Kubernetes' default grace period.
-/// [`transport::DEFAULT_DRAIN_TIMEOUT`](crate::transport::DEFAULT_DRAIN_TIMEOUT)
-/// is the same constant.
 #[cfg(any(feature = "http", feature = "stdio"))]
-pub const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+pub use crate::transport::DEFAULT_DRAIN_TIMEOUT as DRAIN_TIMEOUT;

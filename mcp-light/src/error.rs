@@ -181,7 +181,7 @@ pub enum BuildError {
     /// The task settings ([`TaskConfig`](crate::tasks::TaskConfig)) cannot
     /// be used: what is wrong, and how to fix it.
     #[error("the task settings cannot be used: {0}; fix them in ServerBuilder::with_task_config")]
-    TaskConfig(#[from] crate::tasks::TaskConfigError),
+    TaskConfig(#[from] crate::config::TaskConfigError),
     /// No random bytes could be drawn for the key that seals the
     /// `requestState` of input-required results, and the server was given
     /// none ([`ServerBuilder::with_request_state_key`](crate::ServerBuilder::with_request_state_key)).
@@ -224,4 +224,32 @@ pub enum StoreError {
     /// The store ran out of room of its own, on disk say.
     #[error("the continuation store has no room for this result: {0}")]
     Full(String),
+}
+
+/// Work that did not run to its end: it panicked, or the runtime dropped
+/// it. A call whose tool or answer comes to this answers
+/// "`tool` failed: " and this error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unfinished {
+    /// The work panicked, with this message.
+    #[error("it panicked: {0}")]
+    Panicked(String),
+    /// The runtime dropped the work before it finished: it is shutting
+    /// down.
+    #[error("it was cancelled: the runtime shut down before it finished")]
+    Cancelled,
+}
+
+impl Unfinished {
+    /// The work panicked with `payload`, what `catch_unwind` or a
+    /// `JoinError` hands back.
+    pub(crate) fn panicked(payload: &(dyn std::any::Any + Send)) -> Unfinished {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string panic payload".to_owned());
+        Unfinished::Panicked(message)
+    }
 }

@@ -2,41 +2,13 @@
 //! pool, so one large result does not stall the other calls those workers
 //! serve.
 
-use std::any::Any;
+pub use crate::error::Unfinished;
 
 /// Results of at least this many bytes are worked on (summarized,
 /// filtered, parsed from the store) off the runtime's async workers, so a
 /// large one does not stall the other calls those workers serve. Smaller
 /// ones stay inline: handing work to another thread costs more than they do.
 pub(crate) const OFF_WORKERS_BYTES: usize = 256 << 10;
-
-/// Work that did not run to its end: it panicked, or the runtime dropped
-/// it. A call whose tool or answer comes to this answers
-/// "`tool` failed: " and this error.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Unfinished {
-    /// The work panicked, with this message.
-    #[error("it panicked: {0}")]
-    Panicked(String),
-    /// The runtime dropped the work before it finished: it is shutting
-    /// down.
-    #[error("it was cancelled: the runtime shut down before it finished")]
-    Cancelled,
-}
-
-impl Unfinished {
-    /// The work panicked with `payload`, what `catch_unwind` or a
-    /// `JoinError` hands back.
-    pub(crate) fn panicked(payload: &(dyn Any + Send)) -> Unfinished {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string panic payload".to_owned());
-        Unfinished::Panicked(message)
-    }
-}
 
 /// Runs `work` on a thread of the runtime's blocking pool when `size` is
 /// at least [`OFF_WORKERS_BYTES`] and a runtime is at hand, and inline

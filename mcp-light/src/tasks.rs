@@ -60,6 +60,7 @@ mod record;
 mod run;
 mod serve;
 
+pub use crate::config::TaskConfigError;
 use std::time::Duration;
 
 pub(crate) use record::is_task_id;
@@ -185,48 +186,4 @@ impl TaskConfig {
         }
         Ok(())
     }
-}
-
-/// Why a [`TaskConfig`] cannot be used; [`BuildError::TaskConfig`](crate::BuildError::TaskConfig)
-/// carries it.
-///
-/// ```
-/// use std::time::Duration;
-///
-/// use mcp_light::tasks::{TaskConfig, TaskConfigError};
-/// use mcp_light::{BuildError, Server};
-///
-/// let config = TaskConfig::new().with_lease(Duration::from_millis(50));
-/// let error = Server::from_tools([]).with_task_config(config).build().unwrap_err();
-/// assert!(matches!(
-///     error,
-///     BuildError::TaskConfig(TaskConfigError::WatchNotWithinLease { .. })
-/// ));
-/// assert_eq!(
-///     error.to_string(),
-///     "the task settings cannot be used: the task watch interval (100ms) must be shorter \
-///      than the lease (50ms); fix them in ServerBuilder::with_task_config"
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum TaskConfigError {
-    /// A duration that must be longer than zero is zero.
-    #[error("the task {setting} must be longer than zero")]
-    Zero {
-        /// The setting, in words: `poll interval`, `lease`,
-        /// `watch interval`, `TTL`.
-        setting: &'static str,
-    },
-    /// The running replica would look for a cancellation or answers no
-    /// more often than its lease lasts, so the lease would lapse.
-    #[error(
-        "the task watch interval ({watch_interval:?}) must be shorter than the lease ({lease:?})"
-    )]
-    WatchNotWithinLease {
-        /// [`TaskConfig::with_watch_interval`].
-        watch_interval: Duration,
-        /// [`TaskConfig::with_lease`].
-        lease: Duration,
-    },
 }

@@ -7,7 +7,7 @@ use std::fmt;
 use crate::args::LongArgument;
 use crate::error::StoreError;
 use crate::error::ToolError;
-use crate::offload::Unfinished;
+use crate::error::Unfinished;
 
 /// A tool's name in an error: the name it is published under, or one a
 /// caller sent.

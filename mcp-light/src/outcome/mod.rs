@@ -15,7 +15,7 @@ pub(crate) mod write;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 
-use crate::offload::Unfinished;
+use crate::error::Unfinished;
 
 pub(crate) use error::{CallError, ErrorKind, Unkept};
 pub(crate) use write::WriteOutcome;

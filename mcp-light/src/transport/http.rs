@@ -21,7 +21,6 @@ use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
 use super::sessions::{SessionSlots, ValidatedSessions};
 use super::{McpHandler, ServeError};
-use crate::defaults::DRAIN_TIMEOUT;
 use crate::store::BoxFuture;
 
 /// The largest request body [`Server::serve_http_with`] reads unless
@@ -124,7 +123,7 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
-            drain_timeout: DRAIN_TIMEOUT,
+            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
             sessions: SessionBounds::default(),
         }
     }

@@ -114,12 +114,13 @@ const GET_TASK: &str = "tasks/get";
 const UPDATE_TASK: &str = "tasks/update";
 const CANCEL_TASK: &str = "tasks/cancel";
 
-/// The same value as [`defaults::DRAIN_TIMEOUT`](crate::defaults::DRAIN_TIMEOUT),
-/// under the name it had first: how long a graceful shutdown waits for the
-/// requests in flight unless [`HttpOptions::with_drain_timeout`] or
-/// [`StdioOptions::with_drain_timeout`] says otherwise.
+/// How long a graceful shutdown waits for the requests in flight unless
+/// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
+/// says otherwise: 30 s, Kubernetes' default grace period.
+/// [`defaults::DRAIN_TIMEOUT`](crate::defaults::DRAIN_TIMEOUT) is this
+/// constant, listed with the other defaults.
 #[cfg(any(feature = "http", feature = "stdio"))]
-pub use crate::defaults::DRAIN_TIMEOUT as DEFAULT_DRAIN_TIMEOUT;
+pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]

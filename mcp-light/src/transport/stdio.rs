@@ -29,7 +29,6 @@ use tokio::time::Instant;
 use super::ServeError;
 use super::jsonrpc::{self, Refusal};
 use crate::config::{ConfigError, Unit};
-use crate::defaults::DRAIN_TIMEOUT;
 use crate::{Caller, Server};
 
 /// The longest line [`Server::serve_stdio`] reads unless
@@ -55,7 +54,7 @@ impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            drain_timeout: DRAIN_TIMEOUT,
+            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
         }
     }
 }
@@ -501,7 +500,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: DRAIN_TIMEOUT,
+            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         let request = transport.receive().await.expect("the request");
@@ -552,7 +551,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: DRAIN_TIMEOUT,
+            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
