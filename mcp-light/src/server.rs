@@ -99,8 +99,10 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
-    /// The keys of each published tool's call metrics, in `tools`' order.
+    /// Each published tool's call metrics, in `tools`' order.
     metrics: Vec<Arc<ToolMetrics>>,
+    /// The metrics of the calls of any other name.
+    other_metrics: Arc<ToolMetrics>,
     /// Every name a call may give, and what it reaches. Hashed with
     /// foldhash: the names are fixed at build time, so a caller's string
     /// is only ever looked up, never inserted.
@@ -320,6 +322,7 @@ impl Server {
                 limits,
                 tools,
                 metrics,
+                other_metrics: Arc::new(ToolMetrics::other()),
                 names,
                 known,
                 tasks,
@@ -443,7 +446,7 @@ impl Server {
             Some(Named::Tool { listed, .. } | Named::Dispatcher { listed, .. }) => {
                 &self.inner.metrics[listed]
             }
-            Some(Named::Routed { .. }) | None => ToolMetrics::other(),
+            Some(Named::Routed { .. }) | None => &self.inner.other_metrics,
         }
     }
 

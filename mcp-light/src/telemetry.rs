@@ -8,7 +8,8 @@
 //! the [`metrics`] facade, so any of its exporters takes them
 //! (`metrics-exporter-prometheus`, or OpenTelemetry's through a bridge).
 //! With no subscriber and no recorder installed, neither costs more than
-//! a check per request: the span's fields are not even computed.
+//! a check per request and a look at the clock: the span's fields are not
+//! even computed, and the counters' handles do nothing.
 //!
 //! # Spans
 //!
@@ -75,13 +76,16 @@
 //! `mcp_light_answer_bytes_total`, `mcp_light_full_bytes_total`,
 //! `mcp_light_calls_total`.
 //!
-//! [`describe_metrics`] registers the units and descriptions; a `Server`
-//! calls it when it is built, so install the recorder before building.
+//! A `Server` registers its metrics with the recorder installed when it is
+//! built (their units and descriptions too, [`describe_metrics`]) and
+//! counts through the handles it got then: install the recorder before
+//! building the server. A recorder installed later sees none of that
+//! server's counts, but for failed calls' durations, whose `error.type` is
+//! known only then.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
 
-use metrics::{Key, Metadata, Unit};
+use metrics::{Counter, Histogram, Key, Metadata, Unit};
 
 use crate::outcome::{ErrorKind, Outcome, Shape, TokenUse};
 
@@ -215,63 +219,66 @@ static REDEEMED: [metrics::Label; 1] = [metrics::Label::from_static_parts(
     "redeemed",
 )];
 
-/// The keys of the metrics of the calls of one tool (or dispatcher), made
-/// once, when the server is built: a call counts without building any.
+/// The metrics of the calls of one tool (or dispatcher), registered once,
+/// when the server is built, with the recorder installed then: a call
+/// counts through the handles, without a key built or looked up (and with
+/// no recorder, through handles that do nothing).
 #[derive(Debug)]
 pub(crate) struct ToolMetrics {
     tool: Cow<'static, str>,
     /// `tools/call` and the tool: the duration of a call that did not fail.
-    duration: Key,
+    duration: Histogram,
     /// By outcome, in [`Label::ALL`]'s order.
-    calls: [Key; Label::ALL.len()],
-    answer_bytes: Key,
-    full_bytes: Key,
+    calls: [Counter; Label::ALL.len()],
+    answer_bytes: Counter,
+    full_bytes: Counter,
+    minted: Counter,
+    redeemed: Counter,
 }
 
 impl ToolMetrics {
-    /// The keys of `tool`'s metrics.
+    /// `tool`'s metrics, registered with the recorder installed now.
     pub(crate) fn new(tool: Cow<'static, str>) -> ToolMetrics {
         let label = || metrics::Label::new("gen_ai.tool.name", tool.clone());
-        ToolMetrics {
-            duration: Key::from_parts(
+        metrics::with_recorder(|recorder| {
+            let counter = |name: &'static str, labels: Vec<metrics::Label>| {
+                recorder.register_counter(&Key::from_parts(name, labels), &METADATA)
+            };
+            let duration = Key::from_parts(
                 OPERATION_DURATION,
                 vec![
                     metrics::Label::from_static_parts("mcp.method.name", "tools/call"),
                     label(),
                 ],
-            ),
-            calls: Label::ALL.map(|outcome| {
-                Key::from_parts(
-                    CALLS,
-                    vec![
-                        label(),
-                        metrics::Label::from_static_parts("mcp_light.outcome", outcome.as_str()),
-                    ],
-                )
-            }),
-            answer_bytes: Key::from_parts(ANSWER_BYTES, vec![label()]),
-            full_bytes: Key::from_parts(FULL_BYTES, vec![label()]),
-            tool,
-        }
+            );
+            ToolMetrics {
+                duration: recorder.register_histogram(&duration, &METADATA),
+                calls: Label::ALL.map(|outcome| {
+                    let outcome =
+                        metrics::Label::from_static_parts("mcp_light.outcome", outcome.as_str());
+                    counter(CALLS, vec![label(), outcome])
+                }),
+                answer_bytes: counter(ANSWER_BYTES, vec![label()]),
+                full_bytes: counter(FULL_BYTES, vec![label()]),
+                minted: recorder
+                    .register_counter(&Key::from_static_parts(TOKENS, &MINTED), &METADATA),
+                redeemed: recorder
+                    .register_counter(&Key::from_static_parts(TOKENS, &REDEEMED), &METADATA),
+                tool: tool.clone(),
+            }
+        })
     }
 
-    /// The keys of every name a server does not publish.
-    pub(crate) fn other() -> &'static Arc<ToolMetrics> {
-        static OTHER: OnceLock<Arc<ToolMetrics>> = OnceLock::new();
-        OTHER.get_or_init(|| Arc::new(ToolMetrics::new(Cow::Borrowed(OTHER_TOOL))))
+    /// The metrics of every name a server does not publish, `_OTHER`.
+    pub(crate) fn other() -> ToolMetrics {
+        ToolMetrics::new(Cow::Borrowed(OTHER_TOOL))
     }
 
-    /// Records a call's duration, failed with `error` if it did.
-    fn record_duration(
-        &self,
-        recorder: &dyn metrics::Recorder,
-        seconds: f64,
-        error: Option<ErrorType>,
-    ) {
+    /// Records a call's duration, failed with `error` if it did: a failed
+    /// call's histogram is labelled with its error, so it is looked up then.
+    fn record_duration(&self, seconds: f64, error: Option<ErrorType>) {
         match error {
-            None => recorder
-                .register_histogram(&self.duration, &METADATA)
-                .record(seconds),
+            None => self.duration.record(seconds),
             Some(error) => {
                 let key = Key::from_parts(
                     OPERATION_DURATION,
@@ -281,7 +288,9 @@ impl ToolMetrics {
                         metrics::Label::new("error.type", error.to_string()),
                     ],
                 );
-                recorder.register_histogram(&key, &METADATA).record(seconds);
+                metrics::with_recorder(|recorder| {
+                    recorder.register_histogram(&key, &METADATA).record(seconds);
+                });
             }
         }
     }
@@ -299,54 +308,45 @@ pub(crate) fn record_request_duration(method: &'static str, seconds: f64, error:
     });
 }
 
-/// The keys of a continuation store's metrics, made once per server.
+/// A continuation store's metrics, registered once per server, as a
+/// tool's are.
 #[derive(Debug)]
 pub(crate) struct StoreMetrics {
-    entries: Key,
-    bytes: Key,
-    /// By `error.type`: `unavailable`, `too_large`, `full`.
-    errors: [Key; 3],
+    entries: Counter,
+    bytes: Counter,
+    /// By `error.type`, in [`STORE_ERROR_TYPES`]' order.
+    errors: [Counter; 3],
 }
 
 impl StoreMetrics {
     pub(crate) fn new(tier: &'static str) -> StoreMetrics {
         let tier = || metrics::Label::from_static_parts("mcp_light.store.tier", tier);
-        StoreMetrics {
-            entries: Key::from_parts(STORE_ENTRIES, vec![tier()]),
-            bytes: Key::from_parts(STORE_BYTES, vec![tier()]),
-            errors: STORE_ERROR_TYPES.map(|error| {
-                Key::from_parts(
-                    STORE_ERRORS,
-                    vec![
-                        tier(),
-                        metrics::Label::from_static_parts("error.type", error),
-                    ],
-                )
-            }),
-        }
+        metrics::with_recorder(|recorder| {
+            let counter = |name: &'static str, labels: Vec<metrics::Label>| {
+                recorder.register_counter(&Key::from_parts(name, labels), &METADATA)
+            };
+            StoreMetrics {
+                entries: counter(STORE_ENTRIES, vec![tier()]),
+                bytes: counter(STORE_BYTES, vec![tier()]),
+                errors: STORE_ERROR_TYPES.map(|error| {
+                    let error = metrics::Label::from_static_parts("error.type", error);
+                    counter(STORE_ERRORS, vec![tier(), error])
+                }),
+            }
+        })
     }
 
     /// Counts a result of `bytes` written.
     pub(crate) fn stored(&self, bytes: u64) {
-        metrics::with_recorder(|recorder| {
-            recorder
-                .register_counter(&self.entries, &METADATA)
-                .increment(1);
-            recorder
-                .register_counter(&self.bytes, &METADATA)
-                .increment(bytes);
-        });
+        self.entries.increment(1);
+        self.bytes.increment(bytes);
     }
 
     /// Counts a failed operation, of `error.type` `kind`
     /// ([`STORE_ERROR_TYPES`]).
     pub(crate) fn failed(&self, kind: &str) {
         if let Some(at) = STORE_ERROR_TYPES.iter().position(|known| *known == kind) {
-            metrics::with_recorder(|recorder| {
-                recorder
-                    .register_counter(&self.errors[at], &METADATA)
-                    .increment(1);
-            });
+            self.errors[at].increment(1);
         }
     }
 }
@@ -421,40 +421,25 @@ impl Facts {
     /// its token) unless it became a task, which is counted when it ends;
     /// and its duration, `seconds`.
     pub(crate) fn record(&self, keys: &ToolMetrics, seconds: f64) {
-        metrics::with_recorder(|recorder| {
-            if self.label != Label::Task {
-                self.count_with(recorder, keys);
-            }
-            keys.record_duration(recorder, seconds, self.error);
-        });
+        if self.label != Label::Task {
+            self.count(keys);
+        }
+        keys.record_duration(seconds, self.error);
     }
 
-    /// Counts a call that ended in a task, when the task ends.
+    /// Counts the call: by outcome, its bytes, its token.
     pub(crate) fn count(&self, keys: &ToolMetrics) {
-        metrics::with_recorder(|recorder| self.count_with(recorder, keys));
-    }
-
-    fn count_with(&self, recorder: &dyn metrics::Recorder, keys: &ToolMetrics) {
-        recorder
-            .register_counter(&keys.calls[self.label.at()], &METADATA)
-            .increment(1);
+        keys.calls[self.label.at()].increment(1);
         if let Some(bytes) = self.answer_bytes {
-            recorder
-                .register_counter(&keys.answer_bytes, &METADATA)
-                .increment(bytes);
+            keys.answer_bytes.increment(bytes);
         }
         if let Some(bytes) = self.full_bytes {
-            recorder
-                .register_counter(&keys.full_bytes, &METADATA)
-                .increment(bytes);
+            keys.full_bytes.increment(bytes);
         }
-        let token = self.token.map(|token| match token {
-            TokenUse::Minted => &MINTED,
-            TokenUse::Redeemed(_) => &REDEEMED,
-        });
-        if let Some(labels) = token {
-            let key = Key::from_static_parts(TOKENS, labels);
-            recorder.register_counter(&key, &METADATA).increment(1);
+        match self.token {
+            Some(TokenUse::Minted) => keys.minted.increment(1),
+            Some(TokenUse::Redeemed(_)) => keys.redeemed.increment(1),
+            None => {}
         }
     }
 }
