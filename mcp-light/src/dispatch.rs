@@ -172,60 +172,60 @@ impl Dispatcher {
         &self,
         registry: &'r Registry,
         mut args: Map<String, Value>,
-    ) -> Result<Route<'r>, String> {
+    ) -> Result<Route<'r>, RouteError> {
         let name = &self.name;
         let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
         let resource = match args::take(&mut args, RESOURCE) {
             Some(Value::String(resource)) => resource,
             None => {
-                return Err(format!(
-                    "`{name}` needs `{RESOURCE}`, one of: {}",
-                    resources()
-                ));
+                return Err(RouteError::NoResource {
+                    dispatcher: name.clone(),
+                    resources: resources(),
+                });
             }
             Some(other) => {
-                return Err(format!(
-                    "`{RESOURCE}` must be a string, one of: {}; got {other}",
-                    resources()
-                ));
+                return Err(RouteError::ResourceNotAString {
+                    resources: resources(),
+                    got: other,
+                });
             }
         };
         let Some(actions) = self.routes.get(resource.as_str()) else {
-            return Err(format!(
-                "unknown resource `{resource}` for `{name}`; resources: {}",
-                resources()
-            ));
+            return Err(RouteError::UnknownResource {
+                dispatcher: name.clone(),
+                resource,
+                resources: resources(),
+            });
         };
         let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
         let action = match args::take(&mut args, ACTION) {
             Some(Value::String(action)) => action,
             None => {
-                return Err(format!(
-                    "`{name}` needs `{ACTION}`; for `{resource}` one of: {}",
-                    action_list()
-                ));
+                return Err(RouteError::NoAction {
+                    dispatcher: name.clone(),
+                    resource,
+                    actions: action_list(),
+                });
             }
             Some(other) => {
-                return Err(format!(
-                    "`{ACTION}` must be a string; for `{resource}` one of: {}; got {other}",
-                    action_list()
-                ));
+                return Err(RouteError::ActionNotAString {
+                    resource,
+                    actions: action_list(),
+                    got: other,
+                });
             }
         };
         let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
-            return Err(format!(
-                "unknown action `{action}` for resource `{resource}`; actions: {}",
-                action_list()
-            ));
+            return Err(RouteError::UnknownAction {
+                action,
+                resource,
+                actions: action_list(),
+            });
         };
         match args::take(&mut args, DESCRIBE) {
             Some(Value::Bool(true)) => return Ok(Route::Describe(describe_action(tool))),
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
-            Some(other) => {
-                return Err(format!(
-                    "`{DESCRIBE}` must be true (to get the action's `{PARAMS}` schema) or false; got {other}"
-                ));
-            }
+            Some(other) => return Err(RouteError::DescribeNotABool { got: other }),
         }
         let routed = Routed {
             resource: tool.def().resource().unwrap_or_default(),
@@ -239,7 +239,7 @@ impl Dispatcher {
                 let problem = format!(
                     "`{PARAMS}` must be a JSON object of the action's arguments; got {other}"
                 );
-                return Err(routed.teach(&problem));
+                return Err(RouteError::Taught(routed.teach(&problem)));
             }
         };
         for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
@@ -248,10 +248,10 @@ impl Dispatcher {
             }
         }
         if let Some(unknown) = args.keys().next() {
-            return Err(format!(
-                "unknown field `{unknown}` for `{name}`; the top level takes {RESOURCE}, {ACTION}, {PARAMS}, {VERIFY}, {DESCRIBE} and {}, and the action's arguments go in `{PARAMS}`",
-                heavy::NEGOTIATION_FIELDS.join(", ")
-            ));
+            return Err(RouteError::UnknownField {
+                dispatcher: name.clone(),
+                field: unknown.clone(),
+            });
         }
         Ok(Route::Run {
             tool,
@@ -259,6 +259,56 @@ impl Dispatcher {
             routed,
         })
     }
+}
+
+/// Why a dispatcher could not route a call: each sentence names what is
+/// wrong and what the dispatcher takes instead.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RouteError {
+    #[error("`{dispatcher}` needs `{RESOURCE}`, one of: {resources}")]
+    NoResource {
+        dispatcher: String,
+        resources: String,
+    },
+    #[error("`{RESOURCE}` must be a string, one of: {resources}; got {got}")]
+    ResourceNotAString { resources: String, got: Value },
+    #[error("unknown resource `{resource}` for `{dispatcher}`; resources: {resources}")]
+    UnknownResource {
+        dispatcher: String,
+        resource: String,
+        resources: String,
+    },
+    #[error("`{dispatcher}` needs `{ACTION}`; for `{resource}` one of: {actions}")]
+    NoAction {
+        dispatcher: String,
+        resource: String,
+        actions: String,
+    },
+    #[error("`{ACTION}` must be a string; for `{resource}` one of: {actions}; got {got}")]
+    ActionNotAString {
+        resource: String,
+        actions: String,
+        got: Value,
+    },
+    #[error("unknown action `{action}` for resource `{resource}`; actions: {actions}")]
+    UnknownAction {
+        action: String,
+        resource: String,
+        actions: String,
+    },
+    #[error(
+        "`{DESCRIBE}` must be true (to get the action's `{PARAMS}` schema) or false; got {got}"
+    )]
+    DescribeNotABool { got: Value },
+    /// `params` that is no object, with the schema it must match.
+    #[error("{0}")]
+    Taught(String),
+    #[error(
+        "unknown field `{field}` for `{dispatcher}`; the top level takes {RESOURCE}, {ACTION}, \
+         {PARAMS}, {VERIFY}, {DESCRIBE} and {}, and the action's arguments go in `{PARAMS}`",
+        heavy::NEGOTIATION_FIELDS.join(", ")
+    )]
+    UnknownField { dispatcher: String, field: String },
 }
 
 /// What `describe: true` answers: the action's description and the schema

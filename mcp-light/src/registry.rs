@@ -101,9 +101,9 @@ impl Registry {
             defs.iter()
                 .map(|&def| {
                     let params = schema::params(def.params_schema(), def.schema_as_written())
-                        .map_err(|reason| BuildError::BadSchema {
+                        .map_err(|problem| BuildError::BadSchema {
                             tool: def.name().to_owned(),
-                            reason,
+                            reason: problem.to_string(),
                         })?;
                     Ok(PublishedTool {
                         def,

@@ -87,24 +87,36 @@ impl PublishedSchema {
 pub(crate) fn params(
     raw: schemars::Schema,
     as_written: bool,
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, SchemaProblem> {
     let mut schema = match raw.to_value() {
         Value::Object(schema) => schema,
-        other => return Err(format!("expected a JSON object, got `{other}`")),
+        other => return Err(SchemaProblem::NotAnObject(other)),
     };
     if !as_written {
         compact(&mut schema);
     }
     if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err("its `type` is not \"object\"".to_owned());
+        return Err(SchemaProblem::NotAnObjectType);
     }
     match schema
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()))
     {
         Value::Object(_) => Ok(schema),
-        _ => Err("its `properties` is not an object".to_owned()),
+        _ => Err(SchemaProblem::PropertiesNotAnObject),
     }
+}
+
+/// Why a tool's parameters' schema cannot be published: the reason of a
+/// [`BuildError::BadSchema`](crate::BuildError::BadSchema).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SchemaProblem {
+    #[error("expected a JSON object, got `{0}`")]
+    NotAnObject(Value),
+    #[error("its `type` is not \"object\"")]
+    NotAnObjectType,
+    #[error("its `properties` is not an object")]
+    PropertiesNotAnObject,
 }
 
 /// The schema `tools/list` publishes: the parameters' schema plus `verify`

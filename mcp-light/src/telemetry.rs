@@ -38,7 +38,12 @@
 //! | `mcp_light.full.bytes` | bytes of the full result the answer stands for |
 //! | `mcp_light.token` | `minted` (the answer carries a continuation token) or `redeemed` |
 //! | `mcp_light.store.tier` | the continuation store's [`name`](crate::store::ContinuationStore::name), with a token |
+//! | `mcp_light.error` | an `isError` answer's kind: `arguments`, `unknown_tool`, `scope`, `unanswerable`, `tool`, `deadline`, `serialization`, `token`, `store` |
 //! | `trace_id` | the W3C trace id: the request's `_meta.traceparent`'s, else OpenTelemetry's, else a fresh one |
+//!
+//! Every field of an answered call is read off the outcome the code that
+//! made the answer gave it, never off the answer's fields: a plain read
+//! whose result has a `total_size` is `full`, not `probe`.
 //!
 //! The outcomes: `envelope` (a write's lean confirmation), `probe` (a
 //! heavy read's), `full` (the result itself), `redeemed` (served from the

@@ -35,8 +35,8 @@ pub(crate) enum CallError {
     },
     #[error("unknown tool `{tool}`; this server has: {known}")]
     UnknownTool { tool: Name, known: String },
-    /// A dispatcher could not route the call; its sentence teaches the
-    /// shape it takes.
+    /// A dispatcher could not route the call: the sentence of its routing
+    /// error, which the dispatcher writes (it knows its fields' names).
     #[error("{0}")]
     Route(String),
     #[error(

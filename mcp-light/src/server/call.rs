@@ -138,77 +138,95 @@ impl Server {
         // Only a request that may get a task pays for its owner's identity.
         let declared = tasking.as_ref().map(|tasking| tasking.declared);
         let owner = (declared == Some(true)).then(|| caller.identity());
-        let mut call = pin!(async {
-            // Everything up to the tool's own future is decided
-            // synchronously, so a call awaits one future, not a chain of them.
-            Ok(
-                match self.prepare(
-                    named,
-                    tool,
-                    arguments,
-                    caller,
-                    granted.as_ref(),
-                    talk,
-                    declared,
-                ) {
-                    Prepared::Answer(answer) => answer,
-                    Prepared::Refuse(error) => return S::escape(Err(error)),
-                    Prepared::Redeem(called, token, args) => {
-                        let usage = self.inner.usage.as_deref();
-                        let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
-                        Box::pin(redeemed).await
-                    }
-                    Prepared::Run(mut invoked, support, name) => {
-                        // Most tools answer at their first poll, made here; only
-                        // one left waiting runs within the deadline and what
-                        // stops it, which poll it first anyway.
-                        match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
-                            Poll::Ready(answer) => answer,
-                            Poll::Pending => match (tasking, owner) {
-                                (Some(tasking), Some(owner)) if support.allows_tasks() => {
-                                    let work = self.inner.limits.within_deadline(name, invoked);
-                                    let escalation = Escalation {
-                                        tasks: &self.inner.tasks,
-                                        owner,
-                                        tool: name,
-                                        counted_as: Arc::clone(self.tool_metrics(named)),
-                                        usage: self.inner.usage.clone(),
-                                    };
-                                    // Boxed: only a call that may become a task
-                                    // carries what becoming one takes.
-                                    match Box::pin(tasking.run(work, escalation)).await {
-                                        Ok(answer) => answer,
-                                        Err(stopped) => return S::escape(stopped),
-                                    }
-                                }
-                                _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
-                            },
-                        }
-                    }
-                },
+        // Everything up to the tool's own future is decided synchronously:
+        // a refusal, and the answer of a tool that never waits, leave here
+        // without a future around them.
+        let prepared = caught(span, || {
+            self.prepare(
+                named,
+                tool,
+                arguments,
+                caller,
+                granted.as_ref(),
+                talk,
+                declared,
             )
         });
-        // Where a call's panics end, whether in the tool, its arguments'
-        // parsing or the heavy answer built from its stored result: the
-        // call is polled in place, in the request's span (a future moved,
-        // into a wrapper that enters the span, costs its whole size in
-        // copies, and this one holds the tool's).
-        let caught = poll_fn(|cx| {
-            let _entered = span.enter();
-            match catch_unwind(AssertUnwindSafe(|| call.as_mut().poll(cx))) {
-                Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-                Ok(Poll::Pending) => Poll::Pending,
-                Err(panic) => Poll::Ready(Err(Unfinished::panicked(panic.as_ref()))),
+        let mut answer = match prepared {
+            Ok(Prepared::Answer(answer)) => answer,
+            Ok(Prepared::Refuse(error)) => S::escape(Err(error))?,
+            Ok(waits) => {
+                let mut call = pin!(self.wait(waits, named, tool, tasking, owner, run));
+                // The call is polled in place, in the request's span (a
+                // future moved, into a wrapper that enters the span, costs
+                // its whole size in copies, and this one holds the tool's).
+                let polled = poll_fn(|cx| match caught(span, || call.as_mut().poll(cx)) {
+                    Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Err(unfinished) => Poll::Ready(Err(unfinished)),
+                });
+                match polled.await {
+                    Ok(answer) => answer?,
+                    Err(unfinished) => Answer::unfinished(tool, unfinished),
+                }
             }
-        });
-        let mut answer = match caught.await {
-            Ok(answer) => answer?,
             Err(unfinished) => Answer::unfinished(tool, unfinished),
         };
         if let Some(usage) = &self.inner.usage {
             usage.report(&mut answer);
         }
         Ok(answer)
+    }
+
+    /// The part of a call that may wait: a token redeemed, or a tool run
+    /// (its first poll made bare: most tools answer at it; only one left
+    /// waiting runs within the deadline and what stops it, or as a task).
+    async fn wait<'t, S, R>(
+        &self,
+        prepared: Prepared,
+        named: Option<Named>,
+        tool: &'t str,
+        tasking: Option<Tasking<'_>>,
+        owner: Option<String>,
+        run: impl FnOnce(Run<'t>) -> R,
+    ) -> Result<Answer, S>
+    where
+        R: Future<Output = Result<Answer, S>>,
+        S: Escape,
+    {
+        Ok(match prepared {
+            Prepared::Answer(answer) => answer,
+            Prepared::Refuse(error) => return S::escape(Err(error)),
+            Prepared::Redeem(called, token, args) => {
+                let usage = self.inner.usage.as_deref();
+                let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
+                Box::pin(redeemed).await
+            }
+            Prepared::Run(mut invoked, support, name) => {
+                match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
+                    Poll::Ready(answer) => answer,
+                    Poll::Pending => match (tasking, owner) {
+                        (Some(tasking), Some(owner)) if support.allows_tasks() => {
+                            let work = self.inner.limits.within_deadline(name, invoked);
+                            let escalation = Escalation {
+                                tasks: &self.inner.tasks,
+                                owner,
+                                tool: name,
+                                counted_as: Arc::clone(self.tool_metrics(named)),
+                                usage: self.inner.usage.clone(),
+                            };
+                            // Boxed: only a call that may become a task
+                            // carries what becoming one takes.
+                            match Box::pin(tasking.run(work, escalation)).await {
+                                Ok(answer) => answer,
+                                Err(stopped) => return S::escape(stopped),
+                            }
+                        }
+                        _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
+                    },
+                }
+            }
+        })
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
@@ -294,7 +312,7 @@ impl Server {
                 Ok(Route::Describe(answer)) => {
                     return Prepared::Answer(Answer::shaped(&answer, Shape::Full));
                 }
-                Err(message) => return Prepared::refused(CallError::Route(message)),
+                Err(error) => return Prepared::refused(CallError::Route(error.to_string())),
             },
             Target::Tool(published) => (published, args, None),
         };
@@ -387,6 +405,15 @@ pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolRespons
         Ok(answer) => Ok(answer.into_result().into()),
         Err(stopped) => stopped,
     }
+}
+
+/// Where a call's panics end, whether in the tool, its arguments' parsing
+/// or the heavy answer built from its stored result: `work` (the call's
+/// synchronous part, or one poll of the rest) run in the request's span,
+/// a panic in it coming back as [`Unfinished`].
+fn caught<T>(span: &tracing::Span, work: impl FnOnce() -> T) -> Result<T, Unfinished> {
+    let _entered = span.enter();
+    catch_unwind(AssertUnwindSafe(work)).map_err(|panic| Unfinished::panicked(panic.as_ref()))
 }
 
 /// The client behind a call that came over MCP.
