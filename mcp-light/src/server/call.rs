@@ -155,20 +155,25 @@ impl Server {
         let mut answer = match prepared {
             Ok(Prepared::Answer(answer)) => answer,
             Ok(Prepared::Refuse(error)) => S::escape(Err(error))?,
-            Ok(waits) => {
-                let mut call = pin!(self.wait(waits, named, tool, tasking, owner, run));
-                // The call is polled in place, in the request's span (a
-                // future moved, into a wrapper that enters the span, costs
-                // its whole size in copies, and this one holds the tool's).
-                let polled = poll_fn(|cx| match caught(span, || call.as_mut().poll(cx)) {
-                    Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-                    Ok(Poll::Pending) => Poll::Pending,
-                    Err(unfinished) => Poll::Ready(Err(unfinished)),
-                });
-                match polled.await {
-                    Ok(answer) => answer?,
+            Ok(Prepared::Run(mut invoked, support, name)) => {
+                // Most tools answer at their first poll, made here, bare;
+                // only one left waiting runs within the deadline and what
+                // stops it (or as a task), which poll it again at once.
+                let first = poll_fn(|cx| Poll::Ready(caught(span, || invoked.as_mut().poll(cx))));
+                match first.await {
+                    Ok(Poll::Ready(answer)) => answer,
+                    Ok(Poll::Pending) => {
+                        let waits = Waits::Run(invoked, support, name);
+                        self.waited(waits, named, tool, tasking, owner, span, run)
+                            .await?
+                    }
                     Err(unfinished) => Answer::unfinished(tool, unfinished),
                 }
+            }
+            Ok(Prepared::Redeem(called, token, args)) => {
+                let waits = Waits::Redeem(called, token, args);
+                self.waited(waits, named, tool, tasking, owner, span, run)
+                    .await?
             }
             Err(unfinished) => Answer::unfinished(tool, unfinished),
         };
@@ -178,12 +183,43 @@ impl Server {
         Ok(answer)
     }
 
-    /// The part of a call that may wait: a token redeemed, or a tool run
-    /// (its first poll made bare: most tools answer at it; only one left
-    /// waiting runs within the deadline and what stops it, or as a task).
+    /// The part of a call that waits, polled in place in the request's
+    /// span within the call's panic boundary (a future moved, into a
+    /// wrapper that enters the span, costs its whole size in copies, and
+    /// this one holds the tool's).
+    #[allow(clippy::too_many_arguments)]
+    async fn waited<'t, S, R>(
+        &self,
+        waits: Waits,
+        named: Option<Named>,
+        tool: &'t str,
+        tasking: Option<Tasking<'_>>,
+        owner: Option<String>,
+        span: &tracing::Span,
+        run: impl FnOnce(Run<'t>) -> R,
+    ) -> Result<Answer, S>
+    where
+        R: Future<Output = Result<Answer, S>>,
+        S: Escape,
+    {
+        let mut call = pin!(self.wait(waits, named, tool, tasking, owner, run));
+        let polled = poll_fn(|cx| match caught(span, || call.as_mut().poll(cx)) {
+            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(unfinished) => Poll::Ready(Err(unfinished)),
+        });
+        match polled.await {
+            Ok(done) => done,
+            Err(unfinished) => Ok(Answer::unfinished(tool, unfinished)),
+        }
+    }
+
+    /// What a call waits for: a token redeemed, or a tool left waiting at
+    /// its first poll, run within the deadline and what stops it, or as a
+    /// task.
     async fn wait<'t, S, R>(
         &self,
-        prepared: Prepared,
+        waits: Waits,
         named: Option<Named>,
         tool: &'t str,
         tasking: Option<Tasking<'_>>,
@@ -194,38 +230,31 @@ impl Server {
         R: Future<Output = Result<Answer, S>>,
         S: Escape,
     {
-        Ok(match prepared {
-            Prepared::Answer(answer) => answer,
-            Prepared::Refuse(error) => return S::escape(Err(error)),
-            Prepared::Redeem(called, token, args) => {
+        Ok(match waits {
+            Waits::Redeem(called, token, args) => {
                 let usage = self.inner.usage.as_deref();
                 let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
                 Box::pin(redeemed).await
             }
-            Prepared::Run(mut invoked, support, name) => {
-                match poll_fn(|cx| Poll::Ready(invoked.as_mut().poll(cx))).await {
-                    Poll::Ready(answer) => answer,
-                    Poll::Pending => match (tasking, owner) {
-                        (Some(tasking), Some(owner)) if support.allows_tasks() => {
-                            let work = self.inner.limits.within_deadline(name, invoked);
-                            let escalation = Escalation {
-                                tasks: &self.inner.tasks,
-                                owner,
-                                tool: name,
-                                counted_as: Arc::clone(self.tool_metrics(named)),
-                                usage: self.inner.usage.clone(),
-                            };
-                            // Boxed: only a call that may become a task
-                            // carries what becoming one takes.
-                            match Box::pin(tasking.run(work, escalation)).await {
-                                Ok(answer) => answer,
-                                Err(stopped) => return S::escape(stopped),
-                            }
-                        }
-                        _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
-                    },
+            Waits::Run(invoked, support, name) => match (tasking, owner) {
+                (Some(tasking), Some(owner)) if support.allows_tasks() => {
+                    let work = self.inner.limits.within_deadline(name, invoked);
+                    let escalation = Escalation {
+                        tasks: &self.inner.tasks,
+                        owner,
+                        tool: name,
+                        counted_as: Arc::clone(self.tool_metrics(named)),
+                        usage: self.inner.usage.clone(),
+                    };
+                    // Boxed: only a call that may become a task carries
+                    // what becoming one takes.
+                    match Box::pin(tasking.run(work, escalation)).await {
+                        Ok(answer) => answer,
+                        Err(stopped) => return S::escape(stopped),
+                    }
                 }
-            }
+                _ => run(self.inner.limits.within_deadline(tool, invoked)).await?,
+            },
         })
     }
 
@@ -446,6 +475,14 @@ impl Prepared {
     fn refused(error: CallError) -> Prepared {
         Prepared::Answer(Answer::error(error))
     }
+}
+
+/// What a prepared call waits for.
+enum Waits {
+    /// A continuation token to redeem, as [`Prepared::Redeem`].
+    Redeem(Called, Value, Map<String, Value>),
+    /// A tool left waiting at its first poll, as [`Prepared::Run`].
+    Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
 }
 
 /// How a call path's answer leaves it when it is not a tool result: a

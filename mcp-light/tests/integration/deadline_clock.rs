@@ -16,7 +16,7 @@ use crate::fixtures::error_text;
 
 /// Waits for what never comes: only its deadline ends it.
 #[mcp_tool]
-async fn clock_never_answers() -> String {
+async fn clock_waits_forever() -> String {
     std::future::pending().await
 }
 
@@ -77,13 +77,13 @@ fn thread_name(tid: &str) -> Option<String> {
 
 #[test]
 fn the_deadline_clock_thread_ends_when_its_server_is_dropped() {
-    let server = Server::from_tools(tools![clock_never_answers])
+    let server = Server::from_tools(tools![clock_waits_forever])
         .with_tool_deadline(Some(Duration::from_millis(50)))
         .build()
         .unwrap();
-    let (result, wakers) = block_on(server.call("clock_never_answers", json!({}), Caller::Process));
+    let (result, wakers) = block_on(server.call("clock_waits_forever", json!({}), Caller::Process));
     assert!(
-        error_text(&result).starts_with("`clock_never_answers` did not finish within 50 ms"),
+        error_text(&result).starts_with("`clock_waits_forever` did not finish within 50 ms"),
         "{result:?}"
     );
     // The tool never wakes the call: what woke it is the clock's thread.
