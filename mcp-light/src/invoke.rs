@@ -113,6 +113,10 @@ impl Invocation {
 /// An answer in the making: ready already, or still to be worked out (a
 /// tool that waits, a result stored for its probe). Awaiting it gives the
 /// answer.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "the answer of a tool that never waits is returned in place: boxing it would allocate on every such call"
+)]
 pub enum Answering {
     /// Answered in place.
     Now(std::future::Ready<Answer>),
