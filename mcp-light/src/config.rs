@@ -240,7 +240,7 @@ impl fmt::Display for Grouped {
     }
 }
 
-/// Why a [`TaskConfig`] cannot be used; [`BuildError::TaskConfig`](crate::BuildError::TaskConfig)
+/// Why a [`TaskConfig`](crate::tasks::TaskConfig) cannot be used; [`BuildError::TaskConfig`](crate::BuildError::TaskConfig)
 /// carries it.
 ///
 /// ```
@@ -277,9 +277,9 @@ pub enum TaskConfigError {
         "the task watch interval ({watch_interval:?}) must be shorter than the lease ({lease:?})"
     )]
     WatchNotWithinLease {
-        /// [`TaskConfig::with_watch_interval`].
+        /// [`TaskConfig::with_watch_interval`](crate::tasks::TaskConfig::with_watch_interval).
         watch_interval: std::time::Duration,
-        /// [`TaskConfig::with_lease`].
+        /// [`TaskConfig::with_lease`](crate::tasks::TaskConfig::with_lease).
         lease: std::time::Duration,
     },
 }

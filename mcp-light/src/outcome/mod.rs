@@ -20,7 +20,8 @@ use crate::error::Unfinished;
 pub(crate) use error::{CallError, ErrorKind, Unkept};
 pub(crate) use write::WriteOutcome;
 
-/// A tool call's result and its [`Outcome`]: what the generated code of
+/// A tool call's result and its outcome (what the answer is, decided where
+/// it was made): what the generated code of
 /// every tool answers, and what the call path hands to the transport.
 #[derive(Debug, Clone)]
 pub struct Answer {

@@ -388,7 +388,7 @@ impl Server {
     /// caller of its own and continuation tokens are bound to it — a session
     /// rmcp validated, never a bare `Mcp-Session-Id` header on a request
     /// served statelessly. A client on protocol 2026-07-28 has no session:
-    /// without an authenticated [`Principal`] it is [`Caller::Anonymous`],
+    /// without an authenticated [`Principal`](crate::Principal) it is [`Caller::Anonymous`],
     /// and its 130-bit token alone is the capability to redeem. To bind
     /// tokens to who is calling, authenticate requests with
     /// [`Auth::layer`](crate::auth::Auth::layer).
