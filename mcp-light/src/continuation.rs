@@ -240,9 +240,8 @@ impl Continuations {
             called,
             usage,
         };
-        let served = negotiation.mode.into();
         match redemption.serve(negotiation).await {
-            Ok(answer) => answer.with_token(TokenUse::Redeemed(served), self.store_name),
+            Ok(answer) => answer.with_token(TokenUse::Redeemed, self.store_name),
             Err(error) => error,
         }
     }
@@ -302,7 +301,7 @@ impl Redemption<'_> {
             }
             (Mode::Filtered, Some(digest)) if matches!(digest.shape, Shape::List { .. }) => {
                 if let Err(error) = heavy::check_list_keys(digest, &negotiation) {
-                    return Err(self.error(invalid(&self.called.tool, error)));
+                    return Err(Answer::error(invalid(&self.called.tool, error)));
                 }
                 if let StoredItems::List(list) = self.items(&negotiation).await? {
                     let page = self.page(list, &negotiation, true)?;
@@ -321,7 +320,7 @@ impl Redemption<'_> {
                     "ask for mode summary instead, or narrow the read with the tool's own arguments"
                 }
             };
-            return Err(self.error(CallError::TooLargeWhole {
+            return Err(Answer::error(CallError::TooLargeWhole {
                 tool: self.called.tool.clone(),
                 size: info.size,
                 limit: config.max_full_bytes,
@@ -384,21 +383,17 @@ impl Redemption<'_> {
         }
     }
 
-    fn error(&self, error: CallError) -> Answer {
-        Answer::error(error)
-    }
-
     /// The one answer to a token this caller cannot redeem through this
     /// tool, whatever the reason: unknown, expired, or another caller's or
     /// another tool's.
     fn refused(&self) -> Answer {
-        self.error(CallError::TokenRefused {
+        Answer::error(CallError::TokenRefused {
             tool: self.called.tool.clone(),
         })
     }
 
     fn unavailable(&self, error: StoreError) -> Answer {
-        self.error(CallError::StoreUnavailable {
+        Answer::error(CallError::StoreUnavailable {
             tool: self.called.tool.clone(),
             error,
         })
@@ -413,7 +408,7 @@ impl Redemption<'_> {
             .map(|item| serde_json::from_slice::<Value>(item))
             .collect();
         let mut items = items.map_err(|error| {
-            self.error(CallError::Damaged {
+            Answer::error(CallError::Damaged {
                 tool: self.called.tool.clone(),
                 error: error.to_string(),
             })
@@ -440,7 +435,7 @@ impl Redemption<'_> {
     async fn whole(&self, entry: Entry, negotiation: Negotiation) -> Served {
         let config = self.continuations.heavy().clone();
         if entry.body.len() > config.max_full_bytes {
-            return Err(self.error(CallError::TooLargeWhole {
+            return Err(Answer::error(CallError::TooLargeWhole {
                 tool: self.called.tool.clone(),
                 size: entry.body.len() as u64,
                 limit: config.max_full_bytes,

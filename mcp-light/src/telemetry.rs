@@ -198,7 +198,7 @@ impl Label {
     const fn of(outcome: &Outcome) -> Label {
         match (outcome.shape, outcome.token) {
             (Shape::Error(_), _) => Label::Error,
-            (_, Some(TokenUse::Redeemed(_))) => Label::Redeemed,
+            (_, Some(TokenUse::Redeemed)) => Label::Redeemed,
             (Shape::Envelope(_), _) => Label::Envelope,
             (Shape::Probe, _) => Label::Probe,
             (Shape::Full | Shape::Inline | Shape::Served(_), _) => Label::Full,
@@ -302,10 +302,14 @@ impl ToolMetrics {
 }
 
 /// Records the duration of a request that is not a tool call.
-pub(crate) fn record_request_duration(method: &'static str, seconds: f64, error: Option<&str>) {
+pub(crate) fn record_request_duration(
+    method: &'static str,
+    seconds: f64,
+    error: Option<ErrorType>,
+) {
     let mut labels = vec![metrics::Label::from_static_parts("mcp.method.name", method)];
     if let Some(error) = error {
-        labels.push(metrics::Label::new("error.type", error.to_owned()));
+        labels.push(metrics::Label::new("error.type", error.to_string()));
     }
     let key = Key::from_parts(OPERATION_DURATION, labels);
     metrics::with_recorder(|recorder| {
@@ -443,7 +447,7 @@ impl Facts {
         }
         match self.token {
             Some(TokenUse::Minted) => keys.minted.increment(1),
-            Some(TokenUse::Redeemed(_)) => keys.redeemed.increment(1),
+            Some(TokenUse::Redeemed) => keys.redeemed.increment(1),
             None => {}
         }
     }
@@ -503,7 +507,7 @@ mod tests {
         );
 
         let page = Answer::shaped(&json!({"items": [1, 2]}), Shape::Served(Served::Page))
-            .with_token(TokenUse::Redeemed(Served::Page), "redis");
+            .with_token(TokenUse::Redeemed, "redis");
         let facts = Facts::of(page.outcome());
         assert_eq!(
             (facts.label, facts.full_bytes, facts.tier),

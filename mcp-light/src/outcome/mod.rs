@@ -117,7 +117,7 @@ impl Answer {
 pub(crate) struct Outcome {
     pub(crate) shape: Shape,
     /// A continuation token the answer carries (minted) or was served for
-    /// (redeemed).
+    /// (redeemed, in the mode its shape names).
     pub(crate) token: Option<TokenUse>,
     /// Bytes of the answer's text: what the caller's model reads.
     pub(crate) answer_bytes: u64,
@@ -148,7 +148,7 @@ impl Outcome {
     /// redemption.
     pub(crate) const fn full_bytes(&self) -> Option<u64> {
         match (self.full_bytes, self.token) {
-            (_, Some(TokenUse::Redeemed(_))) => None,
+            (_, Some(TokenUse::Redeemed)) => None,
             (Some(bytes), _) => Some(bytes),
             (None, _) => Some(self.answer_bytes),
         }
@@ -213,8 +213,9 @@ pub(crate) enum Served {
 pub(crate) enum TokenUse {
     /// The answer carries a token it minted.
     Minted,
-    /// The answer was served for a token, in this mode.
-    Redeemed(Served),
+    /// The answer was served for a token: its shape says what
+    /// ([`Shape::Served`]).
+    Redeemed,
 }
 
 impl TokenUse {
@@ -222,7 +223,7 @@ impl TokenUse {
     pub(crate) const fn label(self) -> &'static str {
         match self {
             TokenUse::Minted => "minted",
-            TokenUse::Redeemed(_) => "redeemed",
+            TokenUse::Redeemed => "redeemed",
         }
     }
 }
@@ -291,7 +292,7 @@ mod tests {
         assert_eq!(outcome.tier, Some("memory"));
 
         let page = Answer::shaped(&json!({"items": []}), Shape::Served(Served::Page))
-            .with_token(TokenUse::Redeemed(Served::Page), "redis");
+            .with_token(TokenUse::Redeemed, "redis");
         assert_eq!(page.outcome().full_bytes(), None);
     }
 

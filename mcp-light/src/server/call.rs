@@ -155,7 +155,7 @@ impl Server {
         let mut answer = match prepared {
             Ok(Prepared::Answer(answer)) => answer,
             Ok(Prepared::Refuse(error)) => S::escape(Err(error))?,
-            Ok(Prepared::Run(mut invoked, support, name)) => {
+            Ok(Prepared::Wait(Waits::Run(mut invoked, support, name))) => {
                 // Most tools answer at their first poll, made here, bare;
                 // only one left waiting runs within the deadline and what
                 // stops it (or as a task), which poll it again at once.
@@ -170,8 +170,7 @@ impl Server {
                     Err(unfinished) => Answer::unfinished(tool, unfinished),
                 }
             }
-            Ok(Prepared::Redeem(called, token, args)) => {
-                let waits = Waits::Redeem(called, token, args);
+            Ok(Prepared::Wait(waits)) => {
                 self.waited(waits, named, tool, tasking, owner, span, run)
                     .await?
             }
@@ -333,7 +332,7 @@ impl Server {
             if let Target::Dispatcher(dispatcher) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Prepared::Redeem(called, token, args);
+            return Prepared::Wait(Waits::Redeem(called, token, args));
         }
         let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher) => match dispatcher.route(&self.inner.registry, args) {
@@ -366,7 +365,7 @@ impl Server {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
                 Answering::Now(answer) => Prepared::Answer(answer.into_inner()),
-                Answering::Later(run) => Prepared::Run(run, support, def.name()),
+                Answering::Later(run) => Prepared::Wait(Waits::Run(run, support, def.name())),
             },
             Err(answer) => Prepared::Answer(*answer),
         }
@@ -463,11 +462,8 @@ enum Prepared {
     Answer(Answer),
     /// Refused with a protocol error before any tool ran.
     Refuse(ErrorData),
-    /// A continuation token to redeem for this caller, with the
-    /// negotiation fields left in the arguments.
-    Redeem(Called, Value, Map<String, Value>),
-    /// A tool to run, whether it may answer as a task, and its name.
-    Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
+    /// Something to wait for.
+    Wait(Waits),
 }
 
 impl Prepared {
@@ -479,9 +475,11 @@ impl Prepared {
 
 /// What a prepared call waits for.
 enum Waits {
-    /// A continuation token to redeem, as [`Prepared::Redeem`].
+    /// A continuation token to redeem for this caller, with the
+    /// negotiation fields left in the arguments.
     Redeem(Called, Value, Map<String, Value>),
-    /// A tool left waiting at its first poll, as [`Prepared::Run`].
+    /// A tool to run (its first poll made bare before anything else waits),
+    /// whether it may answer as a task, and its name.
     Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
 }
 

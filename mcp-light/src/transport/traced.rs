@@ -105,18 +105,10 @@ impl Traced {
         let error = done
             .as_ref()
             .err()
-            .map(|error| error_code(error.code.0).to_string());
-        record_request_duration(
-            self.method,
-            self.started.elapsed().as_secs_f64(),
-            error.as_deref(),
-        );
+            .map(|error| ErrorType::Code(error.code.0));
+        record_request_duration(self.method, self.started.elapsed().as_secs_f64(), error);
         if error.is_some() && !self.span.is_disabled() {
-            let facts = Facts::bare(
-                Label::Error,
-                done.as_ref().err().map(|e| error_code(e.code.0)),
-            );
-            self.record_end(&facts, false);
+            self.record_end(&Facts::bare(Label::Error, error), false);
         }
     }
 
@@ -229,13 +221,8 @@ fn facts_of(done: &Result<Answer, Stopped>) -> Facts {
         Err(Ok(CallToolResponse::Task(_))) => Facts::bare(Label::Task, None),
         Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare(Label::InputRequired, None),
         Err(Ok(_)) => Facts::bare(Label::Full, None),
-        Err(Err(error)) => Facts::bare(Label::Error, Some(error_code(error.code.0))),
+        Err(Err(error)) => Facts::bare(Label::Error, Some(ErrorType::Code(error.code.0))),
     }
-}
-
-/// A JSON-RPC error code as `error.type`.
-fn error_code(code: i32) -> ErrorType {
-    ErrorType::Code(code)
 }
 
 /// A W3C `traceparent`'s trace id and parent span id, when it is one:

@@ -285,48 +285,38 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_ident(c)).filter(|w| !w.is_empty())
 }
 
+/// Every `mod name` of a file: the name, and the code right after it
+/// (`;` for a declaration, `{` for an inline module).
+fn modules(code: &str) -> impl Iterator<Item = (String, &str)> {
+    code.match_indices("mod ").filter_map(|(at, _)| {
+        if at > 0 && is_ident(code[..at].chars().next_back().unwrap()) {
+            return None;
+        }
+        let rest = code[at + 4..].trim_start();
+        let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+        let after = rest[name.len()..].trim_start();
+        (!name.is_empty()).then_some((name, after))
+    })
+}
+
 /// The names of the `mod name;` declarations of a file.
 fn declared_modules(code: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for (at, _) in code.match_indices("mod ") {
-        if at > 0 && is_ident(code[..at].chars().next_back().unwrap()) {
-            continue;
-        }
-        let rest = &code[at + 4..];
-        let name: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| is_ident(*c))
-            .collect();
-        let after = rest.trim_start()[name.len()..].trim_start();
-        if !name.is_empty() && after.starts_with(';') {
-            names.push(name);
-        }
-    }
-    names
+    modules(code)
+        .filter(|(_, after)| after.starts_with(';'))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The inline modules of a file (`mod kind { … }`): their name and the
 /// span of their braces.
 fn inline_modules(code: &str) -> Vec<(String, usize, usize)> {
-    let mut spans = Vec::new();
-    for (at, _) in code.match_indices("mod ") {
-        if at > 0 && is_ident(code[..at].chars().next_back().unwrap()) {
-            continue;
-        }
-        let rest = &code[at + 4..];
-        let name: String = rest
-            .trim_start()
-            .chars()
-            .take_while(|c| is_ident(*c))
-            .collect();
-        let after = rest.trim_start()[name.len()..].trim_start();
-        if !name.is_empty() && after.starts_with('{') {
+    modules(code)
+        .filter(|(_, after)| after.starts_with('{'))
+        .map(|(name, after)| {
             let open = code.len() - after.len();
-            spans.push((name, open, open + matching(after, '{', '}')));
-        }
-    }
-    spans
+            (name, open, open + matching(after, '{', '}'))
+        })
+        .collect()
 }
 
 /// The module a place in a file's code belongs to: the file's own, or an
