@@ -398,13 +398,26 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
         // JSON or content, whichever the success type is.
         Kind::Read => {
             let krate = respan(krate, span);
-            let await_ = (!in_place).then(|| quote!(.await));
-            quote_spanned! {span=>
+            let read = quote_spanned! {span=>
                 {
                     use #krate::__private::answer_kind::*;
                     (&__out).tool_answer_kind().read(__responder, __out)
                 }
-                #await_
+            };
+            if in_place {
+                read
+            } else {
+                // Taken apart rather than awaited whole: an answer made in
+                // place leaves at once, and only a future still to await is
+                // held across the await (a scrutinee would hold the whole
+                // `Answering` there, answer and all, in the tool's future).
+                quote_spanned! {span=>
+                    let __later = match #read {
+                        #krate::__private::Answering::Now(ready) => return ready.into_inner(),
+                        #krate::__private::Answering::Later(later) => later,
+                    };
+                    __later.await
+                }
             }
         }
         // A stream, an iterator or a value, whichever the success type is.
@@ -424,24 +437,31 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
 
     let bounds = argument_bounds(plan);
 
-    let answered = answered(plan, quote!(reply));
-    let body = quote! {
+    // The arguments are parsed before any future is made: refused ones
+    // answer in place, and the future of a tool that waits holds only what
+    // its run needs (the parsed arguments, the responder, the call's
+    // context if a parameter takes it), not the call's argument map.
+    let head = quote! {
         let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
             ::core::result::Result::Ok(parsed) => parsed,
-            ::core::result::Result::Err(reply) => return #answered,
+            ::core::result::Result::Err(reply) => {
+                return #krate::__private::Answering::from(reply);
+            }
         };
         #id_binding
         let __Args { #(#fields: #arg_bindings,)* .. } = __args;
+    };
+    let run = quote! {
         #call
         #out
         #assertions
         #respond
     };
     // A tool that never waits answers in place; any other, a boxed future.
-    let body = if in_place {
-        body
+    let run = if in_place {
+        run
     } else {
-        quote!(#krate::__private::Answering::Later(::std::boxed::Box::pin(async move { #body })))
+        quote!(#krate::__private::Answering::Later(::std::boxed::Box::pin(async move { #run })))
     };
     quote! {
         fn __invoke(
@@ -450,7 +470,8 @@ fn invoke_fn(plan: &Plan) -> TokenStream {
         where
             #(#bounds,)*
         {
-            #body
+            #head
+            #run
         }
     }
 }
@@ -463,10 +484,10 @@ fn answers_in_place(plan: &Plan) -> bool {
     plan.inline && plan.tool.item.sig.asyncness.is_none() && plan.kind == Kind::Read
 }
 
-/// `early`, an answer made before the tool's own (refused arguments,
-/// missing state), as the generated invoke returns it: as it is from the
-/// future of a tool that waits, as an [`Answering`] from one that answers
-/// in place.
+/// `early`, an answer made before the tool's own (a parameter the call
+/// cannot provide, such as missing state), as the generated invoke returns
+/// it: as it is from the future of a tool that waits, as an [`Answering`]
+/// from one that answers in place.
 fn answered(plan: &Plan, early: TokenStream) -> TokenStream {
     let krate = &plan.krate;
     if answers_in_place(plan) {
