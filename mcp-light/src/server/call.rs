@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{self, Poll};
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult};
@@ -118,74 +118,92 @@ impl Server {
     /// in the tool, answers the call as the tool failing and goes no
     /// further. The answer ends with the usage report, where the server
     /// keeps one: the one step every answered call takes.
+    ///
+    /// Everything up to the tool's first poll is done at the future's
+    /// first poll, in place: a refusal, and the answer of a tool that
+    /// answers at once, leave from there, and the future holds nothing
+    /// but what the call was given. Only a call left waiting boxes the
+    /// rest ([`Server::waited`]), so the future a transport moves around
+    /// (into the task it spawns for the request, for one) stays small.
     #[allow(clippy::too_many_arguments)]
-    async fn answer<'t, S, R>(
-        &self,
+    fn answer<'a, S, R>(
+        &'a self,
         named: Option<Named>,
-        tool: &'t str,
+        tool: &'a str,
         arguments: Value,
         caller: Caller,
         granted: Option<GrantedScopes>,
         talk: Option<Arc<Talk>>,
-        tasking: Option<Tasking<'_>>,
-        span: &tracing::Span,
-        run: impl FnOnce(Run<'t>) -> R,
-    ) -> Result<Answer, S>
+        tasking: Option<Tasking<'a>>,
+        span: &'a tracing::Span,
+        run: impl FnOnce(Run<'a>) -> R + Unpin + 'a,
+    ) -> impl Future<Output = Result<Answer, S>> + 'a
     where
-        R: Future<Output = Result<Answer, S>>,
-        S: Escape,
+        R: Future<Output = Result<Answer, S>> + 'a,
+        S: Escape + 'a,
     {
-        // Only a request that may get a task pays for its owner's identity.
-        let declared = tasking.as_ref().map(|tasking| tasking.declared);
-        let owner = (declared == Some(true)).then(|| caller.identity());
-        // Everything up to the tool's own future is decided synchronously:
-        // a refusal, and the answer of a tool that never waits, leave here
-        // without a future around them.
-        let prepared = caught(span, || {
-            self.prepare(
-                named,
-                tool,
-                arguments,
-                caller,
-                granted.as_ref(),
-                talk,
-                declared,
-            )
-        });
-        let mut answer = match prepared {
-            Ok(Prepared::Answer(answer)) => answer,
-            Ok(Prepared::Refuse(error)) => S::escape(Err(error))?,
-            Ok(Prepared::Wait(Waits::Run(mut invoked, support, name))) => {
+        FirstPoll::new(move |cx: &mut task::Context<'_>| {
+            // Only a request that may get a task pays for its owner's
+            // identity.
+            let declared = tasking.as_ref().map(|tasking| tasking.declared);
+            let owner = (declared == Some(true)).then(|| caller.identity());
+            let prepared = caught(span, || {
+                self.prepare(
+                    named,
+                    tool,
+                    arguments,
+                    caller,
+                    granted.as_ref(),
+                    talk,
+                    declared,
+                )
+            });
+            let answer = match prepared {
+                Ok(Prepared::Answer(answer)) => answer,
+                Ok(Prepared::Refuse(error)) => match S::escape(Err(error)) {
+                    Ok(answer) => answer,
+                    Err(stopped) => return Ok(Err(stopped)),
+                },
                 // Most tools answer at their first poll, made here, bare;
                 // only one left waiting runs within the deadline and what
                 // stops it (or as a task), which poll it again at once.
-                let first = poll_fn(|cx| Poll::Ready(caught(span, || invoked.as_mut().poll(cx))));
-                match first.await {
-                    Ok(Poll::Ready(answer)) => answer,
-                    Ok(Poll::Pending) => {
-                        let waits = Waits::Run(invoked, support, name);
-                        self.waited(waits, named, tool, tasking, owner, span, run)
-                            .await?
+                Ok(Prepared::Wait(Waits::Run(mut invoked, support, name))) => {
+                    match caught(span, || invoked.as_mut().poll(cx)) {
+                        Ok(Poll::Ready(answer)) => answer,
+                        Ok(Poll::Pending) => {
+                            let waits = Waits::Run(invoked, support, name);
+                            return Err(Box::pin(
+                                self.waited(waits, named, tool, tasking, owner, span, run),
+                            ));
+                        }
+                        Err(unfinished) => Answer::unfinished(tool, unfinished),
                     }
-                    Err(unfinished) => Answer::unfinished(tool, unfinished),
                 }
-            }
-            Ok(Prepared::Wait(waits)) => {
-                self.waited(waits, named, tool, tasking, owner, span, run)
-                    .await?
-            }
-            Err(unfinished) => Answer::unfinished(tool, unfinished),
-        };
+                Ok(Prepared::Wait(waits)) => {
+                    return Err(Box::pin(
+                        self.waited(waits, named, tool, tasking, owner, span, run),
+                    ));
+                }
+                Err(unfinished) => Answer::unfinished(tool, unfinished),
+            };
+            Ok(Ok(self.reported(answer)))
+        })
+    }
+
+    /// `answer` with the usage report's counts, where the server keeps one.
+    fn reported(&self, mut answer: Answer) -> Answer {
         if let Some(usage) = &self.inner.usage {
             usage.report(&mut answer);
         }
-        Ok(answer)
+        answer
     }
 
     /// The part of a call that waits, polled in place in the request's
     /// span within the call's panic boundary (a future moved, into a
     /// wrapper that enters the span, costs its whole size in copies, and
-    /// this one holds the tool's).
+    /// this one holds the tool's), its answer with the usage report's
+    /// counts. Boxed by [`Server::answer`]: only a call that waits carries
+    /// it.
     #[allow(clippy::too_many_arguments)]
     async fn waited<'t, S, R>(
         &self,
@@ -208,8 +226,8 @@ impl Server {
             Err(unfinished) => Poll::Ready(Err(unfinished)),
         });
         match polled.await {
-            Ok(done) => done,
-            Err(unfinished) => Ok(Answer::unfinished(tool, unfinished)),
+            Ok(done) => done.map(|answer| self.reported(answer)),
+            Err(unfinished) => Ok(self.reported(Answer::unfinished(tool, unfinished))),
         }
     }
 
@@ -442,6 +460,47 @@ pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolRespons
 fn caught<T>(span: &tracing::Span, work: impl FnOnce() -> T) -> Result<T, Unfinished> {
     let _entered = span.enter();
     catch_unwind(AssertUnwindSafe(work)).map_err(|panic| Unfinished::panicked(panic.as_ref()))
+}
+
+/// A future whose first poll runs `start`, which answers at once (`Ok`) or
+/// hands over a future to wait on (`Err`), boxed so that only a call that
+/// waits carries it (and `start`'s answer stays as small as an answer);
+/// that future is polled at once, and at every poll after.
+struct FirstPoll<F, W> {
+    start: Option<F>,
+    waiting: Option<Pin<Box<W>>>,
+}
+
+impl<F, W> FirstPoll<F, W> {
+    fn new(start: F) -> Self {
+        FirstPoll {
+            start: Some(start),
+            waiting: None,
+        }
+    }
+}
+
+impl<F, W> Future for FirstPoll<F, W>
+where
+    F: FnOnce(&mut task::Context<'_>) -> Result<W::Output, Pin<Box<W>>> + Unpin,
+    W: Future,
+{
+    type Output = W::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<W::Output> {
+        let this = self.get_mut();
+        if let Some(waiting) = &mut this.waiting {
+            return waiting.as_mut().poll(cx);
+        }
+        let start = this
+            .start
+            .take()
+            .expect("a call's future polled after it answered");
+        match start(cx) {
+            Ok(done) => Poll::Ready(done),
+            Err(waiting) => this.waiting.insert(waiting).as_mut().poll(cx),
+        }
+    }
 }
 
 /// The client behind a call that came over MCP.

@@ -29,6 +29,7 @@ use rmcp::model::{CallToolRequestMethod, ConstString, ErrorData, ProtocolVersion
 use tower_service::Service;
 
 use super::jsonrpc::{self, Checked, Refusal};
+use super::origins::AllowedOrigins;
 use super::request::HttpContext;
 use super::sessions::{SessionSlots, SessionsFull};
 use crate::Server;
@@ -45,6 +46,9 @@ type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 pub(crate) struct JsonRpcGuard<S> {
     inner: S,
     max_body_bytes: usize,
+    /// The origins a browser request may come from, checked here rather
+    /// than by rmcp (see [`AllowedOrigins`]).
+    origins: Option<Arc<AllowedOrigins>>,
     sessions: Arc<SessionSlots>,
     /// The server, when any of its tools needs scopes: a call is then
     /// checked against the scopes its token grants.
@@ -62,17 +66,20 @@ impl<S> std::fmt::Debug for JsonRpcGuard<S> {
 
 impl<S> JsonRpcGuard<S> {
     /// `inner` behind the checks, reading bodies of at most
-    /// `max_body_bytes`, opening sessions within `sessions`, and checking
-    /// calls against the tools' scopes of `scoped`, if given.
+    /// `max_body_bytes`, refusing browser requests from other origins than
+    /// `origins` (where given), opening sessions within `sessions`, and
+    /// checking calls against the tools' scopes of `scoped`, if given.
     pub(crate) fn new(
         inner: S,
         max_body_bytes: usize,
+        origins: Option<AllowedOrigins>,
         sessions: Arc<SessionSlots>,
         scoped: Option<Server>,
     ) -> JsonRpcGuard<S> {
         JsonRpcGuard {
             inner,
             max_body_bytes,
+            origins: origins.map(Arc::new),
             sessions,
             scoped,
         }
@@ -100,6 +107,13 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        if let Some(refusal) = self
+            .origins
+            .as_deref()
+            .and_then(|origins| origins.refusal(request.headers()))
+        {
+            return Box::pin(std::future::ready(Ok(forbidden(refusal))));
+        }
         let mut inner = self.inner.clone();
         let max = self.max_body_bytes;
         let sessions = Arc::clone(&self.sessions);
@@ -271,6 +285,15 @@ fn challenged(auth: Option<&Auth>, refusal: AuthRefusal) -> HttpResponse {
     response
         .body(Full::new(Bytes::from(body)).boxed())
         .expect("a status and valid headers make a valid response")
+}
+
+/// A `403 Forbidden` in plain text, as rmcp answers a refused `Host` or
+/// `Origin`.
+fn forbidden(message: &'static str) -> HttpResponse {
+    Response::builder()
+        .status(StatusCode::FORBIDDEN)
+        .body(Full::new(Bytes::from_static(message.as_bytes())).boxed())
+        .expect("a status makes a valid response")
 }
 
 /// The header a 2025-era client names its session in.

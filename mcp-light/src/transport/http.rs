@@ -19,6 +19,7 @@ use crate::{Caller, Server};
 use super::drain::{self, InFlight};
 use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
+use super::origins::AllowedOrigins;
 use super::sessions::{SessionSlots, ValidatedSessions};
 use super::{McpHandler, ServeError};
 use crate::store::BoxFuture;
@@ -439,12 +440,19 @@ impl Server {
         let max_body_bytes = config.max_request_body_bytes;
         let sessions = ValidatedSessions::new(bounds.idle_timeout);
         let slots = SessionSlots::new(bounds.max, bounds.max_per_principal);
+        let (config, origins) = AllowedOrigins::take(config);
         let rmcp = StreamableHttpService::new(
             move || Ok(handler.clone()),
             std::sync::Arc::new(sessions),
             config,
         );
-        HttpService(JsonRpcGuard::new(rmcp, max_body_bytes, slots, scoped))
+        HttpService(JsonRpcGuard::new(
+            rmcp,
+            max_body_bytes,
+            origins,
+            slots,
+            scoped,
+        ))
     }
 
     /// Serves MCP over Streamable HTTP at `/mcp` on `listener` until

@@ -165,8 +165,10 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
     #[serde(rename_all = "camelCase")]
     #[expect(dead_code, reason = "read only to check that they parse")]
     struct CallParams<'a> {
-        #[serde(rename = "_meta")]
-        meta: Option<rmcp::model::RequestMetaObject>,
+        /// Any JSON object, as rmcp reads it: checked to be one, not
+        /// built.
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<&'a RawValue>,
         #[serde(borrow)]
         name: std::borrow::Cow<'a, str>,
         #[serde(borrow)]
@@ -185,6 +187,9 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
         Some(method) if !PROTOCOL_METHODS.contains(&method) => Some(Checked::AsIs),
         Some(method) if method == CallToolRequestMethod::VALUE => {
             let params = serde_json::from_str::<CallParams<'_>>(head.params?.get()).ok()?;
+            if params.meta.is_some_and(|meta| !meta.get().starts_with('{')) {
+                return None;
+            }
             let Some(arguments) = params.arguments else {
                 return Some(Checked::AsIs);
             };

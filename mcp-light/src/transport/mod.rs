@@ -26,6 +26,8 @@ mod jsonrpc;
 #[cfg(feature = "http")]
 mod listen;
 #[cfg(feature = "http")]
+mod origins;
+#[cfg(feature = "http")]
 mod request;
 #[cfg(feature = "http")]
 mod sessions;
