@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 use std::convert::Infallible;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{self, Poll};
 
@@ -198,36 +198,32 @@ impl Server {
         answer
     }
 
-    /// The part of a call that waits, polled in place in the request's
-    /// span within the call's panic boundary (a future moved, into a
-    /// wrapper that enters the span, costs its whole size in copies, and
-    /// this one holds the tool's), its answer with the usage report's
-    /// counts. Boxed by [`Server::answer`]: only a call that waits carries
-    /// it.
+    /// The part of a call that waits ([`Server::wait`]), polled in place
+    /// in the request's span within the call's panic boundary, its answer
+    /// with the usage report's counts. Boxed by [`Server::answer`]: only a
+    /// call that waits carries it. A struct rather than an `async fn` around
+    /// the wait, which would hold the wait's arguments twice: the box stays
+    /// small enough for the allocator's fast path.
     #[allow(clippy::too_many_arguments)]
-    async fn waited<'t, S, R>(
-        &self,
+    fn waited<'a, S, R>(
+        &'a self,
         waits: Waits,
         named: Option<Named>,
-        tool: &'t str,
-        tasking: Option<Tasking<'_>>,
+        tool: &'a str,
+        tasking: Option<Tasking<'a>>,
         owner: Option<String>,
-        span: &tracing::Span,
-        run: impl FnOnce(Run<'t>) -> R,
-    ) -> Result<Answer, S>
+        span: &'a tracing::Span,
+        run: impl FnOnce(Run<'a>) -> R + 'a,
+    ) -> Waited<'a, impl Future<Output = Result<Answer, S>> + 'a>
     where
-        R: Future<Output = Result<Answer, S>>,
-        S: Escape,
+        R: Future<Output = Result<Answer, S>> + 'a,
+        S: Escape + 'a,
     {
-        let mut call = pin!(self.wait(waits, named, tool, tasking, owner, run));
-        let polled = poll_fn(|cx| match caught(span, || call.as_mut().poll(cx)) {
-            Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(unfinished) => Poll::Ready(Err(unfinished)),
-        });
-        match polled.await {
-            Ok(done) => done.map(|answer| self.reported(answer)),
-            Err(unfinished) => Ok(self.reported(Answer::unfinished(tool, unfinished))),
+        Waited {
+            call: self.wait(waits, named, tool, tasking, owner, run),
+            server: self,
+            tool,
+            span,
         }
     }
 
@@ -499,6 +495,38 @@ where
         match start(cx) {
             Ok(done) => Poll::Ready(done),
             Err(waiting) => this.waiting.insert(waiting).as_mut().poll(cx),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A call's wait ([`Server::waited`]): each poll in the request's span,
+    /// within the call's panic boundary, and the answer reported.
+    struct Waited<'a, F> {
+        #[pin]
+        call: F,
+        server: &'a Server,
+        tool: &'a str,
+        span: &'a tracing::Span,
+    }
+}
+
+impl<F, S> Future for Waited<'_, F>
+where
+    F: Future<Output = Result<Answer, S>>,
+{
+    type Output = Result<Answer, S>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        match caught(this.span, || this.call.as_mut().poll(cx)) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(done)) => Poll::Ready(done.map(|answer| this.server.reported(answer))),
+            // A panic ends the call: its future is never polled again.
+            Err(unfinished) => {
+                let answer = Answer::unfinished(this.tool, unfinished);
+                Poll::Ready(Ok(this.server.reported(answer)))
+            }
         }
     }
 }
