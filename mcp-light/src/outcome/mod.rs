@@ -31,6 +31,7 @@ pub struct Answer {
 
 impl Answer {
     /// `result`, which is `shape`: its answer bytes counted from its text.
+    #[inline]
     pub(crate) fn new(result: CallToolResult, shape: Shape) -> Answer {
         let answer_bytes = text_bytes(&result);
         Answer {
@@ -68,6 +69,7 @@ impl Answer {
     }
 
     /// The result itself, answered whole.
+    #[inline]
     pub(crate) fn full(value: serde_json::Value) -> Answer {
         Answer::new(crate::answer::full_result(value), Shape::Full)
     }
@@ -100,6 +102,7 @@ impl Answer {
     }
 
     /// The result as it goes out.
+    #[inline]
     pub(crate) fn into_result(self) -> CallToolResult {
         self.result
     }

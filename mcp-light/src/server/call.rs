@@ -186,16 +186,19 @@ impl Server {
                 }
                 Err(unfinished) => Answer::unfinished(tool, unfinished),
             };
-            Ok(Ok(self.reported(answer)))
+            let mut answer = answer;
+            self.report(&mut answer);
+            Ok(Ok(answer))
         })
     }
 
-    /// `answer` with the usage report's counts, where the server keeps one.
-    fn reported(&self, mut answer: Answer) -> Answer {
+    /// Puts the usage report's counts on `answer`, where the server keeps
+    /// one (in place: an answer is moved as little as it can be).
+    #[inline]
+    fn report(&self, answer: &mut Answer) {
         if let Some(usage) = &self.inner.usage {
-            usage.report(&mut answer);
+            usage.report(answer);
         }
-        answer
     }
 
     /// The part of a call that waits ([`Server::wait`]), polled in place
@@ -442,6 +445,7 @@ impl Server {
 
 /// The response to a call over MCP, from what [`Server::call_over_mcp`]
 /// came to.
+#[inline]
 pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
     match done {
         Ok(answer) => Ok(answer.into_result().into()),
@@ -521,11 +525,17 @@ where
         let mut this = self.project();
         match caught(this.span, || this.call.as_mut().poll(cx)) {
             Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(done)) => Poll::Ready(done.map(|answer| this.server.reported(answer))),
+            Ok(Poll::Ready(mut done)) => {
+                if let Ok(answer) = &mut done {
+                    this.server.report(answer);
+                }
+                Poll::Ready(done)
+            }
             // A panic ends the call: its future is never polled again.
             Err(unfinished) => {
-                let answer = Answer::unfinished(this.tool, unfinished);
-                Poll::Ready(Ok(this.server.reported(answer)))
+                let mut answer = Answer::unfinished(this.tool, unfinished);
+                this.server.report(&mut answer);
+                Poll::Ready(Ok(answer))
             }
         }
     }
