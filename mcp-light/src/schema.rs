@@ -446,6 +446,35 @@ mod tests {
     }
 
     #[test]
+    fn compacting_splits_type_lists_and_drops_only_what_absence_says() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "rack": {"type": ["string", "null"], "default": null},
+                "must": {"type": ["string", "null"], "default": null},
+                "extra": {"type": "object", "additionalProperties": true, "default": {}},
+                "closed": {"type": "object", "additionalProperties": true, "unevaluatedProperties": false},
+                "label": {"type": "string", "default": ""}
+            },
+            "required": ["must"]
+        });
+        assert_eq!(
+            compacted(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "rack": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "must": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+                    "extra": {"type": "object", "default": {}},
+                    "closed": {"type": "object", "additionalProperties": true, "unevaluatedProperties": false},
+                    "label": {"type": "string", "default": ""}
+                },
+                "required": ["must"]
+            })
+        );
+    }
+
+    #[test]
     fn recursive_defs_stay_defs() {
         let schema = json!({
             "type": "object",

@@ -246,7 +246,7 @@ async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<Content, ToolEr
 #[schemars(
     rename = "address",
     extend("$anchor" = "addressDef"),
-    transform = mcp_light::schema::split_type_unions
+    transform = mcp_light::catalog::split_type_unions
 )]
 pub struct Address {
     #[serde(default)]
@@ -277,7 +277,7 @@ pub enum ContactMethod {
         "then" = {"required": ["phone"]},
         "else" = {"required": ["email"]},
     ),
-    transform = mcp_light::schema::split_type_unions
+    transform = mcp_light::catalog::split_type_unions
 )]
 fn json_schema_2020_12_tool(
     #[serde(default)] name: Option<String>,

@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 /// use mcp_light::prelude::*;
 ///
 /// #[derive(Deserialize, JsonSchema)]
-/// #[schemars(transform = mcp_light::schema::split_type_unions)]
+/// #[schemars(transform = mcp_light::catalog::split_type_unions)]
 /// struct Address {
 ///     street: Option<String>,
 /// }
@@ -103,9 +103,16 @@ fn constrains(keyword: &str) -> Option<&'static [&'static str]> {
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => NUMBER,
         "items" | "prefixItems" | "additionalItems" | "minItems" | "maxItems" | "uniqueItems"
         | "contains" | "minContains" | "maxContains" | "unevaluatedItems" => ARRAY,
-        "properties" | "patternProperties" | "additionalProperties" | "required"
-        | "minProperties" | "maxProperties" | "propertyNames" | "dependentRequired"
-        | "dependentSchemas" | "unevaluatedProperties" => OBJECT,
+        "properties"
+        | "patternProperties"
+        | "additionalProperties"
+        | "required"
+        | "minProperties"
+        | "maxProperties"
+        | "propertyNames"
+        | "dependentRequired"
+        | "dependentSchemas"
+        | "unevaluatedProperties" => OBJECT,
         _ => return None,
     })
 }
@@ -219,7 +226,9 @@ mod tests {
     #[test]
     fn an_anyof_beside_a_type_list_is_kept_and_both_must_hold() {
         assert_eq!(
-            split(json!({"type": ["string", "null"], "anyOf": [{"minLength": 2}, {"const": null}]})),
+            split(
+                json!({"type": ["string", "null"], "anyOf": [{"minLength": 2}, {"const": null}]})
+            ),
             json!({"allOf": [{"anyOf": [{"type": "string"}, {"type": "null"}]}], "anyOf": [{"minLength": 2}, {"const": null}]})
         );
     }

@@ -360,7 +360,9 @@ async fn a_client_without_the_extension_gets_a_plain_result_or_the_missing_capab
 async fn only_the_2026_07_28_handshake_advertises_the_tasks_extension() {
     let server = replica(Arc::new(MemoryStore::default()), at_once());
     let discovered = connect(&server, Caller::Process, true).await;
-    let info = discovered.peer_info().expect("the server introduced itself");
+    let info = discovered
+        .peer_info()
+        .expect("the server introduced itself");
     assert!(info.capabilities.supports_tasks(), "{info:?}");
 
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
