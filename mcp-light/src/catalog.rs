@@ -1,7 +1,8 @@
 //! What a server serves, to read: the tools it was built from, how each is
 //! published, its dispatchers, which of them `tools/list` publishes (the
 //! [`Surface`]), and the `_meta` key an answer's usage report goes under
-//! ([`USAGE_META_KEY`]).
+//! ([`USAGE_META_KEY`]). A schema published as written can be made as
+//! portable as the others with [`split_type_unions`].
 //!
 //! A tool author needs none of this to write and serve tools: the tool
 //! attributes register each function, [`tools!`](crate::tools) names them
@@ -38,6 +39,7 @@
 pub use crate::dispatch::Dispatcher;
 pub use crate::kind::{ToolKind, WriteKind};
 pub use crate::registry::{PublishedTool, Registry};
+pub use crate::schema::split_type_unions;
 pub use crate::surface::{Surface, UnknownSurface};
 pub use crate::tool::ToolDef;
 pub use crate::usage::USAGE_META_KEY;

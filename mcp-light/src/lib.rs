@@ -105,8 +105,9 @@ pub use state::State;
 /// below). `task` lets a long call answer as a task the client follows
 /// by its id, and `task = "required"` runs the tool only as one
 /// ([`tasks`]). `schema = "as_written"` publishes the input
-/// schema as schemars writes it (`$schema`, `$defs`, titles) instead of
-/// compacting it; the function's own `#[schemars(...)]` attributes (say
+/// schema as schemars writes it (`$schema`, `$defs`, titles, a nullable
+/// value's `"type": [T, "null"]`) instead of compacting it and making it
+/// portable ([`catalog::split_type_unions`]); the function's own `#[schemars(...)]` attributes (say
 /// `#[schemars(extend("anyOf" = [...]))]`) describe its arguments as a
 /// whole, with or without it. `scopes = ["inventory:read"]` names the
 /// OAuth scopes a call needs: over HTTP with OAuth, a caller whose access

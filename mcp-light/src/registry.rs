@@ -204,18 +204,23 @@ impl PublishedTool {
         self.retrieve_published
     }
 
-    /// The MCP annotations the macro's knowledge implies.
+    /// The MCP annotations the macro's knowledge implies, each hint
+    /// written where it says more than its absence: MCP reads a missing
+    /// `readOnlyHint` or `idempotentHint` as false, and a missing
+    /// `destructiveHint` as true, so a write names whether it destroys and
+    /// only an idempotent one says so.
     pub fn annotations(&self) -> ToolAnnotations {
         let mut annotations = ToolAnnotations::default();
         match self.def.kind() {
             ToolKind::Read | ToolKind::Heavy => annotations.read_only_hint = Some(true),
             ToolKind::Write { kind, .. } => {
-                annotations.read_only_hint = Some(false);
                 annotations.destructive_hint = Some(kind == WriteKind::Destroy);
-                annotations.idempotent_hint = Some(matches!(
+                if matches!(
                     kind,
                     WriteKind::Update | WriteKind::BulkUpdate | WriteKind::Destroy
-                ));
+                ) {
+                    annotations.idempotent_hint = Some(true);
+                }
             }
         }
         annotations

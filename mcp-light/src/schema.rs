@@ -2,9 +2,13 @@
 //!
 //! A tool's parameters are described by schemars; this module turns that into
 //! the schema a caller sees: compact (no `$schema`, no titles, `$defs` only
-//! for types used more than once), with `verify` on writes and the
-//! negotiation fields on heavy reads. The published schema is also the one
-//! artifact that decides whether a token may be minted.
+//! for types used more than once), portable (a value of several types, such
+//! as a nullable one, written as `anyOf` branches of one `type` each:
+//! [`split_type_unions`]), with `verify` on writes and the negotiation
+//! fields on heavy reads. The published schema is also the one artifact
+//! that decides whether a token may be minted.
+
+mod portable;
 
 use std::sync::Arc;
 
@@ -13,6 +17,8 @@ use serde_json::{Map, Value, json};
 
 use crate::heavy::{self, HeavyConfig};
 use crate::kind::ToolKind;
+
+pub use portable::split_type_unions;
 
 /// The property `#[mcp_light]` adds to every write schema.
 pub(crate) const VERIFY: &str = "verify";
@@ -148,12 +154,54 @@ pub(crate) fn verify_property() -> Value {
     })
 }
 
-/// Makes a generated schema cheap to read: drops `$schema` and every
-/// `title`, and inlines each `$defs` entry referenced exactly once.
+/// Makes a generated schema cheap to read and portable: drops `$schema`,
+/// every `title` and what restates JSON Schema's own reading, inlines each
+/// `$defs` entry referenced exactly once, and writes each list of types as
+/// `anyOf` branches ([`split_type_unions`]).
 pub(crate) fn compact(schema: &mut Map<String, Value>) {
     schema.remove("$schema");
     inline_single_use_defs(schema);
     strip_titles(schema);
+    drop_implied(schema);
+    portable::split_in(schema);
+}
+
+/// Drops, here and in every subschema, what says only what its absence
+/// says: `"additionalProperties": true` (JSON Schema admits other
+/// properties unless told not to; kept beside `unevaluatedProperties`,
+/// whose reading it changes), and `"default": null` on a property that is
+/// not required (leaving it out is sending nothing, which the tool reads
+/// as the null it defaults to). The `null` branch that lets a caller send
+/// null stays, which is what the nullable spelling pays for.
+fn drop_implied(schema: &mut Map<String, Value>) {
+    for (keyword, value) in schema.iter_mut() {
+        for sub in portable::subschemas(keyword, value) {
+            drop_implied(sub);
+        }
+    }
+    if !schema.contains_key("unevaluatedProperties")
+        && matches!(schema.get("additionalProperties"), Some(Value::Bool(true)))
+    {
+        schema.shift_remove("additionalProperties");
+    }
+    let required: Vec<String> = match schema.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if let Value::Object(property) = property
+                && !required.contains(name)
+                && property.get("default") == Some(&Value::Null)
+            {
+                property.shift_remove("default");
+            }
+        }
+    }
 }
 
 fn inline_single_use_defs(root: &mut Map<String, Value>) {
@@ -394,6 +442,35 @@ mod tests {
         assert_eq!(
             compacted(schema),
             json!({"type": "object", "properties": {"x": {"type": "object", "properties": {"b": {"type": "integer"}}}}})
+        );
+    }
+
+    #[test]
+    fn compacting_splits_type_lists_and_drops_only_what_absence_says() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "rack": {"type": ["string", "null"], "default": null},
+                "must": {"type": ["string", "null"], "default": null},
+                "extra": {"type": "object", "additionalProperties": true, "default": {}},
+                "closed": {"type": "object", "additionalProperties": true, "unevaluatedProperties": false},
+                "label": {"type": "string", "default": ""}
+            },
+            "required": ["must"]
+        });
+        assert_eq!(
+            compacted(schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "rack": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "must": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+                    "extra": {"type": "object", "default": {}},
+                    "closed": {"type": "object", "additionalProperties": true, "unevaluatedProperties": false},
+                    "label": {"type": "string", "default": ""}
+                },
+                "required": ["must"]
+            })
         );
     }
 

@@ -127,9 +127,9 @@ impl TaskConfig {
     }
 
     /// Answers a task-capable call inline when it finishes within `after`,
-    /// as a task otherwise. Zero makes a task of every call whose tool
-    /// waits at all (a tool that answers at its first poll is answered
-    /// inline).
+    /// as a task otherwise. With zero, a call still pending at its first
+    /// poll becomes a task; one that finishes at its first poll is
+    /// answered inline, whatever `after` is.
     pub fn with_after(mut self, after: Duration) -> TaskConfig {
         self.after = after;
         self

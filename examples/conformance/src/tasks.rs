@@ -1,7 +1,7 @@
 //! The tools the suite's tasks scenarios call: a plain one, and tools
 //! that may (`task`) or must (`task = "required"`) answer as tasks. The
-//! fixture makes a task of every such call that waits
-//! (`with_task_after(Duration::ZERO)`).
+//! fixture makes a task of every such call still pending at its first
+//! poll (`with_task_after(Duration::ZERO)`).
 
 use std::time::Duration;
 

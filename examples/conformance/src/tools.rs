@@ -241,8 +241,13 @@ async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<Content, ToolEr
 }
 
 /// A street address; its schema is a `$defs` entry with an anchor.
+// Its nullable fields are `anyOf` branches, as mcp-light publishes them.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
+#[schemars(
+    rename = "address",
+    extend("$anchor" = "addressDef"),
+    transform = mcp_light::catalog::split_type_unions
+)]
 pub struct Address {
     #[serde(default)]
     street: Option<String>,
@@ -262,13 +267,18 @@ pub enum ContactMethod {
 /// (SEP-1613, SEP-2106): its input schema is published as written, with
 /// `$schema`, `$defs` (an `$anchor` in one), `allOf`/`anyOf` and
 /// `if`/`then`/`else`.
+// Its nullable fields are split into `anyOf` branches all the same, so
+// that every client can read it.
 #[mcp_tool(schema = "as_written")]
-#[schemars(extend(
-    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
-    "then" = {"required": ["phone"]},
-    "else" = {"required": ["email"]},
-))]
+#[schemars(
+    extend(
+        "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then" = {"required": ["phone"]},
+        "else" = {"required": ["email"]},
+    ),
+    transform = mcp_light::catalog::split_type_unions
+)]
 fn json_schema_2020_12_tool(
     #[serde(default)] name: Option<String>,
     #[serde(default)] address: Option<Address>,

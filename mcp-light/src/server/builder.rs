@@ -448,8 +448,10 @@ impl ServerBuilder {
     }
 
     /// Answers a task-capable call inline when it finishes within `after`
-    /// and as a task otherwise (default 1 s); zero makes a task of every
-    /// such call whose tool waits at all. The rest of the task settings
+    /// and as a task otherwise (default 1 s). With zero, a call still
+    /// pending at its first poll becomes a task, and one that finishes at
+    /// its first poll (its tool never waits, or what it waits on is
+    /// already there) is answered inline. The rest of the task settings
     /// are kept ([`ServerBuilder::with_task_config`]).
     ///
     /// ```

@@ -62,9 +62,10 @@ pub use config::RedisStoreConfig;
 /// answer whole (or, over the size backstop, a probe without token), and
 /// once Redis is back tokens are minted again without a restart. A
 /// connection Redis dropped while the store sat idle (a restart, a
-/// failover) costs no call anything: a read, or a write that sets its keys
-/// whole, that meets it runs once more on a fresh connection; only an
-/// `APPEND` of a later chunk of a streamed entry is never run twice.
+/// failover) costs no call and no probe anything: a read, a write that
+/// sets its keys whole, or the readiness `PING`, that meets it runs once
+/// more on a fresh connection; only an `APPEND` of a later chunk of a
+/// streamed entry is never run twice.
 ///
 /// Bounds: one entry at most
 /// [`max_entry_bytes`](RedisStoreConfig::max_entry_bytes), each for its
@@ -202,12 +203,13 @@ where
         &self.config
     }
 
-    /// Whether Redis answers, within the configured timeout.
+    /// Whether Redis answers, within the configured timeout. A connection
+    /// Redis dropped while the store sat idle is tried once more on a fresh
+    /// one, as a read is: a probe after a restart sees Redis as it is now.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        let mut connection = self.connection.clone();
-        self.deadline(redis::cmd("PING").query_async::<String>(&mut connection))
-            .await
-            .map(drop)
+        let mut pipe = redis::pipe();
+        pipe.cmd("PING");
+        self.run::<(String,)>(&pipe).await.map(drop)
     }
 
     /// The key of `part` (`m`, `d`, `i`, or `b<n>`) of the entry under
@@ -670,7 +672,8 @@ where
     }
 
     /// A `PING` through the store's connection, within the configured
-    /// [`timeout`](RedisStoreConfig::timeout) (1 s by default).
+    /// [`timeout`](RedisStoreConfig::timeout) (1 s by default), once more
+    /// on a connection Redis dropped ([`RedisStore::ping`]).
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(self.ping())
     }

@@ -199,9 +199,13 @@ impl McpHandler {
     }
 
     /// `config`, the composed handler's, with mcp-light's tools, logging
-    /// and name.
-    fn with_own(&self, mut config: ServerConfig) -> ServerConfig {
-        add_own_capabilities(&mut config.capabilities, self.server.offers_tasks());
+    /// and name, and the tasks extension when `tasks` and a tool may
+    /// answer as a task.
+    fn with_own(&self, mut config: ServerConfig, tasks: bool) -> ServerConfig {
+        add_own_capabilities(
+            &mut config.capabilities,
+            tasks && self.server.offers_tasks(),
+        );
         config.server_info = self.server.implementation().clone();
         config
     }
@@ -214,14 +218,18 @@ impl McpHandler {
 impl ServerHandler for McpHandler {
     /// The composed handler's configuration ([`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)):
     /// its capabilities, instructions and protocol version, with
-    /// mcp-light's tools, logging and name.
+    /// mcp-light's tools, logging and name, and the tasks extension when
+    /// a tool may answer as a task (rmcp answers `tasks/*` only for a
+    /// server whose information names it).
     fn get_info(&self) -> ServerConfig {
-        self.with_own(self.composed().get_info())
+        self.with_own(self.composed().get_info(), true)
     }
 
     /// The composed handler answers (and sees the client's introduction),
     /// and its answer gets mcp-light's tools, logging and name, as
-    /// [`McpHandler::get_info`].
+    /// [`McpHandler::get_info`], but not the tasks extension: `initialize`
+    /// is the 2025-11-25 handshake, whose capabilities have no
+    /// `extensions`, and whose calls are never answered as tasks.
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -232,7 +240,7 @@ impl ServerHandler for McpHandler {
         let answer = traced
             .run(self.composed().initialize(request, context))
             .await?;
-        Ok(self.with_own(answer))
+        Ok(self.with_own(answer, false))
     }
 
     fn negotiate_initialize(
@@ -240,7 +248,7 @@ impl ServerHandler for McpHandler {
         request: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
         let answer = self.composed().negotiate_initialize(request)?;
-        Ok(self.with_own(answer))
+        Ok(self.with_own(answer, false))
     }
 
     /// The composed handler's discovery (its caching hints included), with

@@ -10,6 +10,7 @@ use mcp_light::store::{
     StoredItems,
 };
 use mcp_light::token::Token;
+use mcp_light::transport::HttpOptions;
 use serde_json::json;
 
 /// Whether `redis-server` and `redis-cli` are installed; without them a
@@ -272,6 +273,36 @@ async fn after_redis_restarts_an_idle_stores_first_read_and_first_write_succeed(
         panic!("a page of the list: {page:?}");
     };
     assert_eq!(page.total, 2);
+}
+
+#[tokio::test]
+async fn after_redis_restarts_an_idle_server_s_first_readiness_probe_answers_200() {
+    let Some(mut redis) = Redis::start() else {
+        return;
+    };
+    let config = RedisStoreConfig::new().with_timeout(Duration::from_millis(500));
+    let store = RedisStore::open(&redis.url(), config).unwrap();
+    let server = mcp_light::Server::from_tools(Vec::new())
+        .with_store(store)
+        .build()
+        .unwrap();
+    let served = crate::raw_http::serve(server, HttpOptions::new()).await;
+    let readyz = || async {
+        crate::raw_http::request(served.addr, "GET", "/readyz", &[], b"")
+            .await
+            .expect("an answer")
+    };
+    // The probe's connection is open, then Redis restarts while nothing
+    // calls: that connection is dead when the next probe comes.
+    assert_eq!(readyz().await.status, 200);
+    redis.kill();
+    redis.restart();
+    let first = readyz().await;
+    assert_eq!(
+        (first.status, first.text().as_str()),
+        (200, "ready\n"),
+        "the first probe after the restart"
+    );
 }
 
 /// A list of `n` items of uneven sizes (some several parts long), its

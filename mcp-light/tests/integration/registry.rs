@@ -126,12 +126,18 @@ fn annotations_follow_the_kind() {
             destroy.destructive_hint,
             destroy.idempotent_hint
         ),
-        (Some(false), Some(true), Some(true))
+        (None, Some(true), Some(true))
     );
+    // A hint is written where it says more than its absence (MCP reads a
+    // missing read-only or idempotent hint as false, destructive as true).
     let create = registry.get("device_create").unwrap().annotations();
     assert_eq!(
-        (create.destructive_hint, create.idempotent_hint),
-        (Some(false), Some(false))
+        (
+            create.read_only_hint,
+            create.destructive_hint,
+            create.idempotent_hint
+        ),
+        (None, Some(false), None)
     );
 }
 

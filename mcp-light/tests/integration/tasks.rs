@@ -352,6 +352,50 @@ async fn a_client_without_the_extension_gets_a_plain_result_or_the_missing_capab
     assert_eq!(error.code, ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY);
 }
 
+/// Tasks are offered to 2026-07-28 requests only, so only that
+/// generation's handshake (`server/discover`) names the extension: the
+/// 2025-11-25 `initialize` answer has no `extensions` in its capabilities'
+/// schema, and none of its calls becomes a task.
+#[tokio::test]
+async fn only_the_2026_07_28_handshake_advertises_the_tasks_extension() {
+    let server = replica(Arc::new(MemoryStore::default()), at_once());
+    let discovered = connect(&server, Caller::Process, true).await;
+    let info = discovered
+        .peer_info()
+        .expect("the server introduced itself");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    let handler = server.clone().into_handler(Caller::Process);
+    tokio::spawn(async move {
+        let running = handler.serve(server_io).await.expect("the server starts");
+        let _ = running.waiting().await;
+    });
+    let initialized = TaskClient { tasks: true }
+        .serve_with_lifecycle(client_io, ClientLifecycleMode::Initialize)
+        .await
+        .expect("the client connects");
+    let info = initialized
+        .peer_info()
+        .expect("the server introduced itself");
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_11_25);
+    assert!(info.capabilities.tools.is_some(), "{info:?}");
+    assert_eq!(info.capabilities.extensions, None, "{info:?}");
+    // Its task-capable calls are answered as any call is.
+    match call(
+        &initialized,
+        "tasked_forever_nap",
+        json!({"tag": "initialized", "ms": 30}),
+    )
+    .await
+    {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(json_of(&result), json!("woke initialized"));
+        }
+        other => panic!("a plain result, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn a_required_task_tool_through_server_call_says_it_needs_a_client() {
     let server = replica(Arc::new(MemoryStore::default()), at_once());

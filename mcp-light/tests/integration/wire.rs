@@ -76,9 +76,9 @@ async fn tools_list_publishes_verify_on_writes_and_continuation_where_it_redeems
                 .is_some(),
             "{name}"
         );
-        assert_eq!(
+        assert_ne!(
             find(name).annotations.as_ref().unwrap().read_only_hint,
-            Some(false)
+            Some(true)
         );
     }
     assert!(

@@ -1,5 +1,6 @@
 """Long calls as tasks: two inventory replicas on one Redis, each making a
-task of every bulk create and device list that waits (`--task-after 0`),
+task of every bulk create and device list still pending at its first poll
+(`--task-after 0`; one done at its first poll answers inline),
 driven by the official MCP client on protocol 2026-07-28.
 
 The SDK declares extensions and claims their result shapes
@@ -133,7 +134,7 @@ async def tasks_client(server: HttpServer, token: str) -> AsyncIterator[TasksCli
 @pytest.fixture
 def replicas(redis):
     """Two inventory processes on one Redis and one SQLite file, making a
-    task of every task-capable call that waits."""
+    task of every task-capable call still pending at its first poll."""
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "inventory.db")
         args = ["--db", db, "--store", redis.url, "--task-after", "0", *TOKENS]

@@ -157,7 +157,9 @@ pub struct Cli {
     /// The bulk create and the device list, called by a client that
     /// declares the tasks extension (protocol 2026-07-28), answer inline
     /// when they finish within MS and a task otherwise, which any replica
-    /// sharing the --store follows. 0 makes a task of every such call.
+    /// sharing the --store follows. With 0, a call still pending at its
+    /// first poll becomes a task; one done at its first poll (often a
+    /// small bulk create or a short list) still answers inline.
     #[arg(long, value_name = "MS", verbatim_doc_comment)]
     pub task_after: Option<u64>,
 
