@@ -310,39 +310,9 @@ fn strip_titles(schema: &mut Map<String, Value>) {
     if matches!(schema.get("title"), Some(Value::String(_))) {
         schema.remove("title");
     }
-    for (key, value) in schema.iter_mut() {
-        match (key.as_str(), value) {
-            (
-                "properties" | "patternProperties" | "$defs" | "dependentSchemas",
-                Value::Object(map),
-            ) => {
-                for sub in map.values_mut() {
-                    if let Value::Object(sub) = sub {
-                        strip_titles(sub);
-                    }
-                }
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
-                for sub in items {
-                    if let Value::Object(sub) = sub {
-                        strip_titles(sub);
-                    }
-                }
-            }
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "unevaluatedItems"
-                | "unevaluatedProperties",
-                Value::Object(sub),
-            ) => strip_titles(sub),
-            _ => {}
+    for (keyword, value) in schema.iter_mut() {
+        for sub in portable::subschemas(keyword, value) {
+            strip_titles(sub);
         }
     }
 }
