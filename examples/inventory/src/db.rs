@@ -191,6 +191,11 @@ pub enum InventoryError {
     /// SQLite's own words; [`Db::run`] logs those.
     #[error("{}", for_caller(.0))]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed (the `postgres` feature); as for SQLite, the
+    /// caller reads what to do, the server's log the database's words.
+    #[cfg(feature = "postgres")]
+    #[error("{}", .0.for_caller())]
+    Postgres(crate::postgres::PgError),
 }
 
 /// What a caller can do about a database failure, in a sentence: retry a
@@ -224,6 +229,8 @@ impl InventoryError {
     pub fn database_detail(&self) -> Option<String> {
         match self {
             InventoryError::Sqlite(error) => Some(error.to_string()),
+            #[cfg(feature = "postgres")]
+            InventoryError::Postgres(error) => Some(error.to_string()),
             InventoryError::InBatch { source, .. } => source.database_detail(),
             _ => None,
         }
@@ -543,7 +550,7 @@ fn for_caller_of<T>(
 }
 
 /// `error` for the caller, SQLite's own words in the server's log.
-fn logged(error: InventoryError) -> ToolError {
+pub(crate) fn logged(error: InventoryError) -> ToolError {
     if let Some(detail) = error.database_detail() {
         eprintln!("inventory: database error: {detail}");
     }
@@ -660,7 +667,7 @@ fn site_from_row(row: &Row<'_>) -> rusqlite::Result<Site> {
     })
 }
 
-fn check_site(site: &NewSite) -> Result<(), InventoryError> {
+pub(crate) fn check_site(site: &NewSite) -> Result<(), InventoryError> {
     let slug_ok = !site.slug.is_empty()
         && site
             .slug
@@ -1116,7 +1123,7 @@ fn device_from_row(row: &Row<'_>) -> rusqlite::Result<Device> {
 
 /// `current` with the fields of `patch` applied; `null` custom fields are
 /// removed.
-fn apply(current: Device, patch: DevicePatch) -> NewDevice {
+pub(crate) fn apply(current: Device, patch: DevicePatch) -> NewDevice {
     let mut custom_fields = current.custom_fields;
     for (key, value) in patch.custom_fields.unwrap_or_default() {
         if value.is_null() {
@@ -1144,7 +1151,10 @@ fn apply(current: Device, patch: DevicePatch) -> NewDevice {
     }
 }
 
-fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), InventoryError> {
+pub(crate) fn check_device(
+    device: &NewDevice,
+    sites: &HashSet<String>,
+) -> Result<(), InventoryError> {
     if device.name.trim().is_empty() {
         return Err(invalid("name", "must not be empty".into()));
     }
