@@ -396,9 +396,14 @@ impl PgDb {
     ) -> Result<Vec<Device>, InventoryError> {
         match self.insert_all(&devices, &mut inserted).await {
             Ok(Some(created)) => Ok(created),
-            Err(InventoryError::Abandoned) => Err(InventoryError::Abandoned),
             // A device was refused: find which, in order, as SQLite does.
-            Ok(None) | Err(_) => Err(self.first_failure(devices).await),
+            Ok(None) => Err(self.first_failure(devices).await),
+            Err(InventoryError::Postgres(PgError::Query(error)))
+                if unique_violation(&error).is_some() =>
+            {
+                Err(self.first_failure(devices).await)
+            }
+            Err(error) => Err(error),
         }
     }
 
