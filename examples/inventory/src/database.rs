@@ -16,6 +16,11 @@ use crate::model::{Device, DevicePatch, NewDevice, NewSite, Site};
 #[cfg(feature = "postgres")]
 use crate::postgres::PgDb;
 
+/// The most devices a SQLite create writes on the calling thread
+/// ([`Db::run_short`]); a larger batch goes to the blocking pool, so no
+/// async worker is held for more than a millisecond or two.
+pub const SHORT_WRITE: usize = 100;
+
 /// The inventory's records, on one backend; cheap to clone (clones share
 /// the connections).
 #[derive(Clone)]
@@ -85,6 +90,10 @@ impl Database {
         inserted: impl FnMut(usize) -> bool + Send + 'static,
     ) -> Result<Vec<Device>, ToolError> {
         match self {
+            Database::Sqlite(db) if devices.len() <= SHORT_WRITE => {
+                db.run_short(move |conn| db::create_devices_reporting(conn, devices, inserted))
+                    .await
+            }
             Database::Sqlite(db) => {
                 db.run(move |conn| db::create_devices_reporting(conn, devices, inserted))
                     .await
@@ -98,7 +107,7 @@ impl Database {
     pub async fn replace_device(&self, id: Uuid, device: NewDevice) -> Result<Device, ToolError> {
         match self {
             Database::Sqlite(db) => {
-                db.run(move |conn| db::replace_device(conn, id, device))
+                db.run_short(move |conn| db::replace_device(conn, id, device))
                     .await
             }
             #[cfg(feature = "postgres")]
@@ -109,7 +118,10 @@ impl Database {
     /// Changes the fields `patch` carries (PATCH).
     pub async fn patch_device(&self, id: Uuid, patch: DevicePatch) -> Result<Device, ToolError> {
         match self {
-            Database::Sqlite(db) => db.run(move |conn| db::patch_device(conn, id, patch)).await,
+            Database::Sqlite(db) => {
+                db.run_short(move |conn| db::patch_device(conn, id, patch))
+                    .await
+            }
             #[cfg(feature = "postgres")]
             Database::Postgres(db) => pg(db.patch_device(id, patch).await),
         }
@@ -118,7 +130,7 @@ impl Database {
     /// Deletes a device.
     pub async fn delete_device(&self, id: Uuid) -> Result<(), ToolError> {
         match self {
-            Database::Sqlite(db) => db.run(move |conn| db::delete_device(conn, id)).await,
+            Database::Sqlite(db) => db.run_short(move |conn| db::delete_device(conn, id)).await,
             #[cfg(feature = "postgres")]
             Database::Postgres(db) => pg(db.delete_device(id).await),
         }
@@ -154,7 +166,7 @@ impl Database {
     /// Creates a site.
     pub async fn create_site(&self, site: NewSite) -> Result<Site, ToolError> {
         match self {
-            Database::Sqlite(db) => db.run(move |conn| db::create_site(conn, site)).await,
+            Database::Sqlite(db) => db.run_short(move |conn| db::create_site(conn, site)).await,
             #[cfg(feature = "postgres")]
             Database::Postgres(db) => pg(db.create_site(site).await),
         }

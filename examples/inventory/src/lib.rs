@@ -12,6 +12,8 @@
 //!   one set of operations the tools call;
 //! - [`db`]: the SQLite schema, queries and transactions, on one writer
 //!   connection and, for a file database, a few read-only ones in WAL mode;
+//! - [`checkpoint`]: a file database's WAL checkpoints, on a thread of their
+//!   own rather than in a write call's commit;
 //! - `postgres` (the cargo feature `postgres`): the same on a PostgreSQL
 //!   server, through a pool, for replicas on many hosts;
 //! - [`fixture`]: a seeded generator of realistic devices;
@@ -34,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checkpoint;
 pub mod database;
 pub mod db;
 pub mod fixture;

@@ -38,7 +38,7 @@ pub struct Cli {
     /// When a commit to the --db file waits for the disk: normal or full
     ///
     /// The file is kept in SQLite's WAL mode and is never corrupted by a
-    /// crash. normal syncs the WAL at each checkpoint (about every 4 MB of
+    /// crash. normal syncs the WAL at each checkpoint (about every 16 MiB of
     /// writes), not at each commit: a crash of the server loses nothing,
     /// but a power cut or an OS crash can roll back the writes committed
     /// since the last sync, though they were answered as done. full syncs
@@ -670,7 +670,10 @@ mod tests {
 
     #[test]
     fn db_is_a_sqlite_path_or_a_postgres_url_which_needs_its_feature_and_no_db_sync() {
-        for url in ["postgres://app@db:5432/inventory", "postgresql://db/inventory"] {
+        for url in [
+            "postgres://app@db:5432/inventory",
+            "postgresql://db/inventory",
+        ] {
             let cli = parse(&["--db", url]).unwrap();
             assert_eq!(cli.db, Some(DbTarget::Postgres(url.to_owned())));
             let checked = cli.check_features();
