@@ -1245,6 +1245,13 @@ pub(crate) fn check_device(
     Ok(())
 }
 
+/// Whether `device` passes [`check_device`] at a site that exists: what a
+/// write that leaves the site to the database's foreign key checks first.
+pub(crate) fn valid_at_existing_site(device: &NewDevice) -> bool {
+    let site = HashSet::from([device.site_slug.clone()]);
+    check_device(device, &site).is_ok()
+}
+
 fn site_slugs(conn: &Connection) -> Result<HashSet<String>, InventoryError> {
     let mut statement = conn.prepare_cached("SELECT slug FROM sites")?;
     let slugs = statement

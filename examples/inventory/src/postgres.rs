@@ -10,11 +10,13 @@
 //! Writes run in one transaction each, all or none, as on SQLite. A bulk
 //! create inserts its devices with one multi-row statement per
 //! [`crate::db::PROGRESS_CHUNK`] devices (arrays `unnest`ed into rows), so a
-//! batch costs a few round trips, not one per device. When that fast path
-//! fails (an unknown site, a duplicate name or asset tag), the batch is
-//! tried again device by device in a new transaction, only to find the
-//! first device that fails, in order, and report it as SQLite would: the
-//! error path pays for the exact answer, the success path does not.
+//! batch costs a few round trips, not one per device; a single create is
+//! one statement, atomic on its own, and one round trip. Sites are left to
+//! the foreign key rather than read first. When that fast path fails (an
+//! unknown site, a duplicate name or asset tag), the batch is tried again
+//! device by device in a new transaction, only to find the first device
+//! that fails, in order, and report it as SQLite would: the error path
+//! pays for the exact answer, the success path does not.
 //!
 //! [`PgDb::devices`] answers `device_list` with the driver's row stream:
 //! rows arrive from the server as the store takes them, and the driver
@@ -38,7 +40,7 @@ use uuid::Uuid;
 
 use crate::db::{
     DeviceFilter, InventoryError, PROGRESS_CHUNK, SEED_BATCH, apply, check_device, check_site,
-    logged, now_rfc3339,
+    logged, now_rfc3339, valid_at_existing_site,
 };
 use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus};
 
@@ -387,7 +389,8 @@ impl PgDb {
     /// Creates `devices` in one transaction, all or none, as
     /// [`crate::db::create_devices_reporting`] does on SQLite: `inserted`
     /// hears the count inserted after every [`PROGRESS_CHUNK`] and after
-    /// the last (before the commit), and `false` rolls the write back as
+    /// the last (before the commit; for a single device, after its one
+    /// statement), and `false` rolls the write back as
     /// [`InventoryError::Abandoned`].
     pub async fn create_devices(
         &self,
@@ -398,50 +401,59 @@ impl PgDb {
             Ok(Some(created)) => Ok(created),
             // A device was refused: find which, in order, as SQLite does.
             Ok(None) => Err(self.first_failure(devices).await),
-            Err(InventoryError::Postgres(PgError::Query(error)))
-                if unique_violation(&error).is_some() =>
-            {
+            Err(InventoryError::Postgres(PgError::Query(error))) if refused(&error) => {
                 Err(self.first_failure(devices).await)
             }
             Err(error) => Err(error),
         }
     }
 
-    /// The fast path: every device checked, then inserted
-    /// [`PROGRESS_CHUNK`] at a time in one transaction. `Ok(None)` when a
-    /// check failed; an error of the database when an insert did.
+    /// The fast path: every device checked but for its site, which the
+    /// foreign key checks, then inserted [`PROGRESS_CHUNK`] at a time in
+    /// one transaction; one device is one statement, atomic on its own.
+    /// `Ok(None)` when a check failed; the database's error when an insert
+    /// did.
     async fn insert_all(
         &self,
         devices: &[NewDevice],
         inserted: &mut (impl FnMut(usize) -> bool + Send),
     ) -> Result<Option<Vec<Device>>, InventoryError> {
-        let mut client = self.client().await?;
-        let tx = client.transaction().await?;
-        let sites = site_slugs(&tx).await?;
-        if devices.iter().any(|d| check_device(d, &sites).is_err()) {
+        if !devices.iter().all(valid_at_existing_site) {
             return Ok(None);
         }
-        let statement = tx.prepare_cached(INSERT_DEVICES).await?;
+        let mut client = self.client().await?;
         let now = now_rfc3339();
-        let mut created = Vec::with_capacity(devices.len());
+        let created = |chunk: &[NewDevice], ids: Vec<Uuid>| {
+            chunk
+                .iter()
+                .zip(ids)
+                .map(|(device, id)| device.clone().into_device(id, now.clone(), now.clone()))
+                .collect::<Vec<_>>()
+        };
+        if let [device] = devices {
+            let statement = client.prepare_cached(INSERT_DEVICES).await?;
+            let ids = vec![Uuid::now_v7()];
+            let rows = Columns::of(&ids, std::slice::from_ref(device));
+            client.execute(&statement, &rows.params(&now)).await?;
+            inserted(1);
+            return Ok(Some(created(devices, ids)));
+        }
+        let tx = client.transaction().await?;
+        let statement = tx.prepare_cached(INSERT_DEVICES).await?;
+        let mut all = Vec::with_capacity(devices.len());
         for chunk in devices.chunks(PROGRESS_CHUNK) {
             let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::now_v7()).collect();
             let rows = Columns::of(&ids, chunk);
             tx.execute(&statement, &rows.params(&now)).await?;
-            created.extend(
-                chunk
-                    .iter()
-                    .zip(ids)
-                    .map(|(device, id)| device.clone().into_device(id, now.clone(), now.clone())),
-            );
+            all.extend(created(chunk, ids));
             // The last report comes before the commit: a write abandoned
             // up to then is rolled back whole.
-            if !inserted(created.len()) {
+            if !inserted(all.len()) {
                 return Err(InventoryError::Abandoned);
             }
         }
         tx.commit().await?;
-        Ok(Some(created))
+        Ok(Some(all))
     }
 
     /// The error of the first device of `devices` that fails, checked and
@@ -868,6 +880,12 @@ fn site_from_row(row: &Row) -> Result<Site, InventoryError> {
         created: column(row, 9, "created")?,
         device_count: column(row, 10, "device_count")?,
     })
+}
+
+/// Whether `error` is the database refusing a device: a duplicate name or
+/// asset tag, or a site that does not exist.
+fn refused(error: &tokio_postgres::Error) -> bool {
+    unique_violation(error).is_some() || error.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION)
 }
 
 /// The constraint a unique violation broke, if `error` is one.
