@@ -1,12 +1,13 @@
 //! Where the inventory keeps its records: a SQLite file or memory
-//! ([`Db`], the embedded default), or a PostgreSQL server ([`PgDb`], the
+//! ([`Db`], the embedded default), or a PostgreSQL server (`postgres::PgDb`, the
 //! cargo feature `postgres`) that replicas on many hosts share.
 //!
 //! The tools hold a [`Database`] in the server's state and call its
 //! methods, one per operation; each backend answers with the same records
 //! and the same errors, so a caller cannot tell them apart but by speed.
-//! SQLite's work runs on tokio's blocking pool (rusqlite is synchronous);
-//! PostgreSQL's is async all the way.
+//! SQLite's work runs on tokio's blocking pool (rusqlite is synchronous),
+//! but a short write that will not wait runs where it is called
+//! ([`Db::run_short`]); PostgreSQL's is async all the way.
 
 use mcp_light::{ItemStream, ToolError};
 use uuid::Uuid;

@@ -1247,6 +1247,7 @@ pub(crate) fn check_device(
 
 /// Whether `device` passes [`check_device`] at a site that exists: what a
 /// write that leaves the site to the database's foreign key checks first.
+#[cfg(feature = "postgres")]
 pub(crate) fn valid_at_existing_site(device: &NewDevice) -> bool {
     let site = HashSet::from([device.site_slug.clone()]);
     check_device(device, &site).is_ok()

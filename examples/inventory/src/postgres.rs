@@ -507,7 +507,7 @@ impl PgDb {
 
     /// The device with this id.
     pub async fn get_device(&self, id: Uuid) -> Result<Device, InventoryError> {
-        device_by_id(&self.client().await?, id, "").await
+        device_by_id(&self.client().await?, id, Lock::No).await
     }
 
     /// Replaces every writable field of a device (PUT).
@@ -541,7 +541,7 @@ impl PgDb {
     ) -> Result<Device, InventoryError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await?;
-        let current = device_by_id(&tx, id, " FOR UPDATE").await?;
+        let current = device_by_id(&tx, id, Lock::ForUpdate).await?;
         let created = current.created.clone();
         let updated = write_device(&tx, id, apply(current, patch), created).await?;
         tx.commit().await?;
@@ -768,20 +768,28 @@ async fn write_device(
     Ok(device.into_device(id, created, now))
 }
 
+/// Whether [`device_by_id`] locks the row it reads until the transaction
+/// ends.
+#[derive(Clone, Copy)]
+enum Lock {
+    No,
+    ForUpdate,
+}
+
 async fn device_by_id(
     client: &impl GenericClient,
     id: Uuid,
-    lock: &str,
+    lock: Lock,
 ) -> Result<Device, InventoryError> {
-    let sql = format!(
-        concat!(
+    let sql = match lock {
+        Lock::No => concat!("SELECT ", device_columns!(), " FROM devices WHERE id = $1"),
+        Lock::ForUpdate => concat!(
             "SELECT ",
             device_columns!(),
-            " FROM devices WHERE id = $1{}"
+            " FROM devices WHERE id = $1 FOR UPDATE"
         ),
-        lock
-    );
-    let statement = client.prepare_cached(&sql).await?;
+    };
+    let statement = client.prepare_cached(sql).await?;
     let row = client
         .query_opt(&statement, &[&id])
         .await?
