@@ -232,7 +232,7 @@ impl InventoryError {
         match self {
             InventoryError::Sqlite(error) => Some(error.to_string()),
             #[cfg(feature = "postgres")]
-            InventoryError::Postgres(error) => Some(error.to_string()),
+            InventoryError::Postgres(error) => Some(error.with_causes()),
             InventoryError::InBatch { source, .. } => source.database_detail(),
             _ => None,
         }

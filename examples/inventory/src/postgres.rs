@@ -157,6 +157,21 @@ pub enum PgError {
 }
 
 impl PgError {
+    /// The error and every cause under it, for the log: the driver says
+    /// "error connecting to server" and keeps the why in its source.
+    pub fn with_causes(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            let said = error.to_string();
+            if !text.contains(&said) {
+                text = format!("{text}: {said}");
+            }
+            cause = error.source();
+        }
+        text
+    }
+
     /// What a caller can do about it, in a sentence; the detail goes to
     /// the server's log.
     pub fn for_caller(&self) -> &'static str {
@@ -214,8 +229,9 @@ pub enum PgOpenError {
     /// The pool could not be built.
     #[error("cannot build the connection pool: {0}")]
     Pool(#[from] deadpool_postgres::BuildError),
-    /// Connecting or migrating failed.
-    #[error("{0}")]
+    /// Connecting or migrating failed; the message is the database's own,
+    /// for the operator starting the server.
+    #[error("{}", .0.database_detail().unwrap_or_else(|| .0.to_string()))]
     Database(#[from] InventoryError),
 }
 

@@ -492,6 +492,35 @@ mod postgresql {
         assert_eq!(read["name"], "edge-01");
     }
 
+    #[test]
+    fn the_binary_refuses_an_unreachable_or_malformed_postgresql_url_saying_why() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // Nothing listens on `port` once the listener above is dropped.
+        let unreachable = format!("postgres://app:s3cret@127.0.0.1:{port}/inventory");
+        for (url, says) in [
+            (unreachable.as_str(), "Connection refused"),
+            (
+                "postgres://app:s3cret@db:notaport/inventory",
+                "is not a PostgreSQL URL",
+            ),
+        ] {
+            let output = Command::new(env!("CARGO_BIN_EXE_inventory"))
+                .args(["--db", url])
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(!output.status.success(), "{url}");
+            let log = String::from_utf8_lossy(&output.stderr);
+            assert!(log.contains("cannot open the PostgreSQL database"), "{log}");
+            assert!(log.contains(says), "{url}: {log}");
+            assert!(!log.contains("s3cret"), "the password leaked: {log}");
+        }
+    }
+
     /// The same calls on `server`, each with its answer made comparable:
     /// ids, times and tokens replaced by what they stand for.
     async fn script(server: &mcp_light::Server) -> Vec<(String, Value)> {
