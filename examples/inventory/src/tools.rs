@@ -73,15 +73,16 @@ pub async fn device_bulk_create(
 ) -> Result<Vec<Device>, ToolError> {
     let db = ctx.state::<Database>()?;
     // Set when the call stops waiting for the write (the task was
-    // cancelled, the call ran past its deadline): the transaction, on the
-    // blocking pool, then rolls back at its next chunk rather than write
-    // what nobody waits for.
+    // cancelled, the call ran past its deadline): a transaction still
+    // running (on SQLite's blocking pool for a large batch; a short one
+    // runs to its end where it was called) then rolls back at its next
+    // chunk rather than write what nobody waits for.
     let abandoned = Arc::new(AtomicBool::new(false));
     let _abandon_when_dropped = SetOnDrop(Arc::clone(&abandoned));
     let going = move || !abandoned.load(Ordering::Relaxed);
     let created = if ctx.wants_progress() {
-        // The transaction reports every chunk it inserted (on SQLite from
-        // the blocking pool), and the tool passes each report on. The
+        // The transaction reports every chunk it inserted, and the tool
+        // passes each report on. The
         // reports are read until the channel closes (the transaction is
         // over, its sender dropped), not until the write answers: under
         // load the write can finish before the reports were ever polled.
