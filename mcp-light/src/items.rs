@@ -63,7 +63,17 @@ const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 /// }
 /// ```
 pub struct ItemStream<T> {
-    inner: Pin<Box<dyn Stream<Item = Result<T, ToolError>> + Send>>,
+    items: Items<T>,
+}
+
+/// Where an [`ItemStream`]'s items come from.
+enum Items<T> {
+    /// A stream, polled where the stream is.
+    Stream(Pin<Box<dyn Stream<Item = Result<T, ToolError>> + Send>>),
+    /// A blocking producer, not started yet: a heavy read hands it to the
+    /// encoder (`keep::producer_job`); polled, it starts as a
+    /// [`Blocking`] stream. `None` once taken.
+    Producer(Option<Producer<T>>),
 }
 
 impl<T: Send + 'static> ItemStream<T> {
@@ -74,7 +84,7 @@ impl<T: Send + 'static> ItemStream<T> {
         E: IntoToolError,
     {
         ItemStream {
-            inner: Box::pin(MapErr(Box::pin(stream))),
+            items: Items::Stream(Box::pin(MapErr(Box::pin(stream)))),
         }
     }
 
@@ -99,28 +109,46 @@ impl<T: Send + 'static> ItemStream<T> {
     /// of the store than a few hundred items; [`ItemSender::send`] fails
     /// once the call is over (answered, failed or cancelled), and `?`
     /// ends `produce` then. An `Err` it returns is the stream's last item.
+    ///
+    /// Answered by a `#[mcp_heavy]` tool, the producer sends its batches
+    /// straight to the thread that serializes them, and each comes back
+    /// to the producer's thread once serialized, its items freed there, by
+    /// the thread that allocated them (as an iterator's are).
     pub fn blocking<F>(produce: F) -> ItemStream<T>
     where
         F: FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send + 'static,
     {
-        let (sender, items) = mpsc::channel(QUEUED_BATCHES);
         ItemStream {
-            inner: Box::pin(Blocking {
-                produce: Some(Box::new(produce)),
-                sender: Some(ItemSender::new(sender)),
-                items,
-                batch: Vec::new().into_iter(),
-                producer: None,
-            }),
+            items: Items::Producer(Some(Box::new(produce))),
+        }
+    }
+
+    /// The blocking producer this was made from, if it was made from one
+    /// and not polled yet; it is left without items.
+    pub(crate) fn take_producer(&mut self) -> Option<Producer<T>> {
+        match &mut self.items {
+            Items::Producer(produce) => produce.take(),
+            Items::Stream(_) => None,
         }
     }
 }
 
-impl<T> Stream for ItemStream<T> {
+impl<T: Send + 'static> Stream for ItemStream<T> {
     type Item = Result<T, ToolError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.as_mut().poll_next(cx)
+        let this = &mut *self;
+        loop {
+            match &mut this.items {
+                Items::Stream(stream) => return stream.as_mut().poll_next(cx),
+                Items::Producer(produce) => match produce.take() {
+                    // Polled, a producer starts as a stream.
+                    Some(produce) => this.items = Items::Stream(Box::pin(Blocking::new(produce))),
+                    // Taken by the read, which polls it no more.
+                    None => return Poll::Ready(None),
+                },
+            }
+        }
     }
 }
 
@@ -136,6 +164,9 @@ impl<T> std::fmt::Debug for ItemStream<T> {
 pub struct ItemSender<T> {
     sender: mpsc::Sender<Batch<T>>,
     batch: std::cell::RefCell<Gathered<T>>,
+    /// Batches sent earlier and done with, when they come back: reused,
+    /// their items dropped on the producer's thread.
+    returned: Option<std::sync::mpsc::Receiver<Batch<T>>>,
 }
 
 /// Items sent together.
@@ -148,7 +179,12 @@ struct Gathered<T> {
 }
 
 impl<T> ItemSender<T> {
-    fn new(sender: mpsc::Sender<Batch<T>>) -> Self {
+    /// Sends to `sender`; batches that come back through `returned` are
+    /// reused.
+    pub(crate) fn new(
+        sender: mpsc::Sender<Batch<T>>,
+        returned: Option<std::sync::mpsc::Receiver<Batch<T>>>,
+    ) -> Self {
         let gathered = Gathered {
             items: Vec::new(),
             since: None,
@@ -156,6 +192,7 @@ impl<T> ItemSender<T> {
         ItemSender {
             sender,
             batch: std::cell::RefCell::new(gathered),
+            returned,
         }
     }
 
@@ -181,12 +218,30 @@ impl<T> ItemSender<T> {
         let items = {
             let mut batch = self.batch.borrow_mut();
             batch.since = None;
-            std::mem::take(&mut batch.items)
+            if batch.items.is_empty() {
+                return Ok(());
+            }
+            std::mem::replace(&mut batch.items, self.fresh())
         };
-        if items.is_empty() {
-            return Ok(());
-        }
         self.sender.blocking_send(items).map_err(|_| CallOver)
+    }
+
+    /// Room for the next batch: one that came back, emptied here (so its
+    /// items are freed by the thread that made them, which the allocator
+    /// does without taking a lock), else a new one.
+    fn fresh(&self) -> Batch<T> {
+        match self
+            .returned
+            .as_ref()
+            .map(std::sync::mpsc::Receiver::try_recv)
+        {
+            Some(Ok(mut old)) => {
+                old.clear();
+                old
+            }
+            Some(Err(_)) => Vec::with_capacity(crate::keep::BATCH),
+            None => Vec::new(),
+        }
     }
 
     /// Sends what is gathered and then `error`, the stream's last item.
@@ -208,9 +263,20 @@ impl<T> std::fmt::Debug for ItemSender<T> {
 #[error("the call reading these items is over")]
 pub struct CallOver;
 
-/// The producer of [`ItemStream::blocking`], started on first poll.
-type Producer<T> = Box<dyn FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send>;
+/// The producer of [`ItemStream::blocking`].
+pub(crate) type Producer<T> = Box<dyn FnOnce(&ItemSender<T>) -> Result<(), ToolError> + Send>;
 
+/// Runs `produce` to its end, sending what it left gathered, or its
+/// error as the last item.
+pub(crate) fn run_producer<T>(produce: Producer<T>, sender: &ItemSender<T>) {
+    let ended = produce(sender).and_then(|()| sender.flush().map_err(ToolError::from));
+    if let Err(error) = ended {
+        // The stream's last item; nobody may be reading.
+        sender.fail(error);
+    }
+}
+
+/// A blocking producer as a stream, started on first poll.
 struct Blocking<T> {
     produce: Option<Producer<T>>,
     sender: Option<ItemSender<T>>,
@@ -221,18 +287,25 @@ struct Blocking<T> {
     producer: Option<tokio::task::JoinHandle<()>>,
 }
 
+impl<T> Blocking<T> {
+    fn new(produce: Producer<T>) -> Self {
+        let (sender, items) = mpsc::channel(QUEUED_BATCHES);
+        Blocking {
+            produce: Some(produce),
+            sender: Some(ItemSender::new(sender, None)),
+            items,
+            batch: Vec::new().into_iter(),
+            producer: None,
+        }
+    }
+}
+
 impl<T: Send + 'static> Stream for Blocking<T> {
     type Item = Result<T, ToolError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let (Some(produce), Some(sender)) = (self.produce.take(), self.sender.take()) {
-            let run = move || {
-                let ended = produce(&sender).and_then(|()| sender.flush().map_err(ToolError::from));
-                if let Err(error) = ended {
-                    // The stream's last item; nobody may be reading.
-                    sender.fail(error);
-                }
-            };
+            let run = move || run_producer(produce, &sender);
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => self.producer = Some(runtime.spawn_blocking(run)),
                 Err(_) => drop(std::thread::spawn(run)),

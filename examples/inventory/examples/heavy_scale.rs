@@ -1,14 +1,19 @@
-//! Heavy reads at scale: the real `inventory` binary over a SQLite file of
-//! N devices, driven over stdio by the official rmcp client.
+//! Heavy reads at scale: the real `inventory` binary over a SQLite file (or
+//! a PostgreSQL database) of N devices, driven over stdio by the official
+//! rmcp client.
 //!
 //! ```text
-//! cargo build --release -p inventory --features redis --bin inventory
+//! cargo build --release -p inventory --features redis,postgres --bin inventory
 //! cargo run --release -p inventory --example heavy_scale                      # 20,000 devices
 //! cargo run --release -p inventory --example heavy_scale -- --devices 1000000
+//! cargo run --release -p inventory --example heavy_scale -- --devices 1000000 --postgres
 //! ```
 //!
 //! It seeds a file in a temporary directory with `inventory --seed N` (its
-//! wall time and peak RSS), then, for each store — memory, and Redis when
+//! wall time and peak RSS) — or, with `--postgres`, a PostgreSQL cluster of
+//! its own (`initdb` and `pg_ctl` from /usr/lib/postgresql/*/bin, on a free
+//! port; run as the `postgres` user when run as root), whose `device_list`
+//! streams the driver's rows — then, for each store — memory, and Redis when
 //! `redis-server` is on the PATH (its own, on a free port) — starts a fresh
 //! server, so its peak RSS (VmHWM, which cannot be reset) belongs to this
 //! measurement alone, and times: the `device_list` probe without a filter
@@ -20,9 +25,12 @@
 
 #[path = "common/own_redis.rs"]
 mod own_redis;
+#[path = "../tests/support/pg_server.rs"]
+mod pg_server;
 
 use own_redis::start_redis;
 
+use std::ffi::{OsStr, OsString};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -40,52 +48,64 @@ const PAGE_SIZE: u64 = 200;
 
 fn main() {
     let mut devices: u64 = 20_000;
+    let mut postgres = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "--postgres" => postgres = true,
             "--devices" => {
                 devices = args
                     .next()
                     .and_then(|n| n.replace('_', "").parse().ok())
                     .expect("--devices N, a count");
             }
-            other => panic!("unknown argument {other}; usage: heavy_scale [--devices N]"),
+            other => {
+                panic!("unknown argument {other}; usage: heavy_scale [--devices N] [--postgres]")
+            }
         }
     }
     let binary = inventory_binary();
     let dir = std::env::temp_dir().join(format!("heavy_scale-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let _cleanup = RemoveOnDrop(dir.clone());
-    let db = dir.join("inventory.db");
+    let file = dir.join("inventory.db");
+    let pg = if postgres {
+        match pg_server::PgServer::start("heavy-scale") {
+            Some(pg) => Some(pg),
+            None => return,
+        }
+    } else {
+        None
+    };
+    let db: OsString = match &pg {
+        Some(pg) => pg.url().into(),
+        None => file.clone().into(),
+    };
+    let (on, what) = match pg {
+        Some(_) => ("PostgreSQL", "URL"),
+        None => ("SQLite", "FILE"),
+    };
 
-    println!("## Heavy reads at {devices} devices\n");
+    println!("## Heavy reads at {devices} devices on {on}\n");
     let seed = seed(&binary, &db, devices);
     println!("| seed | devices | wall time | peak RSS (VmHWM) | file |");
     println!("|---|---:|---:|---:|---:|");
     println!(
-        "| `inventory --db FILE --seed {devices}` | {devices} | {:.1} s | {:.1} MiB | {:.0} MiB |",
+        "| `inventory --db {what} --seed {devices}` | {devices} | {:.1} s | {:.1} MiB | {} |",
         seed.wall.as_secs_f64(),
         mib(seed.peak_kib),
-        std::fs::metadata(&db).unwrap().len() as f64 / (1 << 20) as f64,
+        match pg {
+            Some(_) => "—".to_owned(),
+            None => format!(
+                "{:.0} MiB",
+                std::fs::metadata(&file).unwrap().len() as f64 / (1 << 20) as f64
+            ),
+        },
     );
     println!();
-
-    let [read, serialize, via_value] = split(&db, devices);
-    println!("| where a probe's time goes (in this process, no server) | time |");
-    println!("|---|---:|");
-    println!(
-        "| SQLite: read and decode every row (`db::for_each_device`) | {:.2} s |",
-        read.as_secs_f64()
-    );
-    println!(
-        "| … and serialize each device to JSON (`serde_json::to_writer`, to a sink) | {:.2} s |",
-        serialize.as_secs_f64()
-    );
-    println!(
-        "| … but through a `serde_json::Value` first (`to_value`, then `to_writer`) | {:.2} s |",
-        via_value.as_secs_f64()
-    );
-    println!();
+    if pg.is_none() {
+        print_split(&file, devices);
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -102,7 +122,7 @@ fn main() {
     }
 
     println!(
-        "| store | probe (token) | stored | server RSS idle | peak during probe | peak − idle | \
+        "| {on}, store | probe (token) | stored | server RSS idle | peak during probe | peak − idle | \
          page of {PAGE_SIZE} | summary (counts add up) | RSS after |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -122,7 +142,32 @@ fn main() {
             if row.counts_add_up { "yes" } else { "NO" },
             mib(row.after_kib),
         );
+        assert!(
+            row.token && row.counts_add_up,
+            "{}: no token, or the counts are off",
+            row.store
+        );
     }
+}
+
+/// Prints where a probe's time goes on SQLite, read in this process.
+fn print_split(db: &Path, devices: u64) {
+    let [read, serialize, via_value] = split(db, devices);
+    println!("| where a probe's time goes (in this process, no server) | time |");
+    println!("|---|---:|");
+    println!(
+        "| SQLite: read and decode every row (`db::for_each_device`) | {:.2} s |",
+        read.as_secs_f64()
+    );
+    println!(
+        "| … and serialize each device to JSON (`serde_json::to_writer`, to a sink) | {:.2} s |",
+        serialize.as_secs_f64()
+    );
+    println!(
+        "| … but through a `serde_json::Value` first (`to_value`, then `to_writer`) | {:.2} s |",
+        via_value.as_secs_f64()
+    );
+    println!();
 }
 
 fn mib(kib: u64) -> f64 {
@@ -200,7 +245,7 @@ struct Seed {
 
 /// Seeds `db` with `devices` devices by the binary itself: it seeds, then
 /// finds stdin closed and exits. Its VmHWM is read until it exits.
-fn seed(binary: &Path, db: &Path, devices: u64) -> Seed {
+fn seed(binary: &Path, db: &OsStr, devices: u64) -> Seed {
     let started = Instant::now();
     let mut child = Command::new(binary)
         .arg("--db")
@@ -273,7 +318,7 @@ fn counts(summary: &Value, field: &str) -> Map<String, Value> {
 /// One fresh server over `db` with `extra` arguments, measured.
 async fn measure(
     binary: &Path,
-    db: &Path,
+    db: &OsStr,
     devices: u64,
     store: &'static str,
     extra: &[String],

@@ -37,8 +37,9 @@
 //!
 //! - [`Synchronous::Normal`] (the default; `--db-sync normal`): a commit
 //!   writes the transaction to the WAL and returns without waiting for the
-//!   disk; SQLite syncs the WAL at each checkpoint, by default once the WAL
-//!   holds 1,000 pages (about 4 MB). A crash of the inventory process loses
+//!   disk; the WAL is synced at each checkpoint, which a thread of its own
+//!   runs once the WAL holds [`crate::checkpoint::CHECKPOINT_PAGES`] (16 MiB;
+//!   [`crate::checkpoint`] says why not in the commit). A crash of the inventory process loses
 //!   nothing that was committed, since the operating system holds the
 //!   writes. A power cut or a crash of the operating system can roll back
 //!   the transactions committed since the WAL was last synced: writes that
@@ -61,6 +62,7 @@ use rusqlite::{
 };
 use uuid::Uuid;
 
+use crate::checkpoint::Checkpointer;
 use crate::model::{
     DEVICE_NAME_MAX, Device, DevicePatch, DeviceStatus, NewDevice, NewSite, SITE_NAME_MAX, Site,
     SiteStatus, device_url,
@@ -191,6 +193,11 @@ pub enum InventoryError {
     /// SQLite's own words; [`Db::run`] logs those.
     #[error("{}", for_caller(.0))]
     Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL failed (the `postgres` feature); as for SQLite, the
+    /// caller reads what to do, the server's log the database's words.
+    #[cfg(feature = "postgres")]
+    #[error("{}", .0.for_caller())]
+    Postgres(crate::postgres::PgError),
 }
 
 /// What a caller can do about a database failure, in a sentence: retry a
@@ -224,6 +231,8 @@ impl InventoryError {
     pub fn database_detail(&self) -> Option<String> {
         match self {
             InventoryError::Sqlite(error) => Some(error.to_string()),
+            #[cfg(feature = "postgres")]
+            InventoryError::Postgres(error) => Some(error.with_causes()),
             InventoryError::InBatch { source, .. } => source.database_detail(),
             _ => None,
         }
@@ -286,6 +295,9 @@ pub enum OpenError {
         /// The journal mode SQLite answered, such as `delete` or `memory`.
         mode: String,
     },
+    /// The thread that checkpoints the WAL could not start.
+    #[error("cannot start the WAL checkpoint thread: {0}")]
+    Checkpointer(#[from] std::io::Error),
 }
 
 /// The inventory database, cheap to clone (every clone shares the
@@ -300,6 +312,13 @@ pub struct Db {
 /// close first: the writer, closing last, checkpoints the WAL into the
 /// database file and removes it.
 struct Connections {
+    /// Held for its `Drop`, which stops the thread first, before the
+    /// connections close. `None` in memory.
+    _checkpointer: Option<Checkpointer>,
+    /// Whether a commit returns without waiting for the disk (in memory,
+    /// or [`Synchronous::Normal`]): then a short write may run on the
+    /// calling thread ([`Db::run_short`]).
+    commits_without_sync: bool,
     /// `None` for an in-memory database, whose reads go to the writer.
     readers: Option<Readers>,
     writer: Mutex<Connection>,
@@ -401,7 +420,7 @@ impl Db {
         let Some(path) = path else {
             let conn = Connection::open_in_memory()?;
             conn.execute_batch(SCHEMA)?;
-            return Ok(Db::from_parts(conn, None));
+            return Ok(Db::from_parts(conn, None, None, true));
         };
         let mut writer = Connection::open(path)?;
         // Another process (a second server, a `--seed` run) may hold the
@@ -413,6 +432,16 @@ impl Db {
             return Err(OpenError::NotWal { mode });
         }
         writer.pragma_update(None, "synchronous", synchronous.as_str())?;
+        // Checkpoints run on a thread of their own, not in a commit
+        // (`checkpoint`); the hook replaces SQLite's automatic ones.
+        let checkpoint_conn = Connection::open(path)?;
+        checkpoint_conn.busy_timeout(BUSY_TIMEOUT)?;
+        let checkpointer = Checkpointer::start(checkpoint_conn)?;
+        let waker = checkpointer.waker();
+        writer.wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, pages| {
+            waker.committed(pages);
+            Ok(())
+        }))?;
         // A write transaction takes the write lock when it begins, so a
         // lock held by another process is waited for under the busy
         // timeout, never found half-way through the transaction.
@@ -439,12 +468,21 @@ impl Db {
                 idle: Mutex::new(readers),
                 returned: Condvar::new(),
             }),
+            Some(checkpointer),
+            synchronous == Synchronous::Normal,
         ))
     }
 
-    fn from_parts(writer: Connection, readers: Option<Readers>) -> Db {
+    fn from_parts(
+        writer: Connection,
+        readers: Option<Readers>,
+        checkpointer: Option<Checkpointer>,
+        commits_without_sync: bool,
+    ) -> Db {
         Db {
             inner: Arc::new(Connections {
+                _checkpointer: checkpointer,
+                commits_without_sync,
                 readers,
                 writer: Mutex::new(writer),
             }),
@@ -465,6 +503,31 @@ impl Db {
         let db = self.clone();
         let result = tokio::task::spawn_blocking(move || work(&mut db.writer()));
         for_caller_of(result.await)
+    }
+
+    /// Runs the write `work`, a short one (a few rows), as [`Db::run`] does,
+    /// or on this thread when it will not wait: when the writer is free
+    /// and a commit returns without a disk sync (in memory, or
+    /// [`Synchronous::Normal`], whose checkpoints run on a thread of their
+    /// own: [`crate::checkpoint`]). Such a write is a few dozen
+    /// microseconds of work, less than handing it to the blocking pool and
+    /// back costs in thread wake-ups.
+    pub async fn run_short<T, F>(&self, work: F) -> Result<T, ToolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, InventoryError> + Send + 'static,
+    {
+        if self.inner.commits_without_sync {
+            let free = match self.inner.writer.try_lock() {
+                Ok(writer) => Some(writer),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            };
+            if let Some(mut writer) = free {
+                return work(&mut writer).map_err(logged);
+            }
+        }
+        self.run(work).await
     }
 
     /// Runs the read `work` on a read-only connection, on tokio's blocking
@@ -543,7 +606,7 @@ fn for_caller_of<T>(
 }
 
 /// `error` for the caller, SQLite's own words in the server's log.
-fn logged(error: InventoryError) -> ToolError {
+pub(crate) fn logged(error: InventoryError) -> ToolError {
     if let Some(detail) = error.database_detail() {
         eprintln!("inventory: database error: {detail}");
     }
@@ -660,7 +723,7 @@ fn site_from_row(row: &Row<'_>) -> rusqlite::Result<Site> {
     })
 }
 
-fn check_site(site: &NewSite) -> Result<(), InventoryError> {
+pub(crate) fn check_site(site: &NewSite) -> Result<(), InventoryError> {
     let slug_ok = !site.slug.is_empty()
         && site
             .slug
@@ -1116,7 +1179,7 @@ fn device_from_row(row: &Row<'_>) -> rusqlite::Result<Device> {
 
 /// `current` with the fields of `patch` applied; `null` custom fields are
 /// removed.
-fn apply(current: Device, patch: DevicePatch) -> NewDevice {
+pub(crate) fn apply(current: Device, patch: DevicePatch) -> NewDevice {
     let mut custom_fields = current.custom_fields;
     for (key, value) in patch.custom_fields.unwrap_or_default() {
         if value.is_null() {
@@ -1144,7 +1207,10 @@ fn apply(current: Device, patch: DevicePatch) -> NewDevice {
     }
 }
 
-fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), InventoryError> {
+pub(crate) fn check_device(
+    device: &NewDevice,
+    sites: &HashSet<String>,
+) -> Result<(), InventoryError> {
     if device.name.trim().is_empty() {
         return Err(invalid("name", "must not be empty".into()));
     }
@@ -1177,6 +1243,14 @@ fn check_device(device: &NewDevice, sites: &HashSet<String>) -> Result<(), Inven
         ));
     }
     Ok(())
+}
+
+/// Whether `device` passes [`check_device`] at a site that exists: what a
+/// write that leaves the site to the database's foreign key checks first.
+#[cfg(feature = "postgres")]
+pub(crate) fn valid_at_existing_site(device: &NewDevice) -> bool {
+    let site = HashSet::from([device.site_slug.clone()]);
+    check_device(device, &site).is_ok()
 }
 
 fn site_slugs(conn: &Connection) -> Result<HashSet<String>, InventoryError> {

@@ -5,10 +5,9 @@
 //! what the schema already says. Every tool names its `resource` and
 //! `action`, so the `inventory` dispatcher routes to all of them.
 //!
-//! The work itself is in [`crate::db`]; a tool only takes the database from
-//! the server's state and hands the work to [`Db::run`] when it writes, or
-//! to [`Db::read`] when it reads: on a file database a read runs on a
-//! reader connection of its own and never waits for a write.
+//! The work itself is in [`crate::database`]; a tool only takes the
+//! [`Database`] from the server's state and calls the one method that does
+//! its work, on SQLite or on PostgreSQL alike.
 //!
 //! [`registry`] names this module's tools: the server serves them, and no
 //! other tool linked into the same binary.
@@ -16,52 +15,50 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcp_light::BuildError;
 use mcp_light::catalog::{Registry, ToolDef};
 use mcp_light::context::LogLevel;
 use mcp_light::prelude::*;
+use mcp_light::{BuildError, ItemStream};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::db::{self, Db, DeviceFilter, DeviceRows};
+use crate::database::Database;
+use crate::db::DeviceFilter;
 use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site};
 
 /// Fetch one device by id.
 #[mcp_tool(resource = "device", action = "retrieve", scopes = ["inventory:read"])]
 pub async fn device_retrieve(ctx: &Context, id: Uuid) -> Result<Device, ToolError> {
-    ctx.state::<Db>()?
-        .read(move |conn| db::get_device(conn, id))
-        .await
+    ctx.state::<Database>()?.get_device(id).await
 }
 
 /// List devices, optionally only those of one site, role or status.
-// The rows are read a page at a time (`DeviceRows`) on a thread of the
-// blocking pool, beside the one mcp-light serializes them on, and go into
-// the store one by one: a million devices never sit in memory as a list.
-// Each page is read on a reader connection taken for that page alone, so
-// writers never wait for the listing (in memory, they wait a page's read,
-// not the whole list's).
+// The rows stream into the store one by one: a million devices never sit
+// in memory as a list. On SQLite they are read a page at a time on a
+// thread of the blocking pool, each page on a reader connection taken for
+// that page alone, so writers never wait for the listing; on PostgreSQL
+// they come as the driver's row stream.
 #[mcp_heavy(resource = "device", action = "list", task, scopes = ["inventory:read"])]
 pub async fn device_list(
     ctx: &Context,
     site_slug: Option<String>,
     role: Option<String>,
     status: Option<DeviceStatus>,
-) -> Result<impl Iterator<Item = Result<Device, ToolError>> + Send + 'static, ToolError> {
+) -> Result<ItemStream<Device>, ToolError> {
     let filter = DeviceFilter {
         site_slug,
         role,
         status,
     };
-    Ok(DeviceRows::new(ctx.state::<Db>()?.clone(), filter))
+    ctx.state::<Database>()?.devices(filter).await
 }
 
 /// Create one device.
 #[mcp_light(create, resource = "device", retrieve = device_retrieve, scopes = ["inventory:write"])]
 pub async fn device_create(ctx: &Context, device: NewDevice) -> Result<Device, ToolError> {
     let mut created = ctx
-        .state::<Db>()?
-        .run(move |conn| db::create_devices(conn, vec![device]))
+        .state::<Database>()?
+        .create_devices(vec![device], |_| true)
         .await?;
     let device = created.remove(0);
     wrote(ctx, "created", "device", json!(device.id)).await;
@@ -74,27 +71,26 @@ pub async fn device_bulk_create(
     ctx: &Context,
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, ToolError> {
-    let db = ctx.state::<Db>()?;
+    let db = ctx.state::<Database>()?;
     // Set when the call stops waiting for the write (the task was
-    // cancelled, the call ran past its deadline): the transaction, on the
-    // blocking pool, then rolls back at its next chunk rather than write
-    // what nobody waits for.
+    // cancelled, the call ran past its deadline): a transaction still
+    // running (on SQLite's blocking pool for a large batch; a short one
+    // runs to its end where it was called) then rolls back at its next
+    // chunk rather than write what nobody waits for.
     let abandoned = Arc::new(AtomicBool::new(false));
     let _abandon_when_dropped = SetOnDrop(Arc::clone(&abandoned));
     let going = move || !abandoned.load(Ordering::Relaxed);
     let created = if ctx.wants_progress() {
-        // The transaction runs on the blocking pool; it reports every
-        // chunk it inserted, and the tool passes each report on. The
+        // The transaction reports every chunk it inserted, and the tool
+        // passes each report on. The
         // reports are read until the channel closes (the transaction is
         // over, its sender dropped), not until the write answers: under
         // load the write can finish before the reports were ever polled.
         let total = devices.len() as f64;
         let (inserted, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let work = db.run(move |conn| {
-            db::create_devices_reporting(conn, devices, |done| {
-                let _ = inserted.send(done);
-                going()
-            })
+        let work = db.create_devices(devices, move |done| {
+            let _ = inserted.send(done);
+            going()
         });
         let relay = async {
             while let Some(done) = reports.recv().await {
@@ -104,8 +100,7 @@ pub async fn device_bulk_create(
         };
         tokio::join!(work, relay).0?
     } else {
-        db.run(move |conn| db::create_devices_reporting(conn, devices, |_| going()))
-            .await?
+        db.create_devices(devices, move |_| going()).await?
     };
     wrote(ctx, "created", "devices", json!(created.len())).await;
     Ok(created)
@@ -118,10 +113,7 @@ pub async fn device_update(
     id: Uuid,
     device: NewDevice,
 ) -> Result<Device, ToolError> {
-    let device = ctx
-        .state::<Db>()?
-        .run(move |conn| db::replace_device(conn, id, device))
-        .await?;
+    let device = ctx.state::<Database>()?.replace_device(id, device).await?;
     wrote(ctx, "replaced", "device", json!(id)).await;
     Ok(device)
 }
@@ -133,10 +125,7 @@ pub async fn device_partial_update(
     id: Uuid,
     changes: DevicePatch,
 ) -> Result<Device, ToolError> {
-    let device = ctx
-        .state::<Db>()?
-        .run(move |conn| db::patch_device(conn, id, changes))
-        .await?;
+    let device = ctx.state::<Database>()?.patch_device(id, changes).await?;
     wrote(ctx, "changed", "device", json!(id)).await;
     Ok(device)
 }
@@ -144,9 +133,7 @@ pub async fn device_partial_update(
 /// Delete a device.
 #[mcp_light(destroy, resource = "device", scopes = ["inventory:write"])]
 pub async fn device_destroy(ctx: &Context, id: Uuid) -> Result<(), ToolError> {
-    ctx.state::<Db>()?
-        .run(move |conn| db::delete_device(conn, id))
-        .await?;
+    ctx.state::<Database>()?.delete_device(id).await?;
     wrote(ctx, "deleted", "device", json!(id)).await;
     Ok(())
 }
@@ -170,9 +157,7 @@ async fn wrote(ctx: &Context, what: &str, resource: &str, key: serde_json::Value
 /// Fetch one site by id.
 #[mcp_tool(resource = "site", action = "retrieve", scopes = ["inventory:read"])]
 pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
-    ctx.state::<Db>()?
-        .read(move |conn| db::get_site(conn, id))
-        .await
+    ctx.state::<Database>()?.get_site(id).await
 }
 
 /// List every site with its device count.
@@ -182,16 +167,13 @@ pub async fn site_retrieve(ctx: &Context, id: i64) -> Result<Site, ToolError> {
 // answer.
 #[mcp_tool(resource = "site", action = "list", scopes = ["inventory:read"])]
 pub async fn site_list(ctx: &Context) -> Result<Vec<Site>, ToolError> {
-    ctx.state::<Db>()?.read(db::list_sites).await
+    ctx.state::<Database>()?.list_sites().await
 }
 
 /// Create a site.
 #[mcp_light(create, resource = "site", retrieve = site_retrieve, scopes = ["inventory:write"])]
 pub async fn site_create(ctx: &Context, site: NewSite) -> Result<Site, ToolError> {
-    let site = ctx
-        .state::<Db>()?
-        .run(move |conn| db::create_site(conn, site))
-        .await?;
+    let site = ctx.state::<Database>()?.create_site(site).await?;
     wrote(ctx, "created", "site", json!(site.id)).await;
     Ok(site)
 }

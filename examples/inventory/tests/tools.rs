@@ -9,6 +9,10 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use inventory::db::Db;
+
+#[cfg(feature = "postgres")]
+#[path = "support/pg_server.rs"]
+mod pg_server;
 use mcp_light::AnswerExt;
 use serde_json::{Value, json};
 
@@ -315,6 +319,12 @@ async fn every_tool_reads_back_its_writes_on_a_file_database() {
     let server = inventory::server(Db::open(Some(&dir.db())).unwrap())
         .build()
         .unwrap();
+    every_tool_reads_back_its_writes(&server).await;
+}
+
+/// Writes through every tool on `server`, a fresh database, and reads each
+/// write back.
+async fn every_tool_reads_back_its_writes(server: &mcp_light::Server) {
     let call = |tool: &'static str, arguments: Value| {
         server.call(tool, arguments, mcp_light::Caller::Process)
     };
@@ -405,4 +415,310 @@ fn the_binary_keeps_its_database_file_in_wal_mode_and_refuses_an_unknown_sync() 
         message.contains("[possible values: normal, full]"),
         "{message}"
     );
+}
+
+// ----- PostgreSQL ---------------------------------------------------------------
+
+/// The inventory on a PostgreSQL server of the test's own: every tool, the
+/// same answers as on SQLite.
+#[cfg(feature = "postgres")]
+mod postgresql {
+    use super::*;
+    use inventory::postgres::PgDb;
+    use std::collections::HashMap;
+
+    use crate::pg_server::PgServer;
+
+    #[tokio::test]
+    async fn every_tool_reads_back_its_writes_on_postgresql() {
+        let Some(pg) = PgServer::start("every-tool") else {
+            return;
+        };
+        let db = PgDb::connect(&pg.url()).await.unwrap();
+        let server = inventory::server(db).build().unwrap();
+        every_tool_reads_back_its_writes(&server).await;
+    }
+
+    #[tokio::test]
+    async fn postgresql_answers_every_call_as_sqlite_does() {
+        let Some(pg) = PgServer::start("same-answers") else {
+            return;
+        };
+        let on_sqlite = inventory::server(Db::open(None).unwrap()).build().unwrap();
+        let on_postgres = inventory::server(PgDb::connect(&pg.url()).await.unwrap())
+            .build()
+            .unwrap();
+        let sqlite = script(&on_sqlite).await;
+        let postgres = script(&on_postgres).await;
+        assert_eq!(sqlite.len(), postgres.len());
+        for ((call, a), (_, b)) in sqlite.iter().zip(&postgres) {
+            assert_eq!(a, b, "{call}: SQLite answered {a:#}, PostgreSQL {b:#}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_second_server_on_the_same_database_migrates_nothing_and_sees_every_write() {
+        let Some(pg) = PgServer::start("two-servers") else {
+            return;
+        };
+        let url = pg.url();
+        let (first, second) = tokio::join!(PgDb::connect(&url), PgDb::connect(&url));
+        let first = inventory::server(first.unwrap()).build().unwrap();
+        let second = inventory::server(second.unwrap()).build().unwrap();
+        let site = json!({"site": {"name": "Lab", "slug": "lab"}});
+        ok_of(
+            first
+                .call("site_create", site, mcp_light::Caller::Process)
+                .await,
+        );
+        let created = ok_of(
+            first
+                .call(
+                    "device_create",
+                    json!({"device": device("edge-01", "lab")}),
+                    mcp_light::Caller::Process,
+                )
+                .await,
+        );
+        let read = ok_of(
+            second
+                .call(
+                    "device_retrieve",
+                    json!({"id": created["id"]}),
+                    mcp_light::Caller::Process,
+                )
+                .await,
+        );
+        assert_eq!(read["name"], "edge-01");
+    }
+
+    #[test]
+    fn the_binary_refuses_an_unreachable_or_malformed_postgresql_url_saying_why() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        // Nothing listens on `port` once the listener above is dropped.
+        let unreachable = format!("postgres://app:s3cret@127.0.0.1:{port}/inventory");
+        for (url, says) in [
+            (unreachable.as_str(), "Connection refused"),
+            (
+                "postgres://app:s3cret@db:notaport/inventory",
+                "is not a PostgreSQL URL",
+            ),
+        ] {
+            let output = Command::new(env!("CARGO_BIN_EXE_inventory"))
+                .args(["--db", url])
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            assert!(!output.status.success(), "{url}");
+            let log = String::from_utf8_lossy(&output.stderr);
+            assert!(log.contains("cannot open the PostgreSQL database"), "{log}");
+            assert!(log.contains(says), "{url}: {log}");
+            assert!(!log.contains("s3cret"), "the password leaked: {log}");
+        }
+    }
+
+    /// The same calls on `server`, each with its answer made comparable:
+    /// ids, times and tokens replaced by what they stand for.
+    async fn script(server: &mcp_light::Server) -> Vec<(String, Value)> {
+        let mut answers = Vec::new();
+        let mut names = Names::default();
+        let mut ids: Vec<Value> = Vec::new();
+        let missing = "0190a6f0-0000-7000-8000-000000000000";
+        let mut steps: Vec<(&str, Value)> = vec![
+            (
+                "site_create",
+                json!({"site": {"name": "Lab", "slug": "lab"}}),
+            ),
+            (
+                "site_create",
+                json!({"site": {"name": "Lab", "slug": "lab"}}),
+            ),
+            (
+                "site_create",
+                json!({"site": {"name": "Hall B", "slug": "hall_b", "region": "eu"}}),
+            ),
+            (
+                "site_create",
+                json!({"site": {"name": "Bad", "slug": "Bad Slug"}}),
+            ),
+            ("site_list", json!({})),
+            ("site_retrieve", json!({"id": 2})),
+            ("site_retrieve", json!({"id": 99})),
+        ];
+        let mut full = device("edge-01", "lab");
+        full["asset_tag"] = json!("A-1");
+        full["position"] = json!(12);
+        full["face"] = json!("rear");
+        full["tags"] = json!(["core", "b"]);
+        full["custom_fields"] = json!({"z": {"b": 1, "a": [true, null]}, "a": "x"});
+        steps.extend([
+            ("device_create", json!({"device": full})),
+            ("device_create", json!({"device": device("edge-01", "lab")})),
+            ("device_create", json!({"device": {"name": "x", "site_slug": "lab", "role": "r", "device_type": "t", "asset_tag": "A-1"}})),
+            ("device_create", json!({"device": device("edge-02", "atlantis")})),
+            ("device_create", json!({"device": device(&"n".repeat(65), "lab")})),
+            ("device_create", json!({"device": {"name": "p", "site_slug": "lab", "role": "r", "device_type": "t", "position": 0}})),
+            ("device_bulk_create", json!({"devices": (2..=61).map(|i| device(&format!("edge-{i:02}"), if i % 2 == 0 { "lab" } else { "hall_b" })).collect::<Vec<_>>()})),
+            ("device_bulk_create", json!({"devices": [device("new-1", "lab"), device("edge-02", "lab"), device("new-3", "lab")]})),
+            ("device_bulk_create", json!({"devices": [device("dup", "lab"), device("ok", "lab"), device("dup", "lab")]})),
+            ("device_bulk_create", json!({"devices": [device("fine", "lab"), device("far", "mars")]})),
+            ("device_list", json!({"site_slug": "lab"})),
+            ("device_list", json!({"site_slug": "hall_b", "role": "leaf", "status": "active"})),
+            ("device_list", json!({"site_slug": "nowhere"})),
+            ("device_retrieve", json!({"id": missing})),
+            ("device_destroy", json!({"id": missing})),
+            ("site_list", json!({})),
+        ]);
+        for (tool, arguments) in steps.drain(..) {
+            let answer = answer_of(
+                server
+                    .call(tool, arguments.clone(), mcp_light::Caller::Process)
+                    .await,
+            );
+            if tool == "device_create"
+                && let Some(id) = answer.get("id")
+            {
+                ids.push(id.clone());
+            }
+            if tool == "device_list"
+                && let Some(token) = answer.get("continuation_token")
+            {
+                for redeem in [
+                    json!({"continuation_token": token, "page_size": 7}),
+                    json!({"continuation_token": token, "mode": "summary"}),
+                ] {
+                    let mut page = answer_of(
+                        server
+                            .call(tool, redeem.clone(), mcp_light::Caller::Process)
+                            .await,
+                    );
+                    // What a summary says of ids and times depends on
+                    // the clock (which ids share a prefix), not on the
+                    // database.
+                    if let Some(fields) = page.get_mut("fields").and_then(Value::as_object_mut) {
+                        for field in ["id", "url", "created", "last_updated"] {
+                            assert!(fields.remove(field).is_some(), "{field}");
+                        }
+                    }
+                    answers.push((format!("{tool} {redeem}"), names.normalize(page)));
+                }
+            }
+            answers.push((format!("{tool} {arguments}"), names.normalize(answer)));
+        }
+        let id = ids[0].clone();
+        for (tool, arguments) in [
+            ("device_retrieve", json!({"id": id})),
+            (
+                "device_partial_update",
+                json!({"id": id, "changes": {"comments": "racked", "custom_fields": {"a": null, "n": 1}}}),
+            ),
+            (
+                "device_partial_update",
+                json!({"id": id, "changes": {"name": "edge-02"}}),
+            ),
+            (
+                "device_update",
+                json!({"id": id, "device": device("edge-01b", "hall_b")}),
+            ),
+            (
+                "device_update",
+                json!({"id": id, "device": device("edge-01c", "atlantis")}),
+            ),
+            ("device_retrieve", json!({"id": id})),
+            ("device_destroy", json!({"id": id})),
+            ("device_retrieve", json!({"id": id})),
+            ("site_list", json!({})),
+        ] {
+            let answer = answer_of(
+                server
+                    .call(tool, arguments.clone(), mcp_light::Caller::Process)
+                    .await,
+            );
+            answers.push((format!("{tool} {arguments}"), names.normalize(answer)));
+        }
+        answers
+    }
+
+    /// A call's answer: its JSON, or `{"error": text}`.
+    fn answer_of(result: mcp_light::CallToolResult) -> Value {
+        match result.error_text() {
+            Ok(text) => json!({"error": text}),
+            Err(_) => ok_of(result),
+        }
+    }
+
+    /// What ids and times stand for, by order of first appearance: the
+    /// same script gives the same names on both databases.
+    #[derive(Default)]
+    struct Names(HashMap<String, String>);
+
+    impl Names {
+        fn normalize(&mut self, value: Value) -> Value {
+            match value {
+                Value::String(text) => Value::String(self.text(&text)),
+                Value::Array(items) => {
+                    Value::Array(items.into_iter().map(|v| self.normalize(v)).collect())
+                }
+                Value::Object(fields) => Value::Object(
+                    fields
+                        .into_iter()
+                        .map(|(key, value)| match key.as_str() {
+                            "continuation_token" => (key, json!("<token>")),
+                            _ => (self.text(&key), self.normalize(value)),
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
+        }
+
+        /// `text` with each UUID and each time in it replaced by its name.
+        fn text(&mut self, text: &str) -> String {
+            let mut out = String::new();
+            let mut rest = text;
+            while let Some((found, len, kind)) = find_uuid(rest).or_else(|| find_time(rest)) {
+                out.push_str(&rest[..found]);
+                let next = self.0.len();
+                let name = self
+                    .0
+                    .entry(rest[found..found + len].to_owned())
+                    .or_insert_with(|| format!("<{kind} {next}>"));
+                out.push_str(name);
+                rest = &rest[found + len..];
+            }
+            out.push_str(rest);
+            out
+        }
+    }
+
+    /// Where the first RFC 3339 time (`2026-01-02T03:04:05.678901Z`) in
+    /// `text` starts, and its length.
+    fn find_time(text: &str) -> Option<(usize, usize, &'static str)> {
+        let bytes = text.as_bytes();
+        (0..bytes.len().saturating_sub(26))
+            .find(|&at| {
+                let t = &bytes[at..at + 27];
+                t[4] == b'-'
+                    && t[10] == b'T'
+                    && t[19] == b'.'
+                    && t[26] == b'Z'
+                    && t[..4].iter().all(u8::is_ascii_digit)
+            })
+            .map(|at| (at, 27, "time"))
+    }
+
+    /// Where the first UUID in `text` starts, and its length.
+    fn find_uuid(text: &str) -> Option<(usize, usize, &'static str)> {
+        (0..text.len().saturating_sub(35))
+            .find(|&at| {
+                text.is_char_boundary(at)
+                    && text.is_char_boundary(at + 36)
+                    && uuid::Uuid::try_parse(&text[at..at + 36]).is_ok()
+            })
+            .map(|at| (at, 36, "id"))
+    }
 }

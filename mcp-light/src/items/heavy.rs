@@ -3,6 +3,7 @@
 //! stream outside `#[mcp_heavy]`. Generated code reaches these through
 //! `__private`.
 
+use std::any::Any;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -10,6 +11,7 @@ use futures_core::Stream;
 
 use crate::error::{IntoToolError, ToolError};
 use crate::invoke::Responder;
+use crate::items::{ItemSender, ItemStream, Producer, run_producer};
 use crate::keep;
 use crate::outcome::Answer;
 use crate::output::ToolResult;
@@ -115,6 +117,15 @@ pub mod heavy_kind {
                 Ok(stream) => stream,
                 Err(error) => return responder.failed(error),
             };
+            let stream = match producer_of::<S, <S::Item as StreamItem>::Item>(stream) {
+                Ok(produce) => {
+                    let job = keep::producer_job(move |batches, encoded| {
+                        run_producer(produce, &ItemSender::new(batches, Some(encoded)));
+                    });
+                    return responder.kept(job, std::future::ready(())).await;
+                }
+                Err(stream) => stream,
+            };
             let items = MapItems(Box::pin(stream));
             let (job, feeder) = keep::stream_job(items);
             responder.kept(job, feeder).await
@@ -185,6 +196,25 @@ pub mod heavy_kind {
 
         /// Any value may be answered whole.
         pub fn only_heavy<T>(self, _: &Result<T, ToolError>) {}
+    }
+}
+
+/// The blocking producer of `stream` when it is an [`ItemStream`] made
+/// from one ([`ItemStream::blocking`], [`ItemStream::iter`]), which then
+/// sends its batches to the encoder itself; else `stream`, to be polled.
+fn producer_of<S, T>(stream: S) -> Result<Producer<T>, S>
+where
+    S: 'static,
+    T: Send + 'static,
+{
+    let mut slot = Some(stream);
+    let produce = (&mut slot as &mut dyn Any)
+        .downcast_mut::<Option<ItemStream<T>>>()
+        .and_then(|items| items.as_mut()?.take_producer());
+    match (produce, slot) {
+        (Some(produce), _) => Ok(produce),
+        (None, Some(stream)) => Err(stream),
+        (None, None) => unreachable!("the stream is taken only with its producer"),
     }
 }
 

@@ -66,37 +66,51 @@ where
     I: Iterator<Item = Result<T, ToolError>> + Send + 'static,
     T: Serialize + Send + 'static,
 {
+    producer_job(move |batches, encoded| {
+        // A batch the encoder is done with: its items dropped here, its
+        // room reused.
+        let fresh = || match encoded.try_recv() {
+            Ok(mut old) => {
+                old.clear();
+                old
+            }
+            Err(_) => Vec::with_capacity(BATCH),
+        };
+        let mut batch = fresh();
+        for item in items {
+            let failed = item.is_err();
+            batch.push(item);
+            if batch.len() == BATCH || failed {
+                let full = std::mem::replace(&mut batch, fresh());
+                // The encoder stopped (a failure, a cancelled call).
+                if batches.blocking_send(full).is_err() || failed {
+                    return;
+                }
+            }
+        }
+        let _ = batches.blocking_send(batch);
+    })
+}
+
+/// A producer's batches as an encoder job: `produce` runs on a thread of
+/// the blocking pool of its own, beside the encoder's, and sends its
+/// batches to the encoder through the first channel it is given; each
+/// batch comes back encoded through the second, so that the producer
+/// reuses it and drops its items on its own thread. An iterator
+/// ([`iter_job`]) and a tool's blocking producer (`ItemStream::blocking`)
+/// run this way.
+pub(crate) fn producer_job<T, P>(produce: P) -> Job
+where
+    T: Serialize + Send + 'static,
+    P: FnOnce(mpsc::Sender<Batch<T>>, std::sync::mpsc::Receiver<Batch<T>>) + Send + 'static,
+{
     Box::new(move |encoder| {
         let (batches, mut queue) = mpsc::channel::<Batch<T>>(QUEUED_BATCHES);
         let (done, encoded) = std::sync::mpsc::channel::<Batch<T>>();
-        let produce = move || {
-            // A batch the encoder is done with: its items dropped here, its
-            // room reused.
-            let fresh = || match encoded.try_recv() {
-                Ok(mut old) => {
-                    old.clear();
-                    old
-                }
-                Err(_) => Vec::with_capacity(BATCH),
-            };
-            let mut batch = fresh();
-            for item in items {
-                let failed = item.is_err();
-                batch.push(item);
-                if batch.len() == BATCH || failed {
-                    let full = std::mem::replace(&mut batch, fresh());
-                    // The encoder stopped (a failure, a cancelled call).
-                    if batches.blocking_send(full).is_err() || failed {
-                        return;
-                    }
-                }
-            }
-            let _ = batches.blocking_send(batch);
-        };
         let runtime = tokio::runtime::Handle::current();
-        let producer = runtime.spawn_blocking(produce);
+        let producer = runtime.spawn_blocking(move || produce(batches, encoded));
         encode_batches(encoder, &mut queue, Some(&done))?;
-        // The queue closed: the iterator ended, or panicked, which must not
+        // The queue closed: the producer ended, or panicked, which must not
         // pass for the end of the list.
         match runtime.block_on(producer) {
             Err(error) if error.is_panic() => Err(Failed::Unfinished(Unfinished::panicked(

@@ -658,6 +658,61 @@ async fn a_call_dropped_mid_stream_keeps_nothing_and_stops_the_producer() {
     assert_eq!(store.disk_bytes(), 0);
 }
 
+/// The thread `stream_tracked`'s producer ran on, and the thread each of
+/// its items was dropped on.
+static TRACKED_PRODUCER: std::sync::Mutex<Option<std::thread::ThreadId>> =
+    std::sync::Mutex::new(None);
+static TRACKED_DROPS: std::sync::Mutex<Vec<std::thread::ThreadId>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// An item that notes the thread it is dropped on.
+#[derive(serde::Serialize)]
+struct Tracked {
+    id: usize,
+    name: String,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        let here = std::thread::current().id();
+        TRACKED_DROPS.lock().unwrap().push(here);
+    }
+}
+
+/// `n` tracked items sent by a blocking producer.
+#[mcp_heavy]
+fn stream_tracked(n: usize) -> ItemStream<Tracked> {
+    ItemStream::blocking(move |sender| {
+        *TRACKED_PRODUCER.lock().unwrap() = Some(std::thread::current().id());
+        for id in 0..n {
+            let name = format!("device-{id:06}");
+            sender.send(Tracked { id, name })?;
+        }
+        Ok(())
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_producers_items_are_freed_on_the_producers_thread() {
+    let server = server_over(Arc::new(MemoryStore::default()));
+    let n = 20_000;
+    let answer = ok_json(&call(&server, "stream_tracked", json!({"n": n})).await);
+    assert!(
+        answer.to_string().contains("continuation_token"),
+        "kept: {answer}"
+    );
+    let producer = TRACKED_PRODUCER.lock().unwrap().expect("the producer ran");
+    let drops = std::mem::take(&mut *TRACKED_DROPS.lock().unwrap());
+    assert_eq!(drops.len(), n, "every item was dropped by the answer");
+    // Only the batches still on their way when the producer ended (a few
+    // of 256 items) are dropped where they were serialized.
+    let there = drops.iter().filter(|&&t| t == producer).count();
+    assert!(
+        there >= n - 8 * 256,
+        "{there} of {n} items freed on the producer's thread"
+    );
+}
+
 #[tokio::test]
 async fn a_small_heavy_result_answers_itself_with_no_token_and_nothing_stored() {
     let store = Arc::new(MemoryStore::default());

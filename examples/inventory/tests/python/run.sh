@@ -13,10 +13,10 @@ fi
 
 # The binary cargo just built, wherever the target directory is
 # (CARGO_TARGET_DIR included), with the deployment features the tests use
-# (Redis, OAuth, the usage report, the Prometheus and OTLP exporters, JSON
-# logs); INVENTORY_BIN set by the caller wins.
+# (PostgreSQL, Redis, OAuth, the usage report, the Prometheus and OTLP
+# exporters, JSON logs); INVENTORY_BIN set by the caller wins.
 built=$(cargo build -p inventory --bin inventory \
-    --features redis,oauth,usage,metrics,otlp,json-logs \
+    --features postgres,redis,oauth,usage,metrics,otlp,json-logs \
     --message-format=json-render-diagnostics |
     "$venv/bin/python" -c 'import json, sys
 print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable")][-1])')

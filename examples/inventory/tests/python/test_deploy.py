@@ -1,7 +1,7 @@
-"""Deployment: kept-alive latency, replicas sharing Redis, authenticated
-callers. The inventory binary is driven by the official MCP client; Redis
-is a real `redis-server` each test starts on a free port (see
-`redis_server.py`)."""
+"""Deployment: kept-alive latency, replicas sharing Redis (and PostgreSQL),
+authenticated callers. The inventory binary is driven by the official MCP
+client; Redis is a real `redis-server` each test starts on a free port (see
+`redis_server.py`), PostgreSQL a cluster of its own (`postgres_server.py`)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from inventory_client import HttpServer, Inventory, KeptAlive, log, new_devices
+from postgres_server import PostgresServer
 from redis_server import RedisCluster, RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -43,6 +44,29 @@ def replicas(redis):
         finally:
             first.stop()
             second.stop()
+
+
+@pytest.fixture
+def postgres():
+    """A PostgreSQL cluster of the test's own, on a free port."""
+    server = PostgresServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def replicas_on_postgres(redis, postgres):
+    """Two inventory processes, as on two hosts: one PostgreSQL database
+    and one Redis, nothing else shared."""
+    first = HttpServer("--db", postgres.url, "--store", redis.url, *TOKENS)
+    second = HttpServer("--db", postgres.url, "--store", redis.url, *TOKENS)
+    try:
+        yield first, second
+    finally:
+        first.stop()
+        second.stop()
 
 
 def connect(server: HttpServer, token: str, protocol: str):
@@ -102,6 +126,48 @@ async def test_a_token_minted_on_one_replica_redeems_on_the_other_for_the_same_p
         for tool, token in [("inventory", write), ("device_list", probe)]:
             refused = await bob.error(tool, {"continuation_token": token["continuation_token"]})
             assert "issued to another caller" in refused, refused
+
+
+@pytest.mark.parametrize("protocol", ["stateless", "session"])
+async def test_replicas_on_one_postgresql_and_one_redis_share_every_write_and_every_token(
+    replicas_on_postgres, protocol
+):
+    first, second = replicas_on_postgres
+    async with connect(first, ALICE, protocol) as on_a, connect(second, ALICE, protocol) as on_b:
+        await on_a.create_site()
+        created = await on_a.ok("device_create", {"device": new_devices(1, prefix=protocol)[0]})
+        device_id = created["id"]
+
+        # Read, changed and listed through B.
+        read = await on_b.ok("device_retrieve", {"id": device_id})
+        assert read["name"] == created["name"] and read["site_slug"] == "py-lab"
+        await on_b.ok("device_partial_update", {"id": device_id, "changes": {"comments": "via B"}})
+        assert (await on_a.ok("device_retrieve", {"id": device_id}))["comments"] == "via B"
+        write = await bulk_write(on_a, 30, prefix=f"pg-{protocol}")
+        listed = await on_b.ok("device_list", {"site_slug": "py-lab"})
+        total = await on_b.ok(
+            "device_list", {"continuation_token": listed["continuation_token"], "mode": "summary"}
+        )
+        assert total["count"] == 31, total
+
+        # Tokens minted on A redeem on B: the bulk write's and a listing's.
+        full = await on_b.ok(
+            "inventory", {"continuation_token": write["continuation_token"], "mode": "full"}
+        )
+        assert len(full) == 30 and full[1]["name"] == f"pg-{protocol}-spine-0002"
+        probe = await on_a.ok("device_list", {"site_slug": "py-lab", "role": "spine"})
+        page = await on_b.ok(
+            "device_list", {"continuation_token": probe["continuation_token"], "page_size": 5}
+        )
+        assert (page["total"], len(page["items"])) == (10, 5), page
+        assert all(item["role"] == "spine" for item in page["items"])
+
+        # Deleted through B, gone through A.
+        await on_b.ok("device_destroy", {"id": device_id})
+        gone = await on_a.error("device_retrieve", {"id": device_id})
+        assert "no device with id" in gone, gone
+    for replica in (first, second):
+        assert any("the database holds" in line for line in replica.stderr)
 
 
 async def test_a_request_without_a_bearer_token_is_refused_401_before_any_tool_runs(replicas):

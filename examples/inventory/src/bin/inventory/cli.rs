@@ -16,8 +16,8 @@ use mcp_light::catalog::Surface;
 #[command(
     name = "inventory",
     version,
-    about = "A network-inventory MCP server (devices and sites) on SQLite.",
-    long_about = "A network-inventory MCP server (devices and sites) on SQLite.\n\n\
+    about = "A network-inventory MCP server (devices and sites) on SQLite or PostgreSQL.",
+    long_about = "A network-inventory MCP server (devices and sites) on SQLite or PostgreSQL.\n\n\
                   Serves MCP on stdio unless --http is given. Everything the server\n\
                   says goes to stderr: on stdio, stdout is the MCP channel.",
     after_long_help = EXAMPLES,
@@ -25,16 +25,20 @@ use mcp_light::catalog::Surface;
     args_override_self = true
 )]
 pub struct Cli {
-    /// Keep the inventory in the SQLite file PATH [default: in memory]
+    /// Keep the inventory in the SQLite file PATH, or on PostgreSQL
+    /// [default: in memory]
     ///
-    /// The file and its tables are created if missing.
-    #[arg(long, value_name = "PATH", verbatim_doc_comment)]
-    pub db: Option<PathBuf>,
+    /// A SQLite file and its tables are created if missing; a file serves
+    /// the replicas of one host only. postgres://USER:PASSWORD@HOST:PORT/DB
+    /// (the `postgres` feature) keeps it on a PostgreSQL server, which
+    /// replicas on many hosts share; its tables are created at start.
+    #[arg(long, value_name = "PATH|URL", value_parser = db_target, verbatim_doc_comment)]
+    pub db: Option<DbTarget>,
 
     /// When a commit to the --db file waits for the disk: normal or full
     ///
     /// The file is kept in SQLite's WAL mode and is never corrupted by a
-    /// crash. normal syncs the WAL at each checkpoint (about every 4 MB of
+    /// crash. normal syncs the WAL at each checkpoint (about every 16 MiB of
     /// writes), not at each commit: a crash of the server loses nothing,
     /// but a power cut or an OS crash can roll back the writes committed
     /// since the last sync, though they were answered as done. full syncs
@@ -311,6 +315,17 @@ impl Cli {
                 Store::Memory => {}
             }
         }
+        if matches!(self.db, Some(DbTarget::Postgres(_))) && !cfg!(feature = "postgres") {
+            return Err(missing_feature("--db postgres://…", "postgres"));
+        }
+        if matches!(self.db, Some(DbTarget::Postgres(_))) && self.db_sync != Synchronous::Normal {
+            return Err(
+                "--db-sync sets when a SQLite file's commits wait for the disk; a \
+                        PostgreSQL server syncs as its own synchronous_commit says, so leave \
+                        --db-sync out"
+                    .to_owned(),
+            );
+        }
         if self.oauth_issuer.is_some() && !cfg!(feature = "oauth") {
             return Err(missing_feature("--oauth-issuer", "oauth"));
         }
@@ -359,6 +374,26 @@ pub fn missing_feature(flag: &str, feature: &str) -> String {
          build it in with `cargo run -p inventory --features {feature} -- …` \
          (or --all-features)"
     )
+}
+
+/// Where the inventory keeps its records.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DbTarget {
+    /// A SQLite file.
+    File(PathBuf),
+    /// A PostgreSQL server's database, by URL.
+    Postgres(String),
+}
+
+/// `--db`'s value: a `postgres://` (or `postgresql://`) URL, else a path.
+fn db_target(value: &str) -> Result<DbTarget, String> {
+    if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+        return Ok(DbTarget::Postgres(value.to_owned()));
+    }
+    if value.is_empty() {
+        return Err("expected a SQLite file's path or a postgres:// URL".to_owned());
+    }
+    Ok(DbTarget::File(PathBuf::from(value)))
 }
 
 /// Where continuation results wait.
@@ -508,7 +543,7 @@ mod tests {
     #[test]
     fn reads_every_option_with_a_space_or_an_equals_sign() {
         let expected = Cli {
-            db: Some("x.db".into()),
+            db: Some(DbTarget::File("x.db".into())),
             http: Some("127.0.0.1:0".parse().unwrap()),
             seed: Some(5),
             usage: true,
@@ -566,7 +601,7 @@ mod tests {
         // An in-memory database has no disk to sync to.
         let error = parse(&["--db-sync", "full"]).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::MissingRequiredArgument);
-        assert!(error.to_string().contains("--db <PATH>"), "{error}");
+        assert!(error.to_string().contains("--db <PATH|URL>"), "{error}");
         let help = parse(&["--help"]).unwrap_err().to_string();
         assert!(help.contains("--db-sync <SYNC>"), "{help}");
         assert!(help.contains("[default: normal]"), "{help}");
@@ -636,13 +671,43 @@ mod tests {
     }
 
     #[test]
+    fn db_is_a_sqlite_path_or_a_postgres_url_which_needs_its_feature_and_no_db_sync() {
+        for url in [
+            "postgres://app@db:5432/inventory",
+            "postgresql://db/inventory",
+        ] {
+            let cli = parse(&["--db", url]).unwrap();
+            assert_eq!(cli.db, Some(DbTarget::Postgres(url.to_owned())));
+            let checked = cli.check_features();
+            if cfg!(feature = "postgres") {
+                assert_eq!(checked, Ok(()));
+            } else {
+                let message = checked.unwrap_err();
+                assert!(message.contains("`postgres` feature"), "{message}");
+            }
+        }
+        let file = parse(&["--db", "data/postgres.db"]).unwrap();
+        assert_eq!(file.db, Some(DbTarget::File("data/postgres.db".into())));
+        assert_eq!(file.check_features(), Ok(()));
+        let synced = parse(&["--db", "postgres://db/inventory", "--db-sync", "full"]).unwrap();
+        if cfg!(feature = "postgres") {
+            let message = synced.check_features().unwrap_err();
+            assert!(message.contains("leave --db-sync out"), "{message}");
+        }
+        assert_eq!(
+            parse(&["--db", ""]).unwrap_err().kind(),
+            ErrorKind::ValueValidation
+        );
+    }
+
+    #[test]
     fn help_and_version_are_answers_not_errors() {
         let help = parse(&["--help"]).unwrap_err();
         assert_eq!(help.kind(), ErrorKind::DisplayHelp);
         assert_eq!(help.exit_code(), 0);
         let text = help.to_string();
         for option in [
-            "--db <PATH>",
+            "--db <PATH|URL>",
             "--http <ADDR>",
             "--seed <N>",
             "--usage",

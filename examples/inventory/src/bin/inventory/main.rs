@@ -5,6 +5,7 @@
 //! cargo run -p inventory                                 # stdio, in-memory database
 //! cargo run -p inventory -- --db inventory.db            # stdio, a file
 //! cargo run -p inventory -- --db x.db --db-sync full     # every commit synced
+//! cargo run -p inventory --features postgres -- --db postgres://app@db/inventory
 //! cargo run -p inventory -- --http 127.0.0.1:8080        # Streamable HTTP at /mcp, /healthz, /readyz
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
@@ -15,7 +16,8 @@
 //! cargo run -p inventory --features json-logs -- --log-format json
 //! ```
 //!
-//! The deployment parts are cargo features, off by default: `redis`
+//! The deployment parts are cargo features, off by default: `postgres`
+//! (`--db postgres://…`), `redis`
 //! (`--store redis://…` and `redis-cluster://…`), `oauth`
 //! (`--oauth-issuer`), `usage` (`--usage`), `metrics` (`--metrics`), `otlp`
 //! (`--otlp-endpoint`) and `json-logs` (`--log-format json`). A flag whose feature a
@@ -35,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use inventory::database::Database;
 use inventory::db::{self, Db};
 use inventory::fixture;
 use mcp_light::ServerBuilder;
@@ -46,7 +49,7 @@ use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 use mcp_light::store::{RedisStore, RedisStoreConfig};
 use mcp_light::transport::{HttpOptions, StdioOptions, shutdown_signal};
 
-use crate::cli::{Cli, Store};
+use crate::cli::{Cli, DbTarget, Store};
 use crate::telemetry::Telemetry;
 
 fn main() -> ExitCode {
@@ -89,15 +92,13 @@ fn main() -> ExitCode {
 async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
     // Before a seed that may take a while.
     cli.check_store_options()?;
-    let db = Db::open_with(cli.db.as_deref(), cli.db_sync).map_err(|e| match &cli.db {
-        Some(path) => format!("cannot open the database {}: {e}", path.display()),
-        None => format!("cannot open an in-memory database: {e}"),
-    })?;
+    let db = open(&cli).await?;
     if let Some(count) = cli.seed {
-        seed(&db, count)?;
+        seed(&db, count).await?;
     }
     let devices = db
-        .read_blocking(db::count_devices)
+        .count_devices()
+        .await
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
     let server = with_store(inventory::server(db), &cli).await?;
@@ -172,11 +173,34 @@ fn http_options(cli: &Cli, auth: Option<Auth>, drain: Duration) -> Result<HttpOp
     Ok(options)
 }
 
+/// The database `--db` names: a SQLite file, PostgreSQL, or memory.
+async fn open(cli: &Cli) -> Result<Database, String> {
+    let path = match &cli.db {
+        None => None,
+        Some(DbTarget::File(path)) => Some(path.as_path()),
+        #[cfg(feature = "postgres")]
+        Some(DbTarget::Postgres(url)) => {
+            return inventory::postgres::PgDb::connect(url)
+                .await
+                .map(Database::from)
+                .map_err(|e| format!("cannot open the PostgreSQL database: {e}"));
+        }
+        #[cfg(not(feature = "postgres"))]
+        Some(DbTarget::Postgres(_)) => unreachable!("refused by Cli::check_features"),
+    };
+    Db::open_with(path, cli.db_sync)
+        .map(Database::from)
+        .map_err(|e| match path {
+            Some(path) => format!("cannot open the database {}: {e}", path.display()),
+            None => format!("cannot open an in-memory database: {e}"),
+        })
+}
+
 /// Creates the fixture sites and `count` fixture devices, generated as they
 /// are inserted ([`db::SEED_BATCH`] a transaction), so a million of them
 /// take no more memory than a few; a progress bar on stderr shows how far
 /// it is when stderr is a terminal.
-fn seed(db: &Db, count: usize) -> Result<(), String> {
+async fn seed(db: &Database, count: usize) -> Result<(), String> {
     let started = Instant::now();
     // ProgressDrawTarget::stderr() draws nothing unless stderr is a
     // terminal, so a log or a pipe gets only the line below.
@@ -187,12 +211,21 @@ fn seed(db: &Db, count: usize) -> Result<(), String> {
         )
         .expect("a valid template"),
     );
-    let seeded = db.run_now(|conn| {
-        db::ensure_sites(conn, fixture::new_sites())?;
-        db::seed_devices(conn, fixture::devices(count, 1), count, |done| {
-            bar.set_position(done as u64);
-        })
-    });
+    let progress = |done: usize| bar.set_position(done as u64);
+    let seeded = match db {
+        Database::Sqlite(db) => db.run_now(|conn| {
+            db::ensure_sites(conn, fixture::new_sites())?;
+            db::seed_devices(conn, fixture::devices(count, 1), count, progress)
+        }),
+        #[cfg(feature = "postgres")]
+        Database::Postgres(db) => match db.ensure_sites(fixture::new_sites()).await {
+            Ok(()) => {
+                db.seed_devices(fixture::devices(count, 1), count, progress)
+                    .await
+            }
+            Err(error) => Err(error),
+        },
+    };
     bar.finish_and_clear();
     seeded.map_err(|e| match bar.position() {
         0 => format!("cannot seed the database: {e}"),
