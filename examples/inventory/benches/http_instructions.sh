@@ -4,7 +4,7 @@
 # http_vs_rmcp.sh) runs under valgrind's callgrind, takes WARMUP (default
 # 200) unmeasured requests, then REQUESTS (default 2000) sequential ones
 # over one kept-alive connection (the same self-contained 2026-07-28
-# `tools/call` of `add` as http_vs_rmcp.sh), counted between a zero and a
+# `tools/call` of `add` as http_vs_rmcp.sh, from http_add.sh), counted between a zero and a
 # dump of callgrind's counters. Instructions do not move with the
 # machine's load, as requests per second do; they leave out the kernel
 # and contention between threads, which callgrind serializes.
@@ -20,14 +20,9 @@ warmup=${WARMUP:-200}
 command -v valgrind >/dev/null || { echo "http_instructions: valgrind is missing (apt-get install valgrind)" >&2; exit 2; }
 command -v callgrind_control >/dev/null || { echo "http_instructions: callgrind_control (valgrind) is missing" >&2; exit 2; }
 
-bin=${HTTP_ADD_BIN:-}
-if [[ -z $bin ]]; then
-    cargo build --release --quiet -p inventory --example http_add --manifest-path "$repo/Cargo.toml"
-    target=$(cargo metadata --no-deps --format-version 1 --manifest-path "$repo/Cargo.toml" |
-        grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
-    bin=$target/release/examples/http_add
-fi
-[[ -x $bin ]] || { echo "http_instructions: no $bin after the build" >&2; exit 1; }
+# shellcheck source=http_add.sh
+source "$(dirname "$0")/http_add.sh"
+http_add_bin http_instructions
 
 work=$(mktemp -d)
 server_pid=
@@ -37,14 +32,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Sends N requests over one kept-alive connection; fails on any answer
-# that is not the sum.
+# Sends N requests of BODY over one kept-alive connection; fails on any
+# answer that is not the sum.
 cat >"$work/load.py" <<'PY'
 import http.client, sys
-port, n = int(sys.argv[1]), int(sys.argv[2])
-body = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add",'
-        b'"arguments":{"a":2,"b":40},"_meta":{"io.modelcontextprotocol/protocolVersion":'
-        b'"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}')
+port, n, body = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
 headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add"}
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
@@ -69,9 +61,9 @@ measure() {
         sleep 0.2
     done
     [[ -n $port ]] || { echo "http_instructions: $mode did not start:" >&2; cat "$work/$mode.err" >&2; exit 1; }
-    if ((warmup > 0)); then python3 "$work/load.py" "$port" "$warmup"; fi
+    if ((warmup > 0)); then python3 "$work/load.py" "$port" "$warmup" "$add_call_body"; fi
     callgrind_control -z "$server_pid" >/dev/null
-    python3 "$work/load.py" "$port" "$requests"
+    python3 "$work/load.py" "$port" "$requests" "$add_call_body"
     callgrind_control -d "$server_pid" >/dev/null
     kill -TERM "$server_pid"
     wait "$server_pid" 2>/dev/null || true

@@ -37,15 +37,9 @@ if ! command -v wrk >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
 fi
 
-# HTTP_ADD_BIN set by the caller measures that binary instead.
-bin=${HTTP_ADD_BIN:-}
-if [[ -z $bin ]]; then
-    cargo build --release --quiet -p inventory --example http_add --manifest-path "$repo/Cargo.toml"
-    target=$(cargo metadata --no-deps --format-version 1 --manifest-path "$repo/Cargo.toml" |
-        grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
-    bin=$target/release/examples/http_add
-fi
-[[ -x $bin ]] || { echo "http_vs_rmcp: no $bin after the build" >&2; exit 1; }
+# shellcheck source=http_add.sh
+source "$(dirname "$0")/http_add.sh"
+http_add_bin http_vs_rmcp
 
 work=$(mktemp -d)
 server_pid=
@@ -63,7 +57,7 @@ trap 'exit 130' INT TERM
 # A request of protocol 2026-07-28 carries its version and capabilities in
 # its `_meta` and repeats its method and tool name in headers: neither
 # server needs an `initialize` or a session for it.
-body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":40},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+body=$add_call_body
 headers=(
     -H 'Content-Type: application/json'
     -H 'Accept: application/json, text/event-stream'
