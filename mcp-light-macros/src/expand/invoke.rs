@@ -1,0 +1,281 @@
+//! The generated `__invoke`: a call's arguments parsed, the parameters
+//! taken from the call, the function run (in place, awaited, or on the
+//! blocking pool) and its result handed to the responder.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use super::{argument_bounds, respan, result_assertions, success_span};
+use crate::ast::{Param, Role};
+use crate::attr::WriteKind;
+use crate::valid::{Kind, Plan};
+
+/// How a parameter taken from the call is taken: the trait, qualified by the
+/// type it is taken as, and its method, spanned at the parameter's type so
+/// that a type the call cannot provide is reported there. `None` for an
+/// argument.
+pub(super) struct Taken {
+    pub(super) span: Span,
+    /// `<T as FromCall>` or `<T as FromCallRef>`.
+    pub(super) from: TokenStream,
+    pub(super) method: Ident,
+}
+
+pub(super) fn taken(plan: &Plan, param: &Param) -> Option<Taken> {
+    let span = param.ty.span();
+    let krate = respan(&plan.krate, span);
+    let (from, method) = match &param.role {
+        Role::Arg => return None,
+        Role::Borrowed(reference) => {
+            let elem = &reference.elem;
+            (
+                quote_spanned!(span=> <#elem as #krate::__private::FromCallRef>),
+                "from_call_ref",
+            )
+        }
+        Role::Extracted => {
+            let ty = &param.ty;
+            (
+                quote_spanned!(span=> <#ty as #krate::__private::FromCall>),
+                "from_call",
+            )
+        }
+        Role::Unnamed => unreachable!("a parameter without a role is refused by `valid`"),
+    };
+    Some(Taken {
+        span,
+        from,
+        method: Ident::new(method, span),
+    })
+}
+
+pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
+    let tool = plan.tool;
+    let krate = &plan.krate;
+    let fn_ident = &tool.item.sig.ident;
+
+    // Each parameter is bound to a fresh name, so a parameter named like the
+    // function (or like anything else here) shadows nothing.
+    let mut fields = Vec::new();
+    let mut arg_bindings = Vec::new();
+    let mut extractions = Vec::new();
+    let mut call_args = Vec::new();
+    for (index, param) in tool.params.iter().enumerate() {
+        let binding = format_ident!("__arg{}", index);
+        match taken(plan, param) {
+            None => {
+                fields.push(&param.ident);
+                arg_bindings.push(binding.clone());
+            }
+            Some(Taken { span, from, method }) => {
+                let taken = quote_spanned!(span=> #from::#method(&__ctx));
+                extractions.push((binding.clone(), taken));
+            }
+        }
+        call_args.push(binding);
+    }
+    let call = call(plan, &extractions, &call_args);
+    // The compiler decides whether the return value is a `Result` (its error
+    // converted) or the success itself; see `mcp_light::__private::kind`.
+    // Spanned at the return type, which an unconvertible error names.
+    let output_span = tool
+        .output
+        .ty
+        .as_ref()
+        .map_or_else(|| fn_ident.span(), |ty| ty.span());
+    let output_krate = respan(krate, output_span);
+    let out = quote_spanned! {output_span=>
+        let __out = {
+            use #output_krate::__private::kind::*;
+            (&__ret).tool_output_kind().into_output(__ret)
+        };
+    };
+
+    // The destroy envelope's id comes from the arguments, read before they
+    // move into the call.
+    let (id_binding, id_args) = match &plan.destroy_id {
+        Some((param, key)) => {
+            let ident = &param.ident;
+            (
+                Some(quote!(let __id = #krate::__private::id_value(&__args.#ident);)),
+                Some(quote!(#key, __id,)),
+            )
+        }
+        None => (None, None),
+    };
+
+    let method = match plan.kind {
+        Kind::Read | Kind::Heavy => "read",
+        Kind::Write { kind, .. } if kind.is_bulk() => "bulk",
+        Kind::Write {
+            kind: WriteKind::Destroy,
+            ..
+        } => "destroy",
+        Kind::Write { .. } => "single",
+    };
+    // Spanned at the success type, like the assertions that precede it.
+    let span = success_span(plan);
+    let method = format_ident!("{}", method, span = span);
+    let in_place = answers_in_place(plan);
+    let respond = match plan.kind {
+        // JSON or content, whichever the success type is.
+        Kind::Read => {
+            let krate = respan(krate, span);
+            let read = quote_spanned! {span=>
+                {
+                    use #krate::__private::answer_kind::*;
+                    (&__out).tool_answer_kind().read(__responder, __out)
+                }
+            };
+            if in_place {
+                read
+            } else {
+                // Taken apart rather than awaited whole: an answer made in
+                // place leaves at once, and only a future still to await is
+                // held across the await (a scrutinee would hold the whole
+                // `Answering` there, answer and all, in the tool's future).
+                quote_spanned! {span=>
+                    let __later = match #read {
+                        #krate::__private::Answering::Now(ready) => return ready.into_inner(),
+                        #krate::__private::Answering::Later(later) => later,
+                    };
+                    __later.await
+                }
+            }
+        }
+        // A stream, an iterator or a value, whichever the success type is.
+        Kind::Heavy => {
+            let krate = respan(krate, span);
+            quote_spanned! {span=>
+                {
+                    use #krate::__private::heavy_kind::*;
+                    (&&&&__out).heavy_kind().heavy(__responder, __out)
+                }
+                .await
+            }
+        }
+        _ => quote_spanned!(span=> __responder.#method(#id_args __out).await),
+    };
+    let assertions = result_assertions(plan);
+
+    let bounds = argument_bounds(plan);
+
+    // The arguments are parsed before any future is made: refused ones
+    // answer in place, and the future of a tool that waits holds only what
+    // its run needs (the parsed arguments, the responder, the call's
+    // context if a parameter takes it), not the call's argument map.
+    let head = quote! {
+        let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
+            ::core::result::Result::Ok(parsed) => parsed,
+            ::core::result::Result::Err(reply) => {
+                return #krate::__private::Answering::from(reply);
+            }
+        };
+        #id_binding
+        let __Args { #(#fields: #arg_bindings,)* .. } = __args;
+    };
+    let run = quote! {
+        #call
+        #out
+        #assertions
+        #respond
+    };
+    // A tool that never waits answers in place; any other, a boxed future.
+    let run = if in_place {
+        run
+    } else {
+        quote!(#krate::__private::Answering::Later(::std::boxed::Box::pin(async move { #run })))
+    };
+    quote! {
+        fn __invoke(
+            __invocation: #krate::__private::Invocation,
+        ) -> #krate::__private::Answering
+        where
+            #(#bounds,)*
+        {
+            #head
+            #run
+        }
+    }
+}
+
+/// Whether the tool answers in place, without a future: an `inline`
+/// synchronous read, which never waits (nothing it does can: its function
+/// is not `async`, and its answer is the result itself or content, stored
+/// only when a probe stands for it).
+fn answers_in_place(plan: &Plan) -> bool {
+    plan.inline && plan.tool.item.sig.asyncness.is_none() && plan.kind == Kind::Read
+}
+
+/// `early`, an answer made before the tool's own (a parameter the call
+/// cannot provide, such as missing state), as the generated invoke returns
+/// it: as it is from the future of a tool that waits, as an [`Answering`]
+/// from one that answers in place.
+fn answered(plan: &Plan, early: TokenStream) -> TokenStream {
+    let krate = &plan.krate;
+    if answers_in_place(plan) {
+        quote!(#krate::__private::Answering::from(#early))
+    } else {
+        early
+    }
+}
+
+/// Takes the parameters from the call and calls the function, binding
+/// `__ret`; a failed extraction answers the call, and the function does not
+/// run. A synchronous function runs, with its extractions, where blocking
+/// is allowed (`mcp_light::__private::run_sync`), unless it is `inline`,
+/// and a panic there answers the call as an error; an `async fn` is
+/// awaited where it is.
+fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> TokenStream {
+    let krate = &plan.krate;
+    let fn_ident = &plan.tool.item.sig.ident;
+    if plan.tool.item.sig.asyncness.is_some() || plan.inline {
+        let rejected = answered(
+            plan,
+            quote!(#krate::__private::rejected(&__responder, error)),
+        );
+        let rejected = quote! {
+            ::core::result::Result::Err(error) => {
+                return #rejected;
+            }
+        };
+        let await_ = plan.tool.item.sig.asyncness.map(|_| quote!(.await));
+        let extractions = extractions.iter().map(|(binding, taken)| {
+            quote! {
+                let #binding = match #taken {
+                    ::core::result::Result::Ok(taken) => taken,
+                    #rejected
+                };
+            }
+        });
+        return quote! {
+            #(#extractions)*
+            let __ret = #fn_ident(#(#args),*) #await_;
+        };
+    }
+    // The call's context and arguments move to the blocking thread; the
+    // borrows and extractions are taken there.
+    let extractions = extractions
+        .iter()
+        .map(|(binding, taken)| quote!(let #binding = #taken?;));
+    quote! {
+        let __ret = match #krate::__private::run_sync(
+            move || -> ::core::result::Result<_, #krate::ToolError> {
+                #(#extractions)*
+                ::core::result::Result::Ok(#fn_ident(#(#args),*))
+            },
+        )
+        .await
+        {
+            ::core::result::Result::Ok(::core::result::Result::Ok(ret)) => ret,
+            ::core::result::Result::Ok(::core::result::Result::Err(error)) => {
+                return #krate::__private::rejected(&__responder, error);
+            }
+            ::core::result::Result::Err(unfinished) => {
+                return #krate::__private::unfinished(&__responder, unfinished);
+            }
+        };
+    }
+}
