@@ -158,10 +158,11 @@ impl Server {
                     declared,
                 )
             });
-            let answer = match prepared {
-                Ok(Prepared::Answer(answer)) => answer,
+            // The answer, or what the call still waits for.
+            let settled = match prepared {
+                Ok(Prepared::Answer(answer)) => Ok(answer),
                 Ok(Prepared::Refuse(error)) => match S::escape(Err(error)) {
-                    Ok(answer) => answer,
+                    Ok(answer) => Ok(answer),
                     Err(stopped) => return Ok(Err(stopped)),
                 },
                 // Most tools answer at their first poll, made here, bare;
@@ -169,26 +170,23 @@ impl Server {
                 // stops it (or as a task), which poll it again at once.
                 Ok(Prepared::Wait(Waits::Run(mut invoked, support, name))) => {
                     match caught(span, || invoked.as_mut().poll(cx)) {
-                        Ok(Poll::Ready(answer)) => answer,
-                        Ok(Poll::Pending) => {
-                            let waits = Waits::Run(invoked, support, name);
-                            return Err(Box::pin(
-                                self.waited(waits, named, tool, tasking, owner, span, run),
-                            ));
-                        }
-                        Err(unfinished) => Answer::unfinished(tool, unfinished),
+                        Ok(Poll::Ready(answer)) => Ok(answer),
+                        Ok(Poll::Pending) => Err(Waits::Run(invoked, support, name)),
+                        Err(unfinished) => Ok(Answer::unfinished(tool, unfinished)),
                     }
                 }
-                Ok(Prepared::Wait(waits)) => {
-                    return Err(Box::pin(
-                        self.waited(waits, named, tool, tasking, owner, span, run),
-                    ));
-                }
-                Err(unfinished) => Answer::unfinished(tool, unfinished),
+                Ok(Prepared::Wait(waits)) => Err(waits),
+                Err(unfinished) => Ok(Answer::unfinished(tool, unfinished)),
             };
-            let mut answer = answer;
-            self.report(&mut answer);
-            Ok(Ok(answer))
+            match settled {
+                Ok(mut answer) => {
+                    self.report(&mut answer);
+                    Ok(Ok(answer))
+                }
+                Err(waits) => Err(Box::pin(
+                    self.waited(waits, named, tool, tasking, owner, span, run),
+                )),
+            }
         })
     }
 
@@ -487,6 +485,7 @@ where
 {
     type Output = W::Output;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<W::Output> {
         let this = self.get_mut();
         if let Some(waiting) = &mut this.waiting {
