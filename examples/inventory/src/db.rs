@@ -125,6 +125,10 @@ macro_rules! site_columns {
     };
 }
 
+// Both databases read the same columns in the same order.
+#[cfg(feature = "postgres")]
+pub(crate) use {device_columns, site_columns};
+
 /// Why a query or a write was refused. Each message names the field and the
 /// fix, and says that nothing was written.
 #[derive(Debug, thiserror::Error)]

@@ -38,10 +38,14 @@ use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{NoTls, Row, RowStream};
 use uuid::Uuid;
 
+// The columns of a device and of a site are SQLite's, in the same order:
+// this module's `device_from_row` and `site_from_row` read them as `db`'s
+// do.
 use crate::db::{
     DeviceFilter, InventoryError, PROGRESS_CHUNK, SEED_BATCH, apply, check_device, check_site,
     logged, now_rfc3339, valid_at_existing_site,
 };
+use crate::db::{device_columns, site_columns};
 use crate::model::{Device, DevicePatch, DeviceStatus, NewDevice, NewSite, Site, SiteStatus};
 
 /// How many connections the pool opens at most. A `device_list` holds one
@@ -94,22 +98,6 @@ const MIGRATIONS: &[(i32, &str)] = &[(
 /// The advisory lock the migrations run under: any number, the same in
 /// every replica ("inventory" in ASCII).
 const MIGRATION_LOCK: i64 = 0x696e_7665_6e74_6f72;
-
-/// The columns of a device, in the order `device_from_row` reads them.
-macro_rules! device_columns {
-    () => {
-        "id, name, site_slug, role, device_type, platform, serial, asset_tag, \
-         status, rack, position, face, airflow, comments, tags, custom_fields, created, last_updated"
-    };
-}
-
-/// The columns of a site, in the order `site_from_row` reads them.
-macro_rules! site_columns {
-    () => {
-        "id, name, slug, status, region, facility, time_zone, physical_address, \
-         description, created, (SELECT count(*) FROM devices d WHERE d.site_slug = sites.slug)"
-    };
-}
 
 /// The filter of a device list: a `NULL` parameter matches everything.
 macro_rules! device_filter {
