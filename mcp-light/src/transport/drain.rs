@@ -1,24 +1,31 @@
 //! The requests an HTTP server is answering, counted so that a graceful
 //! shutdown lets them finish before the server ends its sessions.
 //!
-//! A request is in flight from the moment it reaches `/mcp` until its
+//! A request is in flight from the moment hyper hands it over until its
 //! answer's body is written or dropped: a `tools/call` answered over SSE
 //! (a 2025-era session's) is done when its last event is, not when its
 //! headers are. Only `POST`s count: a `GET` is a stream that listens for
 //! as long as the session lives, and ends when the sessions do.
+//!
+//! The count is kept by the service hyper calls ([`Counting`]), around the
+//! router rather than as a layer inside it: the answer's body is wrapped
+//! once, not boxed again, and the router is not cloned per request.
 
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll, ready};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::Response;
-use hyper::body::{Body as HttpBody, Frame, SizeHint};
+use axum::http::{Method, Request, Response};
+use axum::routing::future::RouteFuture;
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
+use pin_project_lite::pin_project;
 use tokio::sync::Notify;
+use tower_service::Service;
 
 /// How many requests are being answered, and a way to wait until none
 /// are. Cheap to clone: the clones count together.
@@ -28,24 +35,30 @@ pub(super) struct InFlight(Arc<Count>);
 #[derive(Debug, Default)]
 struct Count {
     requests: AtomicUsize,
-    /// Woken each time the count falls to zero.
+    /// Set once someone waits for the count to fall to zero: until then a
+    /// request that ends wakes no one, and takes no lock.
+    draining: AtomicBool,
+    /// Woken each time the count falls to zero while draining.
     idle: Notify,
 }
 
 impl InFlight {
     /// Counts one request until the returned guard is dropped.
     fn start(&self) -> Answering {
-        self.0.requests.fetch_add(1, Ordering::AcqRel);
+        self.0.requests.fetch_add(1, Ordering::SeqCst);
         Answering(self.clone())
     }
 
     /// How many requests are being answered now.
     pub(super) fn count(&self) -> usize {
-        self.0.requests.load(Ordering::Acquire)
+        self.0.requests.load(Ordering::SeqCst)
     }
 
     /// Completes when no request is being answered.
     pub(super) async fn idle(&self) {
+        // Set before the count is read: a request that ends after the read
+        // sees it, and wakes this waiter.
+        self.0.draining.store(true, Ordering::SeqCst);
         loop {
             let woken = self.0.idle.notified();
             tokio::pin!(woken);
@@ -66,37 +79,79 @@ struct Answering(InFlight);
 
 impl Drop for Answering {
     fn drop(&mut self) {
-        if self.0.0.requests.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.0.idle.notify_waiters();
+        let count = &self.0.0;
+        if count.requests.fetch_sub(1, Ordering::SeqCst) == 1
+            && count.draining.load(Ordering::SeqCst)
+        {
+            count.idle.notify_waiters();
         }
     }
 }
 
-/// axum middleware counting each `POST` in `in_flight` until its answer's
-/// body is done (`axum::middleware::from_fn_with_state`).
-pub(super) async fn count(
-    State(in_flight): State<InFlight>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let answering = in_flight.start();
-    let response = next.run(request).await;
-    response.map(|body| {
-        Body::new(Counted {
-            body,
-            _answering: answering,
-        })
-    })
+/// The service hyper calls for each request of one connection: the
+/// router, with each `POST` counted in flight until its answer's body is
+/// done.
+#[derive(Debug)]
+pub(super) struct Counting {
+    // hyper calls through `&self`; the router's `call` takes `&mut self`.
+    // Each connection has its own, so the borrow is never contended.
+    router: RefCell<axum::Router>,
+    in_flight: InFlight,
 }
 
-/// An answer's body, counted in flight until hyper drops it: once it
-/// wrote the last frame, or the connection broke.
-struct Counted {
+impl Counting {
+    /// `router`, counting in `in_flight`.
+    pub(super) fn new(router: axum::Router, in_flight: InFlight) -> Counting {
+        Counting {
+            router: RefCell::new(router),
+            in_flight,
+        }
+    }
+}
+
+impl hyper::service::Service<Request<Incoming>> for Counting {
+    type Response = Response<Counted>;
+    type Error = Infallible;
+    type Future = Routed;
+
+    fn call(&self, request: Request<Incoming>) -> Routed {
+        let answering = (request.method() == Method::POST).then(|| self.in_flight.start());
+        // `Router` is always ready: it answers what it cannot route itself.
+        let routed = self.router.borrow_mut().call(request);
+        Routed { routed, answering }
+    }
+}
+
+pin_project! {
+    /// The router's answer to one request, still counted.
+    pub(super) struct Routed {
+        #[pin]
+        routed: RouteFuture<Infallible>,
+        answering: Option<Answering>,
+    }
+}
+
+impl Future for Routed {
+    type Output = Result<Response<Counted>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.routed.poll(cx))?;
+        let answering = this.answering.take();
+        Poll::Ready(Ok(response.map(|body| Counted {
+            body,
+            _answering: answering,
+        })))
+    }
+}
+
+/// An answer's body, counted in flight (when its request was a `POST`)
+/// until hyper drops it: once it wrote the last frame, or the connection
+/// broke.
+#[derive(Debug)]
+pub(super) struct Counted {
     body: Body,
-    _answering: Answering,
+    _answering: Option<Answering>,
 }
 
 impl HttpBody for Counted {

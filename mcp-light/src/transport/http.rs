@@ -16,7 +16,7 @@ use crate::auth::Auth;
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
-use super::drain::{self, InFlight};
+use super::drain::InFlight;
 use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
 use super::origins::AllowedOrigins;
@@ -524,9 +524,7 @@ impl Server {
         };
         let health = self.health_routes();
         let service = self.bounded_http_service(config, options.sessions);
-        let mcp = axum::Router::new().nest_service("/mcp", service).layer(
-            axum::middleware::from_fn_with_state(in_flight, drain::count),
-        );
+        let mcp = axum::Router::new().nest_service("/mcp", service);
         // The probes sit beside the authentication and rmcp's Host and
         // Origin checks, not behind them (see `health_routes`).
         let router = match options.auth {

@@ -13,14 +13,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::drain::InFlight;
+use super::deadline;
+use super::drain::{Counting, InFlight};
 
 /// How connections are bounded.
 #[derive(Debug, Clone, Copy)]
@@ -58,8 +58,7 @@ pub(super) async fn serve(
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+    http.header_read_timeout(limits.header_read_timeout);
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -72,8 +71,13 @@ pub(super) async fn serve(
             accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
-        let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        let service = Counting::new(router.clone(), drain.in_flight.clone());
+        // Each connection keeps its own header deadline (see `deadline`).
+        let (timer, watch) = deadline::per_connection();
+        let mut http = http.clone();
+        http.timer(timer);
+        let connection =
+            watch.serve(graceful.watch(http.serve_connection(TokioIo::new(tcp), service)));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "an HTTP connection ended with an error");

@@ -14,6 +14,7 @@
 //! Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
+mod deadline;
 mod drain;
 #[cfg(feature = "http")]
 mod guard;

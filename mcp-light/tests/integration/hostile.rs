@@ -382,6 +382,60 @@ async fn a_half_sent_request_is_closed_at_the_header_deadline() {
 }
 
 #[tokio::test]
+async fn a_kept_alive_connection_is_closed_a_header_deadline_after_its_last_answer() {
+    let options = HttpOptions::new().with_header_read_timeout(Duration::from_millis(300));
+    let http = serve(options).await;
+    let mut tcp = TcpStream::connect(http.addr).await.unwrap();
+    // Ten requests 100 ms apart on one connection, a second in all: each
+    // head comes well within its own deadline, so none of them is cut.
+    let probe = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", http.addr);
+    for n in 0..10 {
+        tcp.write_all(probe.as_bytes()).await.unwrap();
+        let head = read_kept_alive(&mut tcp).await;
+        assert!(
+            head.starts_with("HTTP/1.1 200"),
+            "request {n} on the kept-alive connection: {head}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Then silence: the connection is closed at the deadline.
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut rest)).await;
+    assert!(
+        closed.is_ok(),
+        "the idle connection was still open after 5 s"
+    );
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+}
+
+/// Reads one answer with a `Content-Length` from a kept-alive connection:
+/// its head, as text.
+async fn read_kept_alive(tcp: &mut TcpStream) -> String {
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        let read = tokio::time::timeout(Duration::from_secs(5), tcp.read(&mut byte))
+            .await
+            .expect("an answer within 5 s")
+            .unwrap();
+        assert_eq!(read, 1, "the connection closed mid-answer: {raw:?}");
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8(raw).unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|line| {
+            line.to_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap())
+        })
+        .expect("a Content-Length");
+    let mut body = vec![0u8; length];
+    tcp.read_exact(&mut body).await.unwrap();
+    head
+}
+
+#[tokio::test]
 async fn clients_beyond_the_connection_bound_wait_for_a_free_one() {
     let http = serve(HttpOptions::new().with_max_connections(2).unwrap()).await;
     let mut held = Vec::new();
