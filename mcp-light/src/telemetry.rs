@@ -8,8 +8,8 @@
 //! the [`metrics`] facade, so any of its exporters takes them
 //! (`metrics-exporter-prometheus`, or OpenTelemetry's through a bridge).
 //! With no subscriber and no recorder installed, neither costs more than
-//! a check per request and a look at the clock: the span's fields are not
-//! even computed, and the counters' handles do nothing.
+//! a check per request: the span's fields are not even computed, and a
+//! tool call is neither timed nor counted.
 //!
 //! # Spans
 //!
@@ -85,8 +85,8 @@
 //! built (their units and descriptions too, [`describe_metrics`]) and
 //! counts through the handles it got then: install the recorder before
 //! building the server. A recorder installed later sees none of that
-//! server's counts, but for failed calls' durations, whose `error.type` is
-//! known only then.
+//! server's tool calls: a server built with none installed neither times
+//! nor counts them.
 
 use std::borrow::Cow;
 
@@ -239,6 +239,10 @@ pub(crate) struct ToolMetrics {
     full_bytes: Counter,
     minted: Counter,
     redeemed: Counter,
+    /// Whether a recorder was installed when these were registered: if
+    /// not, a call is neither timed nor counted, since every handle here
+    /// would do nothing with what it was given.
+    listened: bool,
 }
 
 impl ToolMetrics {
@@ -256,8 +260,10 @@ impl ToolMetrics {
                     label(),
                 ],
             );
+            let duration = recorder.register_histogram(&duration, &METADATA);
             ToolMetrics {
-                duration: recorder.register_histogram(&duration, &METADATA),
+                listened: is_recorder(recorder) || leads_somewhere(&duration),
+                duration,
                 calls: Label::ALL.map(|outcome| {
                     let outcome =
                         metrics::Label::from_static_parts("mcp_light.outcome", outcome.as_str());
@@ -272,6 +278,12 @@ impl ToolMetrics {
                 tool: tool.clone(),
             }
         })
+    }
+
+    /// Whether a recorder takes these metrics: only then is a call timed
+    /// and counted.
+    pub(crate) fn listened(&self) -> bool {
+        self.listened
     }
 
     /// The metrics of every name a server does not publish, `_OTHER`.
@@ -299,6 +311,29 @@ impl ToolMetrics {
             }
         }
     }
+}
+
+/// Whether `recorder` may be one that takes metrics. The `metrics` facade
+/// answers every call with its no-op recorder, a zero-sized type, while
+/// none is installed; a recorder that keeps what it is given has a size.
+fn is_recorder(recorder: &dyn metrics::Recorder) -> bool {
+    std::mem::size_of_val(recorder) != 0
+}
+
+/// Whether `histogram` leads to a recorder: a no-op handle never even
+/// converts the value it is given, so recording nothing (a count of zero)
+/// tells, and records nothing.
+fn leads_somewhere(histogram: &Histogram) -> bool {
+    struct Probe<'a>(&'a std::cell::Cell<bool>);
+    impl metrics::IntoF64 for Probe<'_> {
+        fn into_f64(self) -> f64 {
+            self.0.set(true);
+            0.0
+        }
+    }
+    let converted = std::cell::Cell::new(false);
+    histogram.record_many(Probe(&converted), 0);
+    converted.get()
 }
 
 /// Records the duration of a request that is not a tool call.
@@ -520,6 +555,30 @@ mod tests {
             (facts.label, facts.error, facts.error_kind),
             (Label::Error, Some(ErrorType::Tool), Some(ErrorKind::Token))
         );
+    }
+
+    #[test]
+    fn a_call_is_timed_and_counted_only_where_a_recorder_takes_its_metrics() {
+        // No recorder installed: the facade's no-op one.
+        assert!(!ToolMetrics::new(Cow::Borrowed("t")).listened());
+        // Probing recorded nothing into a recorder that is installed.
+        let recorder = metrics_util::debugging::DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        let metrics =
+            metrics::with_local_recorder(&recorder, || ToolMetrics::new(Cow::Borrowed("t")));
+        assert!(metrics.listened());
+        let recorded: Vec<_> = snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .filter_map(|(key, _, _, value)| match value {
+                metrics_util::debugging::DebugValue::Histogram(samples) => {
+                    Some((key.key().name().to_owned(), samples.len()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(recorded, [(OPERATION_DURATION.to_owned(), 0)]);
     }
 
     #[test]

@@ -167,15 +167,17 @@ impl McpHandler {
     }
 
     /// Starts the span of a `method` request (of `tool`, for a call), with
-    /// the MCP session it came in, as [`HttpRequest::take`] read it.
+    /// the MCP session it came in, as [`HttpRequest::take`] read it; timed
+    /// unless `timed` says no recorder takes its duration.
     fn traced_request(
         &self,
         method: &'static str,
         tool: Option<&str>,
         context: &RequestContext<RoleServer>,
         http: &HttpRequest,
+        timed: bool,
     ) -> Traced {
-        Traced::start(method, tool, context, http.session_id())
+        Traced::start(method, tool, context, http.session_id(), timed)
     }
 
     /// Starts the span of a `method` request passed on to the composed
@@ -187,6 +189,7 @@ impl McpHandler {
             None,
             context,
             HttpRequest::session(&context.extensions),
+            true,
         )
     }
 
@@ -237,7 +240,7 @@ impl ServerHandler for McpHandler {
         mut context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(INITIALIZE, None, &context, &http);
+        let traced = self.traced_request(INITIALIZE, None, &context, &http, true);
         let answer = traced
             .run(self.composed().initialize(request, context))
             .await?;
@@ -259,7 +262,7 @@ impl ServerHandler for McpHandler {
         mut context: RequestContext<RoleServer>,
     ) -> Result<DiscoverResult, ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(DISCOVER, None, &context, &http);
+        let traced = self.traced_request(DISCOVER, None, &context, &http, true);
         let mut answer = traced.run(self.composed().discover(context)).await?;
         add_own_capabilities(&mut answer.capabilities, self.server.offers_tasks());
         answer.set_server_info(self.server.implementation().clone());
@@ -272,7 +275,7 @@ impl ServerHandler for McpHandler {
         mut context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(LIST_TOOLS, None, &context, &http);
+        let traced = self.traced_request(LIST_TOOLS, None, &context, &http, true);
         let done = Ok(ListToolsResult::with_all_items(
             self.server.tools().to_vec(),
         ));
@@ -291,7 +294,18 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, ErrorData> {
         // What HTTP carries for the call, read once.
         let mut http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(CALL_TOOL, Some(&request.name), &context, &http);
+        // Looked up once: what the call reaches, whether its metrics are
+        // taken (else it is not timed), and whether the tool needs its
+        // client.
+        let named = self.server.named(&request.name);
+        let metrics = self.server.tool_metrics(named);
+        let traced = self.traced_request(
+            CALL_TOOL,
+            Some(&request.name),
+            &context,
+            &http,
+            metrics.listened(),
+        );
         let caller = self.caller(&mut http);
         // Only a server with scoped tools reads what a token grants.
         let granted = if self.server.scoped() {
@@ -309,9 +323,6 @@ impl ServerHandler for McpHandler {
             && context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks());
-        // Looked up once: whether the tool needs its client, and what the
-        // call reaches.
-        let named = self.server.named(&request.name);
         let talk;
         let client = if self.server.needs_client(named) {
             talk = Talk::new(
@@ -339,7 +350,7 @@ impl ServerHandler for McpHandler {
                 traced.span(),
             )
             .await;
-        traced.finish_call(self.server.tool_metrics(named), &done);
+        traced.finish_call(metrics, &done);
         responded(done)
     }
 
@@ -350,7 +361,7 @@ impl ServerHandler for McpHandler {
         mut context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(SET_LEVEL, None, &context, &http);
+        let traced = self.traced_request(SET_LEVEL, None, &context, &http, true);
         // 2026-07-28 has no `logging/setLevel`: a request names its level in
         // its `_meta`.
         let done = if context.protocol_version().is_some_and(|v| is_stateless(&v)) {
@@ -376,7 +387,7 @@ impl ServerHandler for McpHandler {
             return self.composed().get_task(request, context).await;
         }
         let mut http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(GET_TASK, None, &context, &http);
+        let traced = self.traced_request(GET_TASK, None, &context, &http, true);
         let caller = self.caller(&mut http);
         traced
             .run(self.server.tasks().get(&request.task_id, &caller))
@@ -393,7 +404,7 @@ impl ServerHandler for McpHandler {
             return self.composed().update_task(request, context).await;
         }
         let mut http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(UPDATE_TASK, None, &context, &http);
+        let traced = self.traced_request(UPDATE_TASK, None, &context, &http, true);
         let caller = self.caller(&mut http);
         let tasks = self.server.tasks();
         traced
@@ -411,7 +422,7 @@ impl ServerHandler for McpHandler {
             return self.composed().cancel_task(request, context).await;
         }
         let mut http = HttpRequest::take(&mut context.extensions);
-        let traced = self.traced_request(CANCEL_TASK, None, &context, &http);
+        let traced = self.traced_request(CANCEL_TASK, None, &context, &http, true);
         let caller = self.caller(&mut http);
         traced
             .run(self.server.tasks().cancel(&request.task_id, &caller))

@@ -17,19 +17,23 @@ use crate::telemetry::{ErrorType, Facts, Label, SPAN_NAME, ToolMetrics, record_r
 /// One request's span and clock.
 pub(crate) struct Traced {
     span: Span,
-    started: Instant,
+    /// When the request came in; not read for a call whose metrics no
+    /// recorder takes.
+    started: Option<Instant>,
     method: &'static str,
 }
 
 impl Traced {
-    /// Starts the span of a `method` request (of `tool`, for a call).
+    /// Starts the span of a `method` request (of `tool`, for a call), and
+    /// its clock if `timed`.
     pub(crate) fn start(
         method: &'static str,
         tool: Option<&str>,
         context: &RequestContext<RoleServer>,
         session: Option<&str>,
+        timed: bool,
     ) -> Traced {
-        let started = Instant::now();
+        let started = timed.then(Instant::now);
         // Nothing listens: no span, and nothing of the request read for one.
         if !tracing::level_enabled!(tracing::Level::INFO) {
             return Traced {
@@ -106,7 +110,9 @@ impl Traced {
             .as_ref()
             .err()
             .map(|error| ErrorType::Code(error.code.0));
-        record_request_duration(self.method, self.started.elapsed().as_secs_f64(), error);
+        if let Some(started) = self.started {
+            record_request_duration(self.method, started.elapsed().as_secs_f64(), error);
+        }
         if error.is_some() && !self.span.is_disabled() {
             self.record_end(&Facts::bare(Label::Error, error), false);
         }
@@ -115,8 +121,15 @@ impl Traced {
     /// Ends a tool call of the tool `keys` count, with what its answer's
     /// outcome says (or what it ended in instead).
     pub(crate) fn finish_call(self, keys: &ToolMetrics, done: &Result<Answer, Stopped>) {
+        let counted = keys.listened();
+        if !counted && self.span.is_disabled() {
+            // Nothing listens: nothing to work out.
+            return;
+        }
         let facts = facts_of(done);
-        facts.record(keys, self.started.elapsed().as_secs_f64());
+        if counted && let Some(started) = self.started {
+            facts.record(keys, started.elapsed().as_secs_f64());
+        }
         if !self.span.is_disabled() {
             self.record_end(&facts, true);
         }
