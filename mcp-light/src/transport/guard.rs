@@ -26,12 +26,14 @@ use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestMethod, ConstString, ErrorData, ProtocolVersion};
+use rmcp::transport::StreamableHttpService;
 use tower_service::Service;
 
+use super::McpHandler;
 use super::jsonrpc::{self, Checked, Refusal};
 use super::origins::AllowedOrigins;
 use super::request::HttpContext;
-use super::sessions::{SessionSlots, SessionsFull};
+use super::sessions::{SessionSlots, SessionsFull, ValidatedSessions};
 use crate::Server;
 use crate::auth::{Auth, Challenger, Refusal as AuthRefusal, Refused};
 use crate::principal::{GrantedScopes, Principal};
@@ -42,20 +44,24 @@ type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
 /// rmcp's Streamable HTTP service behind the JSON-RPC checks: what
 /// [`Server::http_service`](crate::Server::http_service) builds.
+/// rmcp's Streamable HTTP service, as the guard hands it the requests it
+/// let through.
+pub(crate) type Rmcp = StreamableHttpService<McpHandler, ValidatedSessions>;
+
+/// The guard, cheap to clone (a router clones its service per request):
+/// rmcp's service sits behind an `Arc` and is called through a shared
+/// reference ([`StreamableHttpService::handle`]), so no request clones it
+/// and the configuration it carries.
 #[derive(Clone)]
-pub(crate) struct JsonRpcGuard<S> {
-    inner: S,
+pub(crate) struct JsonRpcGuard {
+    rmcp: Arc<Rmcp>,
     max_body_bytes: usize,
-    /// The origins a browser request may come from, checked here rather
-    /// than by rmcp (see [`AllowedOrigins`]).
     origins: Option<Arc<AllowedOrigins>>,
     sessions: Arc<SessionSlots>,
-    /// The server, when any of its tools needs scopes: a call is then
-    /// checked against the scopes its token grants.
     scoped: Option<Server>,
 }
 
-impl<S> std::fmt::Debug for JsonRpcGuard<S> {
+impl std::fmt::Debug for JsonRpcGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JsonRpcGuard")
             .field("max_body_bytes", &self.max_body_bytes)
@@ -64,20 +70,16 @@ impl<S> std::fmt::Debug for JsonRpcGuard<S> {
     }
 }
 
-impl<S> JsonRpcGuard<S> {
-    /// `inner` behind the checks, reading bodies of at most
-    /// `max_body_bytes`, refusing browser requests from other origins than
-    /// `origins` (where given), opening sessions within `sessions`, and
-    /// checking calls against the tools' scopes of `scoped`, if given.
+impl JsonRpcGuard {
     pub(crate) fn new(
-        inner: S,
+        rmcp: Rmcp,
         max_body_bytes: usize,
         origins: Option<AllowedOrigins>,
         sessions: Arc<SessionSlots>,
         scoped: Option<Server>,
-    ) -> JsonRpcGuard<S> {
+    ) -> JsonRpcGuard {
         JsonRpcGuard {
-            inner,
+            rmcp: Arc::new(rmcp),
             max_body_bytes,
             origins: origins.map(Arc::new),
             sessions,
@@ -86,13 +88,8 @@ impl<S> JsonRpcGuard<S> {
     }
 }
 
-impl<S, B> Service<Request<B>> for JsonRpcGuard<S>
+impl<B> Service<Request<B>> for JsonRpcGuard
 where
-    S: Service<Request<Full<Bytes>>, Response = HttpResponse, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
     B: HttpBody + Send + 'static,
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -102,7 +99,6 @@ where
     type Future = BoxFuture<'static, Result<HttpResponse, Infallible>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // rmcp's service is always ready; it is cloned for each call.
         Poll::Ready(Ok(()))
     }
 
@@ -114,7 +110,7 @@ where
         {
             return Box::pin(std::future::ready(Ok(forbidden(refusal))));
         }
-        let mut inner = self.inner.clone();
+        let rmcp = Arc::clone(&self.rmcp);
         let max = self.max_body_bytes;
         let sessions = Arc::clone(&self.sessions);
         let scoped = self.scoped.clone();
@@ -136,8 +132,6 @@ where
                 }
             };
             let checked = parts.method == Method::POST && is_json(&parts.headers);
-            // What the handler needs of the request, gathered once.
-            let mut context = HttpContext::of(&parts, scoped.is_some());
             if checked
                 && let Some(server) = &scoped
                 && let Some(granted) = parts.extensions.get::<GrantedScopes>()
@@ -176,14 +170,18 @@ where
                         rest.extend_from_slice(b"{}");
                         rest.extend_from_slice(&bytes[span.end..]);
                         body = Bytes::from(rest);
-                        context = context.with_arguments(arguments);
+                        // The handler reads the rest off the request itself
+                        // (`HttpRequest::take`): only the arguments taken
+                        // here travel in a context of their own.
+                        HttpContext::of(&parts, scoped.is_some())
+                            .with_arguments(arguments)
+                            .insert(&mut parts);
                     }
                 }
-                context.insert(&mut parts);
             }
-            let response = inner
-                .call(Request::from_parts(parts, Full::new(body)))
-                .await?;
+            let response = rmcp
+                .handle(Request::from_parts(parts, Full::new(body)))
+                .await;
             // rmcp answers a JSON body it could not read `415` in plain
             // text; the bytes were not parsed before, so they are now, to
             // say what is wrong in JSON-RPC's terms.

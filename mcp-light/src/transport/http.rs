@@ -16,12 +16,12 @@ use crate::auth::Auth;
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
+use super::ServeError;
 use super::drain::InFlight;
 use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
 use super::origins::AllowedOrigins;
 use super::sessions::{SessionSlots, ValidatedSessions};
-use super::{McpHandler, ServeError};
 use crate::store::BoxFuture;
 
 /// The largest request body [`Server::serve_http_with`] reads unless
@@ -358,7 +358,7 @@ impl HttpOptions {
 /// JSON-RPC checks, as [`Server::http_service`] builds it: a tower
 /// [`Service`] of HTTP requests, cheap to clone, to mount in a router.
 #[derive(Clone, Debug)]
-pub struct HttpService(JsonRpcGuard<StreamableHttpService<McpHandler, ValidatedSessions>>);
+pub struct HttpService(JsonRpcGuard);
 
 impl<B> Service<Request<B>> for HttpService
 where

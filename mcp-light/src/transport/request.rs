@@ -1,8 +1,9 @@
 //! What mcp-light's rmcp handler needs of an HTTP request, gathered in one
-//! typed value: the HTTP guard puts an [`HttpContext`] into the request's
-//! extensions once, and the handler takes it back once
-//! ([`HttpRequest::take`]), so the generic handler knows nothing of where
-//! HTTP keeps each piece.
+//! typed value, taken once ([`HttpRequest::take`]), so the generic handler
+//! knows nothing of where HTTP keeps each piece. The HTTP guard puts an
+//! [`HttpContext`] into the request's extensions only when it took a
+//! call's arguments; otherwise the principal and scopes are read where the
+//! layers in front of it put them.
 
 use std::sync::Arc;
 
