@@ -110,6 +110,11 @@ pub(crate) fn check_strings(
     args: &Map<String, Value>,
     max: usize,
 ) -> Result<(), LongArgument> {
+    // Every call is walked, and nearly all of them hold nothing too long:
+    // that walk builds nothing. The path is worked out only for the rest.
+    if !any_long_in_object(args, max, 0) {
+        return Ok(());
+    }
     let Some((path, len, is_key)) = find_long_in_object(args, max, 0) else {
         return Ok(());
     };
@@ -128,6 +133,41 @@ pub(crate) fn check_strings(
             max,
         },
     })
+}
+
+/// Whether [`find_long_in_object`] finds anything under `object`, worked
+/// out without building a path. A scalar, nearly every argument, is
+/// answered in line.
+fn any_long_in_object(object: &Map<String, Value>, max: usize, depth: usize) -> bool {
+    for (key, value) in object {
+        if key.len() > max || any_long(value, max, depth + 1) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether [`find_long`] finds anything in `value`.
+#[inline(always)]
+fn any_long(value: &Value, max: usize, depth: usize) -> bool {
+    match value {
+        Value::String(s) => s.len() > max && depth <= MAX_DEPTH,
+        Value::Object(_) | Value::Array(_) => any_long_within(value, max, depth),
+        _ => false,
+    }
+}
+
+/// [`any_long`] in an object or an array.
+#[inline(never)]
+fn any_long_within(value: &Value, max: usize, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Object(object) => any_long_in_object(object, max, depth),
+        Value::Array(items) => items.iter().any(|item| any_long(item, max, depth + 1)),
+        _ => false,
+    }
 }
 
 /// One step into a JSON value: an object key or an array index.
@@ -307,6 +347,48 @@ mod tests {
         let mut args = map(json!({"a": 1, "b": 2}));
         assert_eq!(take(&mut args, "verify"), None);
         assert_eq!(args, map(json!({"a": 1, "b": 2})));
+    }
+
+    #[test]
+    fn the_quick_walk_finds_what_the_path_finder_finds() {
+        // Nested down to and past the depth looked at, with a long string,
+        // a long key, or nothing long at the bottom.
+        let nested = |depth: usize, leaf: Value| {
+            (0..depth).fold(leaf, |inner, level| {
+                if level % 2 == 0 {
+                    json!([inner])
+                } else {
+                    json!({ "k": inner })
+                }
+            })
+        };
+        let long = "x".repeat(20);
+        for depth in [
+            0,
+            1,
+            2,
+            3,
+            MAX_DEPTH - 2,
+            MAX_DEPTH - 1,
+            MAX_DEPTH,
+            MAX_DEPTH + 1,
+            MAX_DEPTH + 3,
+        ] {
+            for leaf in [
+                json!(long),
+                json!({ long.clone(): 1 }),
+                json!("short"),
+                json!(12),
+                json!(null),
+            ] {
+                let args = map(json!({"a": 1, "deep": nested(depth, leaf.clone())}));
+                assert_eq!(
+                    any_long_in_object(&args, 10, 0),
+                    find_long_in_object(&args, 10, 0).is_some(),
+                    "depth {depth}, leaf {leaf}"
+                );
+            }
+        }
     }
 
     #[test]

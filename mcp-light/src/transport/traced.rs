@@ -26,6 +26,7 @@ pub(crate) struct Traced {
 impl Traced {
     /// Starts the span of a `method` request (of `tool`, for a call), and
     /// its clock if `timed`.
+    #[inline]
     pub(crate) fn start(
         method: &'static str,
         tool: Option<&str>,
@@ -35,13 +36,27 @@ impl Traced {
     ) -> Traced {
         let started = timed.then(Instant::now);
         // Nothing listens: no span, and nothing of the request read for one.
-        if !tracing::level_enabled!(tracing::Level::INFO) {
-            return Traced {
-                span: Span::none(),
-                started,
-                method,
-            };
+        let span = if tracing::level_enabled!(tracing::Level::INFO) {
+            Self::span_of(method, tool, context, session)
+        } else {
+            Span::none()
+        };
+        Traced {
+            span,
+            started,
+            method,
         }
+    }
+
+    /// The request's span, for a subscriber that listens: out of line, so
+    /// that a request nobody traces does not pay for its frame.
+    #[inline(never)]
+    fn span_of(
+        method: &'static str,
+        tool: Option<&str>,
+        context: &RequestContext<RoleServer>,
+        session: Option<&str>,
+    ) -> Span {
         // The span is given its fields at once, those a subscriber would
         // otherwise get later worked out only when it formats them: a
         // formatter may rewrite what it holds of a span at every field
@@ -82,11 +97,7 @@ impl Traced {
         {
             span.record("trace_id", trace_id.as_str());
         }
-        Traced {
-            span,
-            started,
-            method,
-        }
+        span
     }
 
     /// The span, to run the request in.
