@@ -59,6 +59,8 @@ mod surface;
 mod tool;
 mod usage;
 
+#[cfg(feature = "apps")]
+pub mod apps;
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod catalog;

@@ -1,0 +1,120 @@
+//! What a person sees of an answer the agent did not read: the MCP Apps
+//! viewer (the `apps` feature).
+//!
+//! A heavy read answers a probe and a write a lean envelope, so the rows
+//! stay out of the model's context. A host that speaks MCP Apps
+//! (`io.modelcontextprotocol/ui`) can show them to the person instead: for
+//! a client that declares the extension, every heavy read, write and
+//! dispatcher names mcp-light's viewer in `_meta.ui.resourceUri`, and the
+//! host renders that page beside the conversation with the tool's result.
+//! The viewer pages, filters and charts the stored result through four
+//! tools only the app sees (`_meta.ui.visibility: ["app"]`), each a
+//! redemption of the token bound to the caller who owns it, with the
+//! bounds of every redemption.
+//!
+//! For every other client nothing changes: `tools/list` is the same bytes
+//! as without the feature, and the model's answers are the same either
+//! way. A tool's attribute turns its view off with `view = false`.
+//!
+//! The viewer is one self-contained HTML page ([`VIEWER_URI`], MIME type
+//! [`VIEWER_MIME_TYPE`]) built on the official ext-apps SDK; it loads
+//! nothing from the network, and its resource declares a content security
+//! policy with no origin to reach.
+
+mod resource;
+mod tools;
+
+use rmcp::model::{ClientCapabilities, MetaObject, Tool};
+use serde_json::{Value, json};
+
+pub(crate) use resource::{list_with_viewer, read_viewer};
+pub(crate) use tools::{ViewTool, view_tools};
+
+/// The MCP Apps extension's identifier, as a client declares it under
+/// `capabilities.extensions`.
+pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an MCP Apps view, which a declaring client lists in
+/// its `mimeTypes`.
+pub const VIEWER_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The viewer's resource: what `_meta.ui.resourceUri` names and
+/// `resources/read` answers.
+pub const VIEWER_URI: &str = "ui://mcp-light/viewer.html";
+
+/// The viewer page, bundled from `viewer/` by `viewer/build.sh`.
+pub const VIEWER_HTML: &str = include_str!("viewer.html");
+
+/// Whether a client's capabilities declare the MCP Apps extension with the
+/// viewer's MIME type (a declaration without `mimeTypes` counts: it names
+/// the one type the extension has).
+pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
+    let Some(settings) = capabilities
+        .extensions
+        .as_ref()
+        .and_then(|extensions| extensions.get(EXTENSION_ID))
+    else {
+        return false;
+    };
+    match settings.get("mimeTypes") {
+        None => true,
+        Some(Value::Array(types)) => types.iter().any(|t| t == VIEWER_MIME_TYPE),
+        Some(_) => false,
+    }
+}
+
+/// `tool` as a declaring client sees it: with `_meta.ui.resourceUri`
+/// naming the viewer, beside whatever `_meta` it had.
+pub(crate) fn with_view(mut tool: Tool) -> Tool {
+    let meta = tool.meta.get_or_insert_with(MetaObject::default);
+    meta.0
+        .insert("ui".to_owned(), json!({"resourceUri": VIEWER_URI}));
+    tool
+}
+
+/// The `tools/list` a declaring client gets: `listed` (what every other
+/// client gets), each tool `viewed[i]` says has a view naming the viewer,
+/// then the app-only tools.
+pub(crate) fn listed_for_views(
+    listed: &[Tool],
+    viewed: &[bool],
+    heavy: &crate::heavy::HeavyConfig,
+) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = listed
+        .iter()
+        .zip(viewed)
+        .map(|(tool, &view)| match view {
+            true => with_view(tool.clone()),
+            false => tool.clone(),
+        })
+        .collect();
+    tools.extend(view_tools(heavy));
+    tools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declaring(settings: Value) -> ClientCapabilities {
+        serde_json::from_value(json!({"extensions": {EXTENSION_ID: settings}})).unwrap()
+    }
+
+    #[test]
+    fn a_declaration_counts_with_the_viewers_mime_type_or_none() {
+        assert!(declared(&declaring(json!({"mimeTypes": [VIEWER_MIME_TYPE]}))));
+        assert!(declared(&declaring(json!({}))));
+        assert!(!declared(&declaring(json!({"mimeTypes": ["text/html"]}))));
+        assert!(!declared(&declaring(json!({"mimeTypes": VIEWER_MIME_TYPE}))));
+        assert!(!declared(&ClientCapabilities::default()));
+    }
+
+    #[test]
+    fn the_viewer_is_one_page_that_reaches_no_origin() {
+        assert!(VIEWER_HTML.starts_with("<!doctype html>"));
+        // Everything is inline: no script, style or image is fetched.
+        for fetched in ["src=\"http", "href=\"http", "src='http", "@import"] {
+            assert!(!VIEWER_HTML.contains(fetched), "the viewer fetches {fetched}");
+        }
+    }
+}
