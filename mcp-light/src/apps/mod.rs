@@ -1,25 +1,7 @@
 //! What a person sees of an answer the agent did not read: the MCP Apps
-//! viewer (the `apps` feature).
-//!
-//! A heavy read answers a probe and a write a lean envelope, so the rows
-//! stay out of the model's context. A host that speaks MCP Apps
-//! (`io.modelcontextprotocol/ui`) can show them to the person instead: for
-//! a client that declares the extension, every heavy read, write and
-//! dispatcher names mcp-light's viewer in `_meta.ui.resourceUri`, and the
-//! host renders that page beside the conversation with the tool's result.
-//! The viewer pages, filters and charts the stored result through four
-//! tools only the app sees (`_meta.ui.visibility: ["app"]`), each a
-//! redemption of the token bound to the caller who owns it, with the
-//! bounds of every redemption.
-//!
-//! For every other client nothing changes: `tools/list` is the same bytes
-//! as without the feature, and the model's answers are the same either
-//! way. A tool's attribute turns its view off with `view = false`.
-//!
-//! The viewer is one self-contained HTML page ([`VIEWER_URI`], MIME type
-//! [`VIEWER_MIME_TYPE`]) built on the official ext-apps SDK; it loads
-//! nothing from the network, and its resource declares a content security
-//! policy with no origin to reach.
+//! viewer (the `apps` feature). The guide below is `docs/apps.md`; its
+//! example is a doctest.
+#![doc = include_str!("../../docs/apps.md")]
 
 mod resource;
 mod tools;

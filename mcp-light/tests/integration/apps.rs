@@ -233,23 +233,26 @@ async fn each_view_tool_serves_its_mode_within_the_bounds_of_every_redemption() 
     let bad = error_text(&call(&client, "view_summary", json!({"tool": "device_list", "continuation_token": "x"})).await);
     assert!(bad.contains("continuation_token"), "{bad}");
 
-    // A bulk write's objects by its token, and one write's whole object.
-    let envelope = ok_json(&call(&client, "device_bulk_create", json!({"devices": new_devices(12)})).await);
+    // Through the dispatcher, whose schema takes a token back: a bulk
+    // write's objects by its token, and one write's whole object.
+    let bulk = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(12)}});
+    let envelope = ok_json(&call(&client, "inventory", bulk).await);
     let written = ok_json(
         &call(
             &client,
             "view_page",
-            json!({"tool": "device_bulk_create", "continuation_token": envelope["continuation_token"]}),
+            json!({"tool": "inventory", "continuation_token": envelope["continuation_token"]}),
         )
         .await,
     );
     assert_eq!(written["total"], 12);
-    let created = ok_json(&call(&client, "device_create", json!({"device": new_devices(1)[0]})).await);
+    let one = json!({"resource": "device", "action": "create", "params": {"device": new_devices(1)[0]}});
+    let created = ok_json(&call(&client, "inventory", one).await);
     let whole = ok_json(
         &call(
             &client,
             "view_fetch",
-            json!({"tool": "device_create", "continuation_token": created["continuation_token"]}),
+            json!({"tool": "inventory", "continuation_token": created["continuation_token"]}),
         )
         .await,
     );
