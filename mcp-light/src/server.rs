@@ -32,9 +32,11 @@ const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(15 
 
 mod builder;
 mod call;
+#[cfg(feature = "apps")]
+mod views;
 
 pub use builder::ServerBuilder;
-pub(crate) use call::{Client, json_kind, missing_state, responded};
+pub(crate) use call::{Client, missing_state, responded};
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a

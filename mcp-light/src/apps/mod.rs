@@ -10,7 +10,7 @@ use rmcp::model::{ClientCapabilities, MetaObject, Tool};
 use serde_json::{Value, json};
 
 pub(crate) use resource::{list_with_viewer, read_viewer};
-pub(crate) use tools::{ViewTool, view_tools};
+pub(crate) use tools::{IDS, TOOL, ViewTool, view_tools};
 
 /// The MCP Apps extension's identifier, as a client declares it under
 /// `capabilities.extensions`.

@@ -32,11 +32,11 @@ fn viewer_entry() -> Resource {
     entry
 }
 
-/// `listed` with the viewer first; a later page (`first_page` false) is
-/// left as it is, so the viewer is listed once.
-pub(crate) fn list_with_viewer(mut listed: ListResourcesResult, first_page: bool) -> ListResourcesResult {
-    if first_page {
-        listed.resources.insert(0, viewer_entry());
+/// `listed` with the viewer after the composed handler's resources, on
+/// the last page (the one without a `next_cursor`), so it is listed once.
+pub(crate) fn list_with_viewer(mut listed: ListResourcesResult) -> ListResourcesResult {
+    if listed.next_cursor.is_none() {
+        listed.resources.push(viewer_entry());
     }
     listed
 }

@@ -637,7 +637,7 @@ fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<Answer> {
     }))
 }
 
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+pub(super) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

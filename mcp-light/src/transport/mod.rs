@@ -444,7 +444,7 @@ impl ServerHandler for McpHandler {
     }
 
     /// The composed handler's resources, and with the `apps` feature the
-    /// viewer's first.
+    /// viewer after them.
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -453,12 +453,11 @@ impl ServerHandler for McpHandler {
         let traced = self.traced(LIST_RESOURCES, &context);
         #[cfg(feature = "apps")]
         {
-            let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
             let listed = match self.composed().get_info().capabilities.resources {
                 Some(_) => self.composed().list_resources(request, context).await,
                 None => Ok(ListResourcesResult::default()),
             };
-            let done = listed.map(|listed| crate::apps::list_with_viewer(listed, first_page));
+            let done = listed.map(|listed| crate::apps::list_with_viewer(listed));
             traced.finish(&done);
             done
         }
@@ -503,17 +502,9 @@ fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
         .build();
     capabilities.tools = own.tools;
     capabilities.logging = own.logging;
-    // The viewer is a resource, and the server speaks MCP Apps.
+    // The viewer is a resource.
     #[cfg(feature = "apps")]
-    {
-        capabilities
-            .resources
-            .get_or_insert_with(Default::default);
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .insert(crate::apps::EXTENSION_ID.to_owned(), Default::default());
-    }
+    capabilities.resources.get_or_insert_with(Default::default);
     if tasks {
         capabilities
             .extensions

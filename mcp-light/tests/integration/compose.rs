@@ -190,7 +190,12 @@ async fn a_server_without_a_handler_has_tools_only() {
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.tools.is_some());
     assert!(info.capabilities.prompts.is_none(), "{info:?}");
-    assert!(info.capabilities.resources.is_none(), "{info:?}");
+    // With the `apps` feature, the viewer is a resource.
+    assert_eq!(
+        info.capabilities.resources.is_some(),
+        cfg!(feature = "apps"),
+        "{info:?}"
+    );
     assert!(client.list_prompts(None).await.is_err());
     assert!(
         client
