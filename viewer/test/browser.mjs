@@ -103,6 +103,30 @@ try {
   const written = await view().locator("tr.row td:nth-child(3)").allTextContents();
   check("the viewer shows the 60 written objects, 25 a page", written.length === 25 && written.every((name, i) => name === `viewer-test-${i}`), written.slice(0, 3).join(","));
   await page.screenshot({ path: join(out, "viewer-bulk.png") });
+
+  // The same write through the dispatcher, whose envelope carries a token:
+  // the objects are redeemed by it.
+  const renamed = devices.map((device) => ({ ...device, name: device.name.replace("test", "token") }));
+  const routed = await page.evaluate(
+    (devices) => window.host.run("inventory", { resource: "device", action: "bulk_create", params: { devices } }),
+    renamed,
+  );
+  const routedEnvelope = routed.result.structuredContent;
+  check("the dispatcher's envelope carries a token", typeof routedEnvelope?.continuation_token === "string");
+  await view().locator("#where").filter({ hasText: "(60 rows)" }).waitFor();
+  const redeemed = await view().locator("tr.row td:nth-child(3)").allTextContents();
+  check("the viewer redeems the token for the written objects", redeemed[0] === "viewer-token-0" && redeemed.length === 25, redeemed.slice(0, 2).join(","));
+
+  // A token the server no longer keeps, and an empty one: a sentence each.
+  for (const [token, sentence] of [
+    ["expired-or-never-issued", "no longer kept for you"],
+    ["", "empty continuation token"],
+  ]) {
+    await page.evaluate((token) => window.host.run("device_list", {}, token), token);
+    const said = view().locator("#sentence").filter({ hasText: sentence });
+    await said.waitFor();
+    check(`a token ${JSON.stringify(token)} shows a sentence`, (await said.count()) === 1, await said.textContent());
+  }
 } catch (error) {
   failed += 1;
   console.log(`FAILED: ${error.stack ?? error}`);

@@ -20,14 +20,19 @@ async function connect(): Promise<Client> {
 const connected = connect();
 let bridge: AppBridge | undefined;
 
-/** Calls `name` with `args` and shows its view; answers what the model read and when the view got it. */
-async function run(name: string, args: Record<string, unknown>) {
+/**
+ * Calls `name` with `args` and shows its view; answers what the model read
+ * and when the view got it. With `token`, the view gets the result with
+ * its continuation token replaced, as if it had expired or been emptied.
+ */
+async function run(name: string, args: Record<string, unknown>, token?: string) {
   const client = await connected;
   const { tools } = await client.listTools();
   const tool = tools.find((listed) => listed.name === name);
   const uri = (tool?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
   if (!tool || !uri) throw new Error(`${name} names no view`);
   const result = await client.callTool({ name, arguments: args });
+  const shown = token === undefined ? result : withToken(result, token);
   const read = await client.readResource({ uri });
   const html = read.contents.find((content) => content.mimeType === MIME && "text" in content);
   if (!html || !("text" in html)) throw new Error(`${uri} is not an MCP Apps view`);
@@ -45,8 +50,14 @@ async function run(name: string, args: Record<string, unknown>) {
   await initialized;
   await bridge.sendToolInput({ arguments: args });
   const sentAt = performance.timeOrigin + performance.now();
-  await bridge.sendToolResult(result as never);
+  await bridge.sendToolResult(shown as never);
   return { result, sentAt, visibleTools: tools.map((listed) => listed.name) };
+}
+
+/** `result` with its continuation token replaced by `token`, in its JSON and its text. */
+function withToken(result: Record<string, unknown>, token: string) {
+  const structured = { ...(result.structuredContent as Record<string, unknown>), continuation_token: token };
+  return { ...result, structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
 }
 
 (window as unknown as { host: unknown }).host = { run };

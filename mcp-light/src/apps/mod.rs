@@ -84,10 +84,14 @@ mod tests {
 
     #[test]
     fn a_declaration_counts_with_the_viewers_mime_type_or_none() {
-        assert!(declared(&declaring(json!({"mimeTypes": [VIEWER_MIME_TYPE]}))));
+        assert!(declared(&declaring(
+            json!({"mimeTypes": [VIEWER_MIME_TYPE]})
+        )));
         assert!(declared(&declaring(json!({}))));
         assert!(!declared(&declaring(json!({"mimeTypes": ["text/html"]}))));
-        assert!(!declared(&declaring(json!({"mimeTypes": VIEWER_MIME_TYPE}))));
+        assert!(!declared(&declaring(
+            json!({"mimeTypes": VIEWER_MIME_TYPE})
+        )));
         assert!(!declared(&ClientCapabilities::default()));
     }
 
@@ -96,7 +100,10 @@ mod tests {
         assert!(VIEWER_HTML.starts_with("<!doctype html>"));
         // Everything is inline: no script, style or image is fetched.
         for fetched in ["src=\"http", "href=\"http", "src='http", "@import"] {
-            assert!(!VIEWER_HTML.contains(fetched), "the viewer fetches {fetched}");
+            assert!(
+                !VIEWER_HTML.contains(fetched),
+                "the viewer fetches {fetched}"
+            );
         }
     }
 }

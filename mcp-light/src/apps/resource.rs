@@ -2,7 +2,9 @@
 //! contents for `resources/read`, each with the content security policy it
 //! needs, which is none: no origin to connect to or load from.
 
-use rmcp::model::{ListResourcesResult, MetaObject, ReadResourceResult, Resource, ResourceContents};
+use rmcp::model::{
+    ListResourcesResult, MetaObject, ReadResourceResult, Resource, ResourceContents,
+};
 use serde_json::json;
 
 use super::{VIEWER_HTML, VIEWER_MIME_TYPE, VIEWER_URI};

@@ -65,7 +65,10 @@ impl Server {
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ");
-            return refuse(format!("`{unknown}` is not a field of {name}: it takes {takes}"), None);
+            return refuse(
+                format!("`{unknown}` is not a field of {name}: it takes {takes}"),
+                None,
+            );
         }
         let Some(Value::String(read)) = args::take(&mut args, TOOL) else {
             return refuse(
@@ -88,7 +91,10 @@ impl Server {
                     caller,
                     tool: viewed,
                 };
-                Ok(self.continuations().redeem(&called, token, args, None).await)
+                Ok(self
+                    .continuations()
+                    .redeem(&called, token, args, None)
+                    .await)
             }
             (None, Some(Value::Array(ids))) if view == ViewTool::Fetch => {
                 let heavy = self.continuations().heavy();
@@ -161,7 +167,10 @@ impl Server {
             }));
         };
         // The retrieve tool's one required argument is the id.
-        let required = retrieve.input_schema().get("required").and_then(Value::as_array);
+        let required = retrieve
+            .input_schema()
+            .get("required")
+            .and_then(Value::as_array);
         let Some([Value::String(field)]) = required.map(Vec::as_slice) else {
             return Ok(Answer::error(CallError::InvalidArguments {
                 tool: Cow::Borrowed(ViewTool::Fetch.name()),

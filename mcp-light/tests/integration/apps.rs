@@ -5,12 +5,12 @@
 use mcp_light::apps::{EXTENSION_ID, VIEWER_HTML, VIEWER_MIME_TYPE, VIEWER_URI};
 use mcp_light::prelude::*;
 use mcp_light::{Caller, Principal, Server};
+use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ProtocolVersion, ReadResourceRequestParams, ResourceContents, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService};
-use rmcp::ServiceExt;
+use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
 use crate::fixtures::{Harness, error_text, new_devices, ok_json};
@@ -36,7 +36,12 @@ fn capabilities(declares: bool) -> ClientCapabilities {
 
 /// A client of `server` that is `caller`, declaring the extension or not,
 /// on `version`.
-async fn connect(server: Server, caller: Caller, declares: bool, version: ProtocolVersion) -> Client {
+async fn connect(
+    server: Server,
+    caller: Caller,
+    declares: bool,
+    version: ProtocolVersion,
+) -> Client {
     let (client_io, server_io) = tokio::io::duplex(256 * 1024);
     let handler = server.into_handler(caller);
     tokio::spawn(async move {
@@ -44,13 +49,7 @@ async fn connect(server: Server, caller: Caller, declares: bool, version: Protoc
         let _ = running.waiting().await;
     });
     let client = ClientConfig::new(capabilities(declares), Implementation::new("host", "1.0.0"));
-    let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        }
-    } else {
-        ClientLifecycleMode::Initialize
-    };
+    let lifecycle = crate::fixtures::lifecycle(version);
     rmcp::ClientServiceExt::serve_with_lifecycle(client, client_io, lifecycle)
         .await
         .expect("the client connects")
@@ -85,7 +84,11 @@ async fn without_the_declaration_tools_list_is_the_list_as_built() {
             "{version:?}"
         );
         assert!(listed.iter().all(|tool| tool.meta.is_none()));
-        assert!(!listed.iter().any(|tool| VIEW_TOOLS.contains(&tool.name.as_ref())));
+        assert!(
+            !listed
+                .iter()
+                .any(|tool| VIEW_TOOLS.contains(&tool.name.as_ref()))
+        );
     }
 }
 
@@ -103,8 +106,17 @@ async fn a_declaring_client_is_pointed_at_the_viewer_by_heavy_reads_writes_and_d
                 .unwrap_or_else(|| panic!("{name} is listed"))
         };
         let viewer = json!({"resourceUri": VIEWER_URI});
-        for viewed in ["device_list", "device_create", "device_bulk_create", "inventory"] {
-            assert_eq!(view_of(find(viewed)), Some(&viewer), "{viewed} on {version:?}");
+        for viewed in [
+            "device_list",
+            "device_create",
+            "device_bulk_create",
+            "inventory",
+        ] {
+            assert_eq!(
+                view_of(find(viewed)),
+                Some(&viewer),
+                "{viewed} on {version:?}"
+            );
         }
         for unviewed in ["device_get", "count", "unviewed_create"] {
             assert_eq!(view_of(find(unviewed)), None, "{unviewed}");
@@ -134,7 +146,13 @@ async fn a_declaring_client_is_pointed_at_the_viewer_by_heavy_reads_writes_and_d
 #[tokio::test]
 async fn the_viewer_is_a_resource_with_a_csp_that_reaches_no_origin() {
     let h = Harness::new();
-    let client = connect(h.server.clone(), Caller::Process, true, ProtocolVersion::V_2025_11_25).await;
+    let client = connect(
+        h.server.clone(),
+        Caller::Process,
+        true,
+        ProtocolVersion::V_2025_11_25,
+    )
+    .await;
     let listed = client.list_all_resources().await.unwrap();
     let entry = listed
         .iter()
@@ -157,7 +175,10 @@ async fn the_viewer_is_a_resource_with_a_csp_that_reaches_no_origin() {
     else {
         panic!("one text content: {read:?}")
     };
-    assert_eq!((uri.as_str(), mime_type.as_deref()), (VIEWER_URI, Some(VIEWER_MIME_TYPE)));
+    assert_eq!(
+        (uri.as_str(), mime_type.as_deref()),
+        (VIEWER_URI, Some(VIEWER_MIME_TYPE))
+    );
     assert_eq!(text, VIEWER_HTML);
     let csp = &meta.as_ref().unwrap().0["ui"]["csp"];
     assert_eq!(csp, &json!({"connectDomains": [], "resourceDomains": []}));
@@ -171,13 +192,27 @@ async fn the_viewer_is_a_resource_with_a_csp_that_reaches_no_origin() {
 #[tokio::test]
 async fn the_viewers_tools_are_not_served_to_a_client_that_did_not_declare() {
     let h = Harness::with_devices(3).await;
-    let client = connect(h.server.clone(), Caller::Process, false, ProtocolVersion::V_2025_11_25).await;
+    let client = connect(
+        h.server.clone(),
+        Caller::Process,
+        false,
+        ProtocolVersion::V_2025_11_25,
+    )
+    .await;
     let probe = ok_json(&call(&client, "device_list", json!({})).await);
     let token = probe["continuation_token"].clone();
     let refused = error_text(
-        &call(&client, "view_page", json!({"tool": "device_list", "continuation_token": token})).await,
+        &call(
+            &client,
+            "view_page",
+            json!({"tool": "device_list", "continuation_token": token}),
+        )
+        .await,
     );
-    assert!(refused.contains("unknown tool") || refused.contains("view_page"), "{refused}");
+    assert!(
+        refused.contains("unknown tool") || refused.contains("view_page"),
+        "{refused}"
+    );
 }
 
 #[tokio::test]
@@ -187,50 +222,114 @@ async fn another_caller_gets_the_refusal_the_model_path_gives() {
     let bob = Caller::Principal(Principal("bob".into()));
     let owner = connect(h.server.clone(), ada, true, ProtocolVersion::V_2025_11_25).await;
     let other = connect(h.server.clone(), bob, true, ProtocolVersion::V_2025_11_25).await;
-    let token = ok_json(&call(&owner, "device_list", json!({})).await)["continuation_token"].clone();
+    let token =
+        ok_json(&call(&owner, "device_list", json!({})).await)["continuation_token"].clone();
 
-    let through_model = error_text(&call(&other, "device_list", json!({"continuation_token": token})).await);
+    let through_model =
+        error_text(&call(&other, "device_list", json!({"continuation_token": token})).await);
     for view in ["view_page", "view_summary", "view_fetch"] {
         let through_view = error_text(
-            &call(&other, view, json!({"tool": "device_list", "continuation_token": token})).await,
+            &call(
+                &other,
+                view,
+                json!({"tool": "device_list", "continuation_token": token}),
+            )
+            .await,
         );
         assert_eq!(through_view, through_model, "{view}");
     }
     // The owner is served.
-    let page = ok_json(&call(&owner, "view_page", json!({"tool": "device_list", "continuation_token": token})).await);
+    let page = ok_json(
+        &call(
+            &owner,
+            "view_page",
+            json!({"tool": "device_list", "continuation_token": token}),
+        )
+        .await,
+    );
     assert_eq!(page["total"], 5);
 }
 
 #[tokio::test]
 async fn each_view_tool_serves_its_mode_within_the_bounds_of_every_redemption() {
     let h = Harness::with_devices(30).await;
-    let client = connect(h.dispatched(), Caller::Process, true, ProtocolVersion::V_2026_07_28).await;
-    let token = ok_json(&call(&client, "device_list", json!({})).await)["continuation_token"].clone();
+    let client = connect(
+        h.dispatched(),
+        Caller::Process,
+        true,
+        ProtocolVersion::V_2026_07_28,
+    )
+    .await;
+    let token =
+        ok_json(&call(&client, "device_list", json!({})).await)["continuation_token"].clone();
     let read = |extra: Value| {
         let mut args = json!({"tool": "device_list", "continuation_token": token});
-        args.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         args
     };
 
-    let page = ok_json(&call(&client, "view_page", read(json!({"page": 2, "page_size": 10}))).await);
-    assert_eq!((page["page"].clone(), page["total"].clone()), (json!(2), json!(30)));
+    let page = ok_json(
+        &call(
+            &client,
+            "view_page",
+            read(json!({"page": 2, "page_size": 10})),
+        )
+        .await,
+    );
+    assert_eq!(
+        (page["page"].clone(), page["total"].clone()),
+        (json!(2), json!(30))
+    );
     assert_eq!(page["items"].as_array().unwrap().len(), 10);
 
-    let filtered = ok_json(&call(&client, "view_filter", read(json!({"filter_keys": ["name"]}))).await);
+    let filtered = ok_json(
+        &call(
+            &client,
+            "view_filter",
+            read(json!({"filter_keys": ["name"]})),
+        )
+        .await,
+    );
     let first = filtered["items"][0].as_object().unwrap();
     assert_eq!(first.keys().collect::<Vec<_>>(), ["name"]);
 
     let summary = ok_json(&call(&client, "view_summary", read(json!({}))).await);
-    assert_eq!((summary["type"].clone(), summary["count"].clone()), (json!("list"), json!(30)));
+    assert_eq!(
+        (summary["type"].clone(), summary["count"].clone()),
+        (json!("list"), json!(30))
+    );
 
     // The bounds of every redemption, and hostile input.
-    let too_big = error_text(&call(&client, "view_page", read(json!({"page_size": 100_000}))).await);
+    let too_big =
+        error_text(&call(&client, "view_page", read(json!({"page_size": 100_000}))).await);
     assert!(too_big.contains("page_size"), "{too_big}");
     let unknown = error_text(&call(&client, "view_page", read(json!({"mode": "full"}))).await);
-    assert!(unknown.contains("`mode` is not a field of view_page"), "{unknown}");
-    let plain = error_text(&call(&client, "view_page", json!({"tool": "device_get", "continuation_token": token})).await);
-    assert!(plain.contains("no tool of this server with a view"), "{plain}");
-    let bad = error_text(&call(&client, "view_summary", json!({"tool": "device_list", "continuation_token": "x"})).await);
+    assert!(
+        unknown.contains("`mode` is not a field of view_page"),
+        "{unknown}"
+    );
+    let plain = error_text(
+        &call(
+            &client,
+            "view_page",
+            json!({"tool": "device_get", "continuation_token": token}),
+        )
+        .await,
+    );
+    assert!(
+        plain.contains("no tool of this server with a view"),
+        "{plain}"
+    );
+    let bad = error_text(
+        &call(
+            &client,
+            "view_summary",
+            json!({"tool": "device_list", "continuation_token": "x"}),
+        )
+        .await,
+    );
     assert!(bad.contains("continuation_token"), "{bad}");
 
     // Through the dispatcher, whose schema takes a token back: a bulk
@@ -246,7 +345,8 @@ async fn each_view_tool_serves_its_mode_within_the_bounds_of_every_redemption() 
         .await,
     );
     assert_eq!(written["total"], 12);
-    let one = json!({"resource": "device", "action": "create", "params": {"device": new_devices(1)[0]}});
+    let one =
+        json!({"resource": "device", "action": "create", "params": {"device": new_devices(1)[0]}});
     let created = ok_json(&call(&client, "inventory", one).await);
     let whole = ok_json(
         &call(
@@ -264,14 +364,47 @@ async fn without_a_token_the_written_objects_come_through_the_retrieve_tool() {
     let h = Harness::new();
     let server = h.builder().with_shared_store(None).build().unwrap();
     let client = connect(server, Caller::Process, true, ProtocolVersion::V_2025_11_25).await;
-    let envelope = ok_json(&call(&client, "device_bulk_create", json!({"devices": new_devices(4)})).await);
+    let envelope = ok_json(
+        &call(
+            &client,
+            "device_bulk_create",
+            json!({"devices": new_devices(4)}),
+        )
+        .await,
+    );
     let ids = envelope["ids"].clone();
     assert_eq!(ids.as_array().map(Vec::len), Some(4), "{envelope}");
-    let fetched = ok_json(&call(&client, "view_fetch", json!({"tool": "device_bulk_create", "ids": ids})).await);
-    let fetched_ids: Vec<&Value> = fetched["items"].as_array().unwrap().iter().map(|item| &item["id"]).collect();
-    assert_eq!(fetched_ids, envelope["ids"].as_array().unwrap().iter().collect::<Vec<_>>());
+    let fetched = ok_json(
+        &call(
+            &client,
+            "view_fetch",
+            json!({"tool": "device_bulk_create", "ids": ids}),
+        )
+        .await,
+    );
+    let fetched_ids: Vec<&Value> = fetched["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| &item["id"])
+        .collect();
+    assert_eq!(
+        fetched_ids,
+        envelope["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>()
+    );
 
     let too_many: Vec<u32> = (0..1_000).collect();
-    let refused = error_text(&call(&client, "view_fetch", json!({"tool": "device_bulk_create", "ids": too_many})).await);
+    let refused = error_text(
+        &call(
+            &client,
+            "view_fetch",
+            json!({"tool": "device_bulk_create", "ids": too_many}),
+        )
+        .await,
+    );
     assert!(refused.contains("a page at a time"), "{refused}");
 }

@@ -22,8 +22,7 @@ use rmcp::model::{
     SkillResources, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use rmcp::service::{
-    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
-    RoleServer, RunningService,
+    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService,
 };
 use serde_json::json;
 
@@ -367,13 +366,7 @@ async fn connect_as(
         let running = handler.serve(server_io).await.expect("the server starts");
         let _ = running.waiting().await;
     });
-    let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        }
-    } else {
-        ClientLifecycleMode::Initialize
-    };
+    let lifecycle = crate::fixtures::lifecycle(version);
     rmcp::ClientServiceExt::serve_with_lifecycle(client, client_io, lifecycle)
         .await
         .expect("the client connects")
