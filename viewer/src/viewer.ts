@@ -199,15 +199,18 @@ async function turn(page: number): Promise<void> {
 async function showKept(tool: string, token: string, what: string): Promise<void> {
   shown = { tool, what, token, page: 1, filterKeys: [] };
   root.replaceChildren(element("h2", {}, tool), pager(), element("div", { id: "page" }));
+  // The summary is asked for beside page 1, which shows as soon as it comes.
+  const asked = call("view_summary", { tool, continuation_token: token });
+  await turn(1);
   let summary: Json;
   try {
-    summary = await call("view_summary", { tool, continuation_token: token });
+    summary = await asked;
   } catch (error) {
     say(refusal((error as Error).message), "refused");
     return;
   }
-  await turn(1);
-  if (isObj(summary) && isObj(summary.fields)) {
+  // A refused page said so in place of the view.
+  if (root.querySelector("#page") && isObj(summary) && isObj(summary.fields)) {
     root.append(filter(Object.keys(summary.fields)), charts(summary));
   }
 }
