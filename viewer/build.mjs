@@ -44,7 +44,7 @@ if (args[0] === "--check") {
   const committed = readFileSync(output, "utf8");
   if (committed !== built) {
     console.error(
-      `viewer: ${output} is not what viewer/build.mjs builds from viewer/src: run \`bash viewer/build.sh\` and commit the result`,
+      `viewer: ${output} is not what viewer/build.mjs builds from viewer/src: run \`node viewer/build.mjs\` (after \`npm ci\` in viewer/) and commit the result`,
     );
     process.exit(1);
   }

@@ -24,7 +24,7 @@ pub const VIEWER_MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// `resources/read` answers.
 pub const VIEWER_URI: &str = "ui://mcp-light/viewer.html";
 
-/// The viewer page, bundled from `viewer/` by `viewer/build.sh`.
+/// The viewer page, bundled from `viewer/src` by `viewer/build.mjs`.
 pub const VIEWER_HTML: &str = include_str!("viewer.html");
 
 /// Whether a client's capabilities declare the MCP Apps extension with the
