@@ -304,11 +304,7 @@ impl Server {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
                 #[cfg(feature = "apps")]
-                viewed.push(dispatcher.routed_tools().any(|name| {
-                    registry
-                        .get(name)
-                        .is_some_and(|routed| routed.def().has_view())
-                }));
+                viewed.push(crate::apps::dispatcher_has_view(dispatcher, &registry));
                 metrics.push(Arc::new(ToolMetrics::new(Cow::Owned(
                     dispatcher.name().to_owned(),
                 ))));

@@ -90,8 +90,11 @@ try {
   await page.screenshot({ path: join(out, "viewer-list.png") });
 
   // A bulk write: the model reads the envelope, the person the objects.
+  // Named for this run, so a run against a server an earlier run wrote to
+  // creates new devices.
+  const run = Date.now().toString(36);
   const devices = Array.from({ length: 60 }, (_, i) => ({
-    name: `viewer-test-${i}`,
+    name: `viewer-${run}-${i}`,
     site_slug: "ams1",
     role: "leaf",
     device_type: "qfx5120",
@@ -101,12 +104,12 @@ try {
   check("the model read a lean envelope", envelope?.accepted === 60 && !("items" in envelope), JSON.stringify(envelope).slice(0, 80));
   await view().locator("#where").filter({ hasText: "(60 rows)" }).waitFor();
   const written = await view().locator("tr.row td:nth-child(3)").allTextContents();
-  check("the viewer shows the 60 written objects, 25 a page", written.length === 25 && written.every((name, i) => name === `viewer-test-${i}`), written.slice(0, 3).join(","));
+  check("the viewer shows the 60 written objects, 25 a page", written.length === 25 && written.every((name, i) => name === `viewer-${run}-${i}`), written.slice(0, 3).join(","));
   await page.screenshot({ path: join(out, "viewer-bulk.png") });
 
   // The same write through the dispatcher, whose envelope carries a token:
   // the objects are redeemed by it.
-  const renamed = devices.map((device) => ({ ...device, name: device.name.replace("test", "token") }));
+  const renamed = devices.map((device) => ({ ...device, name: `${device.name}-token` }));
   const routed = await page.evaluate(
     (devices) => window.host.run("inventory", { resource: "device", action: "bulk_create", params: { devices } }),
     renamed,
@@ -115,7 +118,7 @@ try {
   check("the dispatcher's envelope carries a token", typeof routedEnvelope?.continuation_token === "string");
   await view().locator("#where").filter({ hasText: "(60 rows)" }).waitFor();
   const redeemed = await view().locator("tr.row td:nth-child(3)").allTextContents();
-  check("the viewer redeems the token for the written objects", redeemed[0] === "viewer-token-0" && redeemed.length === 25, redeemed.slice(0, 2).join(","));
+  check("the viewer redeems the token for the written objects", redeemed[0] === `viewer-${run}-0-token` && redeemed.length === 25, redeemed.slice(0, 2).join(","));
 
   // A token the server no longer keeps, and an empty one: a sentence each.
   for (const [token, sentence] of [

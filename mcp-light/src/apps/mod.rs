@@ -7,6 +7,9 @@ mod resource;
 mod tools;
 
 use rmcp::model::{ClientCapabilities, MetaObject, Tool};
+
+use crate::dispatch::Dispatcher;
+use crate::registry::Registry;
 use serde_json::{Value, json};
 
 pub(crate) use resource::{list_with_viewer, read_viewer};
@@ -43,6 +46,14 @@ pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
         Some(Value::Array(types)) => types.iter().any(|t| t == VIEWER_MIME_TYPE),
         Some(_) => false,
     }
+}
+
+/// Whether a client that shows views is pointed at the viewer for
+/// `dispatcher`'s answers: when any tool it routes to has a view.
+pub(crate) fn dispatcher_has_view(dispatcher: &Dispatcher, registry: &Registry) -> bool {
+    dispatcher
+        .routed_tools()
+        .any(|name| registry.get(name).is_some_and(|routed| routed.def().has_view()))
 }
 
 /// `tool` as a declaring client sees it: with `_meta.ui.resourceUri`

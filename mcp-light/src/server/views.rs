@@ -17,8 +17,9 @@ use crate::continuation::Called;
 use crate::outcome::{Answer, CallError, Shape};
 use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
+use crate::tool::ToolDef;
 
-use super::call::json_kind;
+use super::call::{json_kind, scope_refusal};
 use super::{Client, Named, Server};
 
 impl Server {
@@ -76,12 +77,18 @@ impl Server {
                 Some(TOOL),
             );
         };
-        let Some(viewed) = self.viewed(&read) else {
+        let Some((viewed, def)) = self.viewed(&read) else {
             return refuse(
                 format!("`{read}` is no tool of this server with a view"),
                 Some(TOOL),
             );
         };
+        // The scopes the model's own redemption of the token needs.
+        if let (Some(def), Some(granted)) = (def, granted.as_ref())
+            && let Some(refused) = scope_refusal(def, granted)
+        {
+            return Ok(refused);
+        }
         let token = args::take(&mut args, CONTINUATION_TOKEN).filter(|token| !token.is_null());
         let ids = args::take(&mut args, IDS).filter(|ids| !ids.is_null());
         match (token, ids) {
@@ -126,18 +133,18 @@ impl Server {
     }
 
     /// The name a token of `tool`'s answers is kept under, when `tool` is
-    /// a published tool or dispatcher with a view.
-    fn viewed(&self, tool: &str) -> Option<Cow<'static, str>> {
+    /// a published tool or dispatcher with a view, and the tool's
+    /// definition (a dispatcher's call names none).
+    fn viewed(&self, tool: &str) -> Option<(Cow<'static, str>, Option<&'static ToolDef>)> {
         match self.named(tool)? {
             Named::Tool { tool: place, .. } => {
-                let published = self.registry().at(place);
-                published
-                    .def()
-                    .has_view()
-                    .then(|| Cow::Borrowed(published.name()))
+                let def = self.registry().at(place).def();
+                def.has_view().then_some((Cow::Borrowed(def.name()), Some(def)))
             }
             Named::Dispatcher { dispatcher, .. } => {
-                Some(Cow::Owned(self.dispatchers()[dispatcher].name().to_owned()))
+                let dispatcher = &self.dispatchers()[dispatcher];
+                crate::apps::dispatcher_has_view(dispatcher, self.registry())
+                    .then(|| (Cow::Owned(dispatcher.name().to_owned()), None))
             }
             Named::Routed { .. } => None,
         }
