@@ -51,9 +51,11 @@ pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
 /// Whether a client that shows views is pointed at the viewer for
 /// `dispatcher`'s answers: when any tool it routes to has a view.
 pub(crate) fn dispatcher_has_view(dispatcher: &Dispatcher, registry: &Registry) -> bool {
-    dispatcher
-        .routed_tools()
-        .any(|name| registry.get(name).is_some_and(|routed| routed.def().has_view()))
+    dispatcher.routed_tools().any(|name| {
+        registry
+            .get(name)
+            .is_some_and(|routed| routed.def().has_view())
+    })
 }
 
 /// `tool` as a declaring client sees it: with `_meta.ui.resourceUri`

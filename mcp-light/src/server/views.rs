@@ -139,7 +139,8 @@ impl Server {
         match self.named(tool)? {
             Named::Tool { tool: place, .. } => {
                 let def = self.registry().at(place).def();
-                def.has_view().then_some((Cow::Borrowed(def.name()), Some(def)))
+                def.has_view()
+                    .then_some((Cow::Borrowed(def.name()), Some(def)))
             }
             Named::Dispatcher { dispatcher, .. } => {
                 let dispatcher = &self.dispatchers()[dispatcher];

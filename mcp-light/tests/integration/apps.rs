@@ -21,6 +21,12 @@ pub fn unviewed_create(name: String) -> Value {
     json!({"id": 7, "name": name})
 }
 
+/// Rows a caller needs a scope to read.
+#[mcp_heavy(scopes = ["rows:read"])]
+pub fn scoped_rows() -> Vec<u32> {
+    (0..40).collect()
+}
+
 type Client = RunningService<RoleClient, ClientConfig>;
 
 /// A client's capabilities: with the extension declared, or none.
@@ -407,4 +413,49 @@ async fn without_a_token_the_written_objects_come_through_the_retrieve_tool() {
         .await,
     );
     assert!(refused.contains("a page at a time"), "{refused}");
+}
+
+#[tokio::test]
+async fn a_view_tool_needs_the_scopes_the_models_redemption_needs() {
+    let server = Server::from_tools(mcp_light::tools![scoped_rows])
+        .build()
+        .unwrap();
+    let addr = crate::scopes::serve_granting(server).await;
+    // One 2026-07-28 call from a client that declares the extension, with
+    // the scopes `granted`.
+    let call = |tool: &'static str, arguments: Value, granted: &'static str| async move {
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": tool,
+                "arguments": arguments,
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": capabilities(true),
+                },
+            },
+        });
+        let reply =
+            crate::scopes::call_raw(addr, tool, &body.to_string(), &[("x-test-scopes", granted)])
+                .await;
+        crate::scopes::result(&reply)
+    };
+    let probe = call("scoped_rows", json!({}), "rows:read").await;
+    let token = probe["structuredContent"]["continuation_token"].clone();
+    assert!(token.is_string(), "{probe}");
+    let args = json!({"tool": "scoped_rows", "continuation_token": token});
+
+    let refused = call("view_page", args.clone(), "other:scope").await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        refused["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("rows:read"),
+        "{refused}"
+    );
+    let page = call("view_page", args, "rows:read").await;
+    assert_eq!(page["structuredContent"]["total"], 40, "{page}");
 }

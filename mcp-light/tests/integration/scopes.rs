@@ -69,7 +69,7 @@ async fn grant(mut request: Request, next: Next) -> Response {
 }
 
 /// `server` mounted behind [`grant`] on a loopback port.
-async fn serve_granting(server: Server) -> SocketAddr {
+pub(crate) async fn serve_granting(server: Server) -> SocketAddr {
     let router = axum::Router::new()
         .nest_service(
             "/mcp",
@@ -101,7 +101,12 @@ async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, 
     call_raw(addr, tool, &body, headers).await
 }
 
-async fn call_raw(addr: SocketAddr, tool: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
+pub(crate) async fn call_raw(
+    addr: SocketAddr,
+    tool: &str,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> Reply {
     let mut all = vec![
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", "tools/call"),
@@ -112,7 +117,7 @@ async fn call_raw(addr: SocketAddr, tool: &str, body: &str, headers: &[(&str, &s
 }
 
 /// The tool result of a call answered 200.
-fn result(reply: &Reply) -> Value {
+pub(crate) fn result(reply: &Reply) -> Value {
     assert_eq!(reply.status, 200, "{}", reply.text());
     reply.message(1).expect("an answer")["result"].clone()
 }
