@@ -38,11 +38,11 @@ impl Server {
     ) -> Result<Answer, Stopped> {
         let name = view.name();
         let refuse = |problem: String, at: Option<&str>| {
-            Ok(Answer::error(CallError::InvalidArguments {
+            Answer::error(CallError::InvalidArguments {
                 tool: Cow::Borrowed(name),
                 at: at.map(str::to_owned),
                 problem,
-            }))
+            })
         };
         let mut args = match arguments {
             Value::Object(args) => args,
@@ -66,22 +66,22 @@ impl Server {
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ");
-            return refuse(
+            return Ok(refuse(
                 format!("`{unknown}` is not a field of {name}: it takes {takes}"),
                 None,
-            );
+            ));
         }
         let Some(Value::String(read)) = args::take(&mut args, TOOL) else {
-            return refuse(
+            return Ok(refuse(
                 "expected the name of the tool whose answer to show".to_owned(),
                 Some(TOOL),
-            );
+            ));
         };
         let Some((viewed, def)) = self.viewed(&read) else {
-            return refuse(
+            return Ok(refuse(
                 format!("`{read}` is no tool of this server with a view"),
                 Some(TOOL),
-            );
+            ));
         };
         // The scopes the model's own redemption of the token needs.
         if let (Some(def), Some(granted)) = (def, granted.as_ref())
@@ -106,29 +106,29 @@ impl Server {
             (None, Some(Value::Array(ids))) if view == ViewTool::Fetch => {
                 let heavy = self.continuations().heavy();
                 if ids.len() > heavy.max_page_size {
-                    return refuse(
+                    return Ok(refuse(
                         format!(
                             "{} ids is more than a page of {}: fetch them a page at a time",
                             ids.len(),
                             heavy.max_page_size
                         ),
                         Some(IDS),
-                    );
+                    ));
                 }
                 self.retrieved(&read, ids, caller, granted, cancelled, span)
                     .await
             }
-            (Some(_), Some(_)) => refuse(
+            (Some(_), Some(_)) => Ok(refuse(
                 "send a continuation_token or ids, not both".to_owned(),
                 Some(IDS),
-            ),
+            )),
             (None, Some(_)) if view == ViewTool::Fetch => {
-                refuse("expected a list of ids".to_owned(), Some(IDS))
+                Ok(refuse("expected a list of ids".to_owned(), Some(IDS)))
             }
-            (None, _) => refuse(
+            (None, _) => Ok(refuse(
                 "expected the continuation_token of the answer to show".to_owned(),
                 Some(CONTINUATION_TOKEN),
-            ),
+            )),
         }
     }
 

@@ -457,7 +457,7 @@ impl ServerHandler for McpHandler {
                 Some(_) => self.composed().list_resources(request, context).await,
                 None => Ok(ListResourcesResult::default()),
             };
-            let done = listed.map(|listed| crate::apps::list_with_viewer(listed));
+            let done = listed.map(crate::apps::list_with_viewer);
             traced.finish(&done);
             done
         }
