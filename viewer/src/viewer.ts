@@ -200,13 +200,11 @@ async function showKept(tool: string, token: string, what: string): Promise<void
   shown = { tool, what, token, page: 1, filterKeys: [] };
   root.replaceChildren(element("h2", {}, tool), pager(), element("div", { id: "page" }));
   // The summary is asked for beside page 1, which shows as soon as it comes.
-  const asked = call("view_summary", { tool, continuation_token: token });
+  const asked = call("view_summary", { tool, continuation_token: token }).catch((error: Error) => error);
   await turn(1);
-  let summary: Json;
-  try {
-    summary = await asked;
-  } catch (error) {
-    say(refusal((error as Error).message), "refused");
+  const summary = await asked;
+  if (summary instanceof Error) {
+    say(refusal(summary.message), "refused");
     return;
   }
   // A refused page said so in place of the view.

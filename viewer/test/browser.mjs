@@ -53,7 +53,8 @@ function check(what, ok, detail = "") {
 
 try {
   const page = await browser.newPage({ viewport: { width: 1140, height: 1560 } });
-  page.on("pageerror", (error) => console.log(`page error: ${error.message}`));
+  // An error the page or the view left uncaught fails the run.
+  page.on("pageerror", (error) => check(`no uncaught error (${error.message})`, false));
   await page.goto(site);
   const view = () => page.frameLocator("#view");
   const viewFrame = () => page.frames().find((frame) => frame !== page.mainFrame());
