@@ -11,6 +11,8 @@
 //! completions, skills, tasks, progress, cancellations) goes to the rmcp
 //! handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), if any, and the
 //! handshake answers what that handler says with mcp-light's tools added.
+//! With the `apps` feature, the MCP Apps viewer's resource and tools are
+//! mcp-light's too (`crate::apps`).
 //! Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
@@ -330,10 +332,11 @@ impl ServerHandler for McpHandler {
                 .client_capabilities()
                 .is_some_and(|capabilities| crate::apps::declared(&capabilities))
         {
-            let done = self
-                .server
-                .call_view(view, arguments, caller, granted, &context.ct, traced.span())
-                .await;
+            // Boxed: the call path's own future does not carry the view's.
+            let view =
+                self.server
+                    .call_view(view, arguments, caller, granted, &context.ct, traced.span());
+            let done = Box::pin(view).await;
             traced.finish_call(self.server.tool_metrics(named), &done);
             return responded(done);
         }

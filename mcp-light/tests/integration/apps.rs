@@ -21,10 +21,12 @@ pub fn unviewed_create(name: String) -> Value {
     json!({"id": 7, "name": name})
 }
 
-/// Rows a caller needs a scope to read.
+/// Rows a caller needs a scope to read: too many to answer inline.
 #[mcp_heavy(scopes = ["rows:read"])]
-pub fn scoped_rows() -> Vec<u32> {
-    (0..40).collect()
+pub fn scoped_rows() -> Vec<String> {
+    (0..2_000)
+        .map(|i| format!("row {i:06} of the scoped list"))
+        .collect()
 }
 
 type Client = RunningService<RoleClient, ClientConfig>;
@@ -457,5 +459,5 @@ async fn a_view_tool_needs_the_scopes_the_models_redemption_needs() {
         "{refused}"
     );
     let page = call("view_page", args, "rows:read").await;
-    assert_eq!(page["structuredContent"]["total"], 40, "{page}");
+    assert_eq!(page["structuredContent"]["total"], 2_000, "{page}");
 }
