@@ -426,22 +426,9 @@ async fn a_view_tool_needs_the_scopes_the_models_redemption_needs() {
     // One 2026-07-28 call from a client that declares the extension, with
     // the scopes `granted`.
     let call = |tool: &'static str, arguments: Value, granted: &'static str| async move {
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {
-                "name": tool,
-                "arguments": arguments,
-                "_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": capabilities(true),
-                },
-            },
-        });
-        let reply =
-            crate::scopes::call_raw(addr, tool, &body.to_string(), &[("x-test-scopes", granted)])
-                .await;
+        let declaring = serde_json::to_value(capabilities(true)).unwrap();
+        let headers = [("x-test-scopes", granted)];
+        let reply = crate::scopes::call_declaring(addr, tool, arguments, declaring, &headers).await;
         crate::scopes::result(&reply)
     };
     let probe = call("scoped_rows", json!({}), "rows:read").await;

@@ -84,6 +84,18 @@ pub(crate) async fn serve_granting(server: Server) -> SocketAddr {
 
 /// One 2026-07-28 `tools/call` of `tool` with `arguments`.
 async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, &str)]) -> Reply {
+    call_declaring(addr, tool, arguments, json!({}), headers).await
+}
+
+/// One 2026-07-28 `tools/call` of `tool` with `arguments`, from a client
+/// whose request declares `capabilities`.
+pub(crate) async fn call_declaring(
+    addr: SocketAddr,
+    tool: &str,
+    arguments: Value,
+    capabilities: Value,
+    headers: &[(&str, &str)],
+) -> Reply {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
@@ -93,7 +105,7 @@ async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, 
             "arguments": arguments,
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
             },
         },
     })
@@ -101,12 +113,7 @@ async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, 
     call_raw(addr, tool, &body, headers).await
 }
 
-pub(crate) async fn call_raw(
-    addr: SocketAddr,
-    tool: &str,
-    body: &str,
-    headers: &[(&str, &str)],
-) -> Reply {
+async fn call_raw(addr: SocketAddr, tool: &str, body: &str, headers: &[(&str, &str)]) -> Reply {
     let mut all = vec![
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", "tools/call"),
