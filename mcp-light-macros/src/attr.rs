@@ -42,11 +42,12 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool | Attr::Heavy => {
-                &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES]
-            }
+            Attr::Tool => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES],
+            Attr::Heavy => &[
+                NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES, VIEW,
+            ],
             Attr::Light => &[
-                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK, SCOPES,
+                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK, SCOPES, VIEW,
             ],
         }
     }
@@ -55,16 +56,18 @@ impl Attr {
     fn accepted(self) -> String {
         let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
         match self {
-            Attr::Tool | Attr::Heavy => {
-                format!(
-                    "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
-                     `schema = \"as_written\"`, `scopes = [\"...\"]`"
-                )
-            }
+            Attr::Tool => format!(
+                "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
+                 `schema = \"as_written\"`, `scopes = [\"...\"]`"
+            ),
+            Attr::Heavy => format!(
+                "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
+                 `schema = \"as_written\"`, `scopes = [\"...\"]`, `view = false`"
+            ),
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
                  `status = 201`, `crate = path`, `inline`, `task`, `schema = \"as_written\"`, \
-                 `scopes = [\"...\"]`",
+                 `scopes = [\"...\"]`, `view = false`",
                 WriteKind::list()
             ),
         }
@@ -174,6 +177,9 @@ pub struct ToolArgs {
     /// `scopes = ["...", ...]`: the OAuth scopes a call of the tool needs,
     /// each checked, and the argument's span.
     pub scopes: Option<(Vec<LitStr>, Span)>,
+    /// `view = false`: the tool names no viewer for a client that shows
+    /// views. The argument's span.
+    pub no_view: Option<Span>,
 }
 
 /// What `task` says.
@@ -211,6 +217,7 @@ impl ToolArgs {
             task: None,
             schema_as_written: None,
             scopes: None,
+            no_view: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -305,6 +312,9 @@ impl ToolArgs {
         } else if path == TASK {
             let value = task_arg(cx, &meta)?;
             set_once(cx, &mut self.task, value, path);
+        } else if path == VIEW {
+            let value = view_arg(cx, self.attr, &meta)?;
+            set_once(cx, &mut self.no_view, value, path);
         } else if path == SCOPES {
             let value = scopes_arg(cx, &meta)?;
             set_once(cx, &mut self.scopes, value, path);
@@ -372,6 +382,34 @@ fn value_expr(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<O
         return Ok(None);
     }
     Ok(Some(meta.value()?.parse()?))
+}
+
+/// `view = false`, the one value `view` takes: a heavy read's or a
+/// write's view is on unless turned off, and a plain read has none.
+fn view_arg(cx: &Ctxt, attr: Attr, meta: &ParseNestedMeta) -> syn::Result<Option<Span>> {
+    if attr == Attr::Tool {
+        cx.error_spanned_by(
+            &meta.path,
+            "a `#[mcp_tool]` read answers in full and names no viewer: `view = false` turns off \
+             the view of a `#[mcp_heavy]` or `#[mcp_light]` tool; remove `view`",
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    Ok(match value_expr(cx, meta, "view = false")? {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        })) if !b.value => Some(meta.path.span()),
+        Some(other) => {
+            cx.error_spanned_by(
+                &other,
+                "a view is on unless turned off, so `view` takes `false`: write `view = false`, \
+                 or leave `view` out to keep the view",
+            );
+            None
+        }
+        None => None,
+    })
 }
 
 /// `task` alone, or `task = "optional"` / `task = "required"`.

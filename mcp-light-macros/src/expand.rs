@@ -397,6 +397,7 @@ fn definition(plan: &Plan) -> TokenStream {
         None => quote!(#krate::tasks::TaskSupport::Forbidden),
     };
     let scopes = &plan.scopes;
+    let view = !plan.no_view;
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -429,6 +430,7 @@ fn definition(plan: &Plan) -> TokenStream {
             task: #task,
             schema_as_written: #schema_as_written,
             scopes: &[#(#scopes),*],
+            view: #view,
         })
     }
 }

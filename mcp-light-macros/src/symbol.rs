@@ -24,6 +24,7 @@ pub const INLINE: Symbol = Symbol("inline");
 pub const TASK: Symbol = Symbol("task");
 pub const SCHEMA: Symbol = Symbol("schema");
 pub const SCOPES: Symbol = Symbol("scopes");
+pub const VIEW: Symbol = Symbol("view");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

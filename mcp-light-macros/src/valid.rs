@@ -33,6 +33,8 @@ pub struct Plan<'a> {
     /// `scopes = [...]` on one of the tool's attributes: the OAuth scopes a
     /// call needs, in the order written.
     pub scopes: Vec<String>,
+    /// `view = false` on one of the tool's attributes.
+    pub no_view: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -114,6 +116,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
             .iter()
             .any(|args| args.schema_as_written.is_some()),
         scopes,
+        no_view: tool.attrs.iter().any(|args| args.no_view.is_some()),
     })
 }
 

@@ -62,18 +62,10 @@ macro_rules! composed_methods {
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
                 ) -> Result<ListPromptsResult, ErrorData> = "prompts/list";
-                fn list_resources(
-                    request: Option<PaginatedRequestParams>,
-                    context: RequestContext<RoleServer>
-                ) -> Result<ListResourcesResult, ErrorData> = "resources/list";
                 fn list_resource_templates(
                     request: Option<PaginatedRequestParams>,
                     context: RequestContext<RoleServer>
                 ) -> Result<ListResourceTemplatesResult, ErrorData> = "resources/templates/list";
-                fn read_resource(
-                    request: ReadResourceRequestParams,
-                    context: RequestContext<RoleServer>
-                ) -> Result<ReadResourceResponse, ErrorData> = "resources/read";
                 fn read_resource_directory(
                     request: ReadResourceDirectoryRequestParams,
                     context: RequestContext<RoleServer>
@@ -126,6 +118,15 @@ macro_rules! composed_methods {
                 ) -> Option<SubscriptionFilter>;
             }
             completed async {
+                // With the `apps` feature, the viewer is a resource too.
+                fn list_resources(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListResourcesResult, ErrorData> = "resources/list";
+                fn read_resource(
+                    request: ReadResourceRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ReadResourceResponse, ErrorData> = "resources/read";
                 fn initialize(
                     request: InitializeRequestParams,
                     context: RequestContext<RoleServer>

@@ -59,6 +59,8 @@ mod surface;
 mod tool;
 mod usage;
 
+#[cfg(feature = "apps")]
+pub mod apps;
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod catalog;
@@ -222,7 +224,7 @@ pub use mcp_light_macros::mcp_tool;
 ///
 /// ```text
 /// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline,
-///             task, schema = "as_written", scopes = ["..."])]
+///             task, schema = "as_written", scopes = ["..."], view = false)]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -312,8 +314,12 @@ pub use mcp_light_macros::mcp_light;
 ///
 /// ```text
 /// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline,
-///             task, schema = "as_written", scopes = ["..."])]   // all optional
+///             task, schema = "as_written", scopes = ["..."], view = false)]   // all optional
 /// ```
+///
+/// `view = false`, here and on `#[mcp_light]`, keeps the tool from naming
+/// the MCP Apps viewer to a client that shows views (the `apps` feature and
+/// its module, `mcp_light::apps`).
 ///
 /// The tool's schema gains `continuation_token`, `mode`
 /// (`summary|paginated|filtered|full`), `page`, `page_size` and

@@ -32,6 +32,8 @@ const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(15 
 
 mod builder;
 mod call;
+#[cfg(feature = "apps")]
+mod views;
 
 pub use builder::ServerBuilder;
 pub(crate) use call::{Client, missing_state, responded};
@@ -99,6 +101,10 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
+    /// The `tools/list` answer of a client that shows MCP Apps views:
+    /// `tools` naming the viewer, then the viewer's own tools.
+    #[cfg(feature = "apps")]
+    viewed_tools: Vec<Tool>,
     /// Each published tool's call metrics, in `tools`' order.
     metrics: Vec<Arc<ToolMetrics>>,
     /// The metrics of the calls of any other name.
@@ -261,6 +267,10 @@ impl Server {
             dispatchers.push(dispatcher);
         }
         let mut tools = Vec::new();
+        // Which of `tools` a client that shows views is pointed at the
+        // viewer for.
+        #[cfg(feature = "apps")]
+        let mut viewed = Vec::new();
         let mut metrics = Vec::new();
         let mut names = HashMap::with_hasher(foldhash::fast::RandomState::default());
         for (place, published) in registry.iter().enumerate() {
@@ -279,6 +289,8 @@ impl Server {
                 }
                 _ => {
                     tools.push(listed_tool(published, output_schemas));
+                    #[cfg(feature = "apps")]
+                    viewed.push(published.def().has_view());
                     metrics.push(Arc::new(ToolMetrics::new(Cow::Borrowed(published.name()))));
                     Named::Tool {
                         tool: place,
@@ -291,6 +303,8 @@ impl Server {
         if surface.publishes_dispatchers() {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
+                #[cfg(feature = "apps")]
+                viewed.push(crate::apps::dispatcher_has_view(dispatcher, &registry));
                 metrics.push(Arc::new(ToolMetrics::new(Cow::Owned(
                     dispatcher.name().to_owned(),
                 ))));
@@ -303,6 +317,20 @@ impl Server {
                 );
             }
         }
+        #[cfg(feature = "apps")]
+        let viewed_tools = {
+            if let Some(taken) = crate::apps::ViewTool::ALL
+                .into_iter()
+                .find(|view| names.contains_key(view.name()))
+            {
+                return Err(BuildError::DuplicateName {
+                    name: taken.name().to_owned(),
+                    first: "a tool of the viewer (the `apps` feature)".to_owned(),
+                    second: "a registered tool or dispatcher".to_owned(),
+                });
+            }
+            crate::apps::listed_for_views(&tools, &viewed, &heavy)
+        };
         let known = tools
             .iter()
             .map(|tool| tool.name.as_ref())
@@ -321,6 +349,8 @@ impl Server {
                 talkback,
                 limits,
                 tools,
+                #[cfg(feature = "apps")]
+                viewed_tools,
                 metrics,
                 other_metrics: Arc::new(ToolMetrics::other()),
                 names,
@@ -338,6 +368,24 @@ impl Server {
     /// [`ServerBuilder::build`].
     pub fn tools(&self) -> &[Tool] {
         &self.inner.tools
+    }
+
+    /// What `tools/list` answers a client that shows MCP Apps views when
+    /// `views`: every tool that has a view naming the viewer, then the
+    /// viewer's own tools ([`crate::apps`]). Any other client gets
+    /// [`Server::tools`].
+    #[cfg(feature = "apps")]
+    pub fn tools_for(&self, views: bool) -> &[Tool] {
+        match views {
+            true => &self.inner.viewed_tools,
+            false => &self.inner.tools,
+        }
+    }
+
+    /// The bounds on one call.
+    #[cfg(feature = "apps")]
+    pub(crate) fn limits(&self) -> &CallLimits {
+        &self.inner.limits
     }
 
     /// The published tool or dispatcher named `name`, as `tools/list`

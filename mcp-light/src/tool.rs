@@ -46,6 +46,9 @@ pub struct ToolParts {
     pub schema_as_written: bool,
     /// The OAuth scopes a call needs (`scopes = [...]`); empty for none.
     pub scopes: &'static [&'static str],
+    /// Whether a client that shows views is pointed at the viewer for the
+    /// tool's answers (`view = false` turns it off).
+    pub view: bool,
 }
 
 impl ToolDef {
@@ -150,6 +153,14 @@ impl ToolDef {
     /// nothing is checked.
     pub const fn scopes(&self) -> &'static [&'static str] {
         self.parts.scopes
+    }
+
+    /// Whether a client that shows MCP Apps views is pointed at mcp-light's
+    /// viewer for this tool's answers: a heavy read's or a write's unless
+    /// its attribute says `view = false`; a plain read never is. Only a
+    /// server built with the `apps` feature names a viewer at all.
+    pub const fn has_view(&self) -> bool {
+        self.parts.view && !matches!(self.parts.kind, ToolKind::Read)
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

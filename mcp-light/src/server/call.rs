@@ -623,7 +623,7 @@ enum Target<'s> {
 /// for: an error naming the missing scopes, before anything runs. Over
 /// HTTP the guard refuses such a call `403` first; this answers what it
 /// could not read (a dispatcher's route it could not scan).
-fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<Answer> {
+pub(super) fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<Answer> {
     if def.scopes().is_empty() {
         return None;
     }
@@ -637,7 +637,7 @@ fn scope_refusal(def: &ToolDef, granted: &GrantedScopes) -> Option<Answer> {
     }))
 }
 
-fn json_kind(value: &Value) -> &'static str {
+pub(super) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -11,6 +11,8 @@
 //! completions, skills, tasks, progress, cancellations) goes to the rmcp
 //! handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), if any, and the
 //! handshake answers what that handler says with mcp-light's tools added.
+//! With the `apps` feature, the MCP Apps viewer's resource and tools are
+//! mcp-light's too (`crate::apps`).
 //! Framing, sessions and HTTP are rmcp's.
 
 #[cfg(feature = "http")]
@@ -116,6 +118,8 @@ const SET_LEVEL: &str = "logging/setLevel";
 const GET_TASK: &str = "tasks/get";
 const UPDATE_TASK: &str = "tasks/update";
 const CANCEL_TASK: &str = "tasks/cancel";
+const LIST_RESOURCES: &str = "resources/list";
+const READ_RESOURCE: &str = "resources/read";
 
 /// How long a graceful shutdown waits for the requests in flight unless
 /// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
@@ -276,9 +280,17 @@ impl ServerHandler for McpHandler {
     ) -> Result<ListToolsResult, ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
         let traced = self.traced_request(LIST_TOOLS, None, &context, &http, true);
-        let done = Ok(ListToolsResult::with_all_items(
-            self.server.tools().to_vec(),
-        ));
+        // A client that shows MCP Apps views gets the tools naming the
+        // viewer, and the viewer's own; every other the list as built.
+        #[cfg(feature = "apps")]
+        let tools = self.server.tools_for(
+            context
+                .client_capabilities()
+                .is_some_and(|capabilities| crate::apps::declared(&capabilities)),
+        );
+        #[cfg(not(feature = "apps"))]
+        let tools = self.server.tools();
+        let done = Ok(ListToolsResult::with_all_items(tools.to_vec()));
         traced.finish(&done);
         done
     }
@@ -323,6 +335,23 @@ impl ServerHandler for McpHandler {
             && context
                 .client_capabilities()
                 .is_some_and(|capabilities| capabilities.supports_tasks());
+        // A name the server does not know may be one of the viewer's own
+        // tools, served to a client that shows views.
+        #[cfg(feature = "apps")]
+        if named.is_none()
+            && let Some(view) = crate::apps::ViewTool::named(&request.name)
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| crate::apps::declared(&capabilities))
+        {
+            // Boxed: the call path's own future does not carry the view's.
+            let view =
+                self.server
+                    .call_view(view, arguments, caller, granted, &context.ct, traced.span());
+            let done = Box::pin(view).await;
+            traced.finish_call(metrics, &done);
+            return responded(done);
+        }
         let talk;
         let client = if self.server.needs_client(named) {
             talk = Talk::new(
@@ -429,6 +458,49 @@ impl ServerHandler for McpHandler {
             .await
     }
 
+    /// The composed handler's resources, and with the `apps` feature the
+    /// viewer after them.
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let traced = self.traced(LIST_RESOURCES, &context);
+        #[cfg(feature = "apps")]
+        {
+            let listed = match self.composed().get_info().capabilities.resources {
+                Some(_) => self.composed().list_resources(request, context).await,
+                None => Ok(ListResourcesResult::default()),
+            };
+            let done = listed.map(crate::apps::list_with_viewer);
+            traced.finish(&done);
+            done
+        }
+        #[cfg(not(feature = "apps"))]
+        traced
+            .run(self.composed().list_resources(request, context))
+            .await
+    }
+
+    /// The composed handler's resource, or with the `apps` feature the
+    /// viewer.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let traced = self.traced(READ_RESOURCE, &context);
+        #[cfg(feature = "apps")]
+        if let Some(viewer) = crate::apps::read_viewer(&request.uri) {
+            let done = Ok(ReadResourceResponse::from(viewer));
+            traced.finish(&done);
+            return done;
+        }
+        traced
+            .run(self.composed().read_resource(request, context))
+            .await
+    }
+
     // Prompts, resources, subscriptions, completions, skills, custom
     // requests and every notification: the composed handler's.
     composed_methods!(pass_on);
@@ -445,6 +517,9 @@ fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
         .build();
     capabilities.tools = own.tools;
     capabilities.logging = own.logging;
+    // The viewer is a resource.
+    #[cfg(feature = "apps")]
+    capabilities.resources.get_or_insert_with(Default::default);
     if tasks {
         capabilities
             .extensions

@@ -22,8 +22,7 @@ use rmcp::model::{
     SkillResources, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use rmcp::service::{
-    ClientLifecycleMode, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
-    RoleServer, RunningService,
+    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService,
 };
 use serde_json::json;
 
@@ -190,7 +189,12 @@ async fn a_server_without_a_handler_has_tools_only() {
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.tools.is_some());
     assert!(info.capabilities.prompts.is_none(), "{info:?}");
-    assert!(info.capabilities.resources.is_none(), "{info:?}");
+    // With the `apps` feature, the viewer is a resource.
+    assert_eq!(
+        info.capabilities.resources.is_some(),
+        cfg!(feature = "apps"),
+        "{info:?}"
+    );
     assert!(client.list_prompts(None).await.is_err());
     assert!(
         client
@@ -362,13 +366,7 @@ async fn connect_as(
         let running = handler.serve(server_io).await.expect("the server starts");
         let _ = running.waiting().await;
     });
-    let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        }
-    } else {
-        ClientLifecycleMode::Initialize
-    };
+    let lifecycle = crate::fixtures::lifecycle(version);
     rmcp::ClientServiceExt::serve_with_lifecycle(client, client_io, lifecycle)
         .await
         .expect("the client connects")

@@ -232,6 +232,18 @@ impl ContinuationStore for DownStore {
     }
 }
 
+/// How a client opens its connection on `version`: 2025-11-25's
+/// `initialize`, or 2026-07-28's `server/discover`.
+pub fn lifecycle(version: rmcp::model::ProtocolVersion) -> rmcp::service::ClientLifecycleMode {
+    if version == rmcp::model::ProtocolVersion::V_2026_07_28 {
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        }
+    } else {
+        rmcp::service::ClientLifecycleMode::Initialize
+    }
+}
+
 /// A builder for every tool linked into this test binary, each module's
 /// tools included, with the host state each takes: one that lacked some
 /// would not build.

@@ -47,8 +47,9 @@ const LAYERS: &[&[&str]] = &[
     // What a tool is (its definition carries the `InvokeFn` that calls it,
     // so it sits on the call), and the catalogue of tools.
     &["tool", "registry", "dispatch"],
-    // The server, what it composes, and what serves it.
-    &["compose", "auth"],
+    // The server, what it composes, and what serves it; what the MCP Apps
+    // viewer is.
+    &["compose", "auth", "apps"],
     &["server", "transport"],
     // Re-exports for users and generated code, and the documentation.
     &["defaults", "catalog", "docs", "__private", "lib"],

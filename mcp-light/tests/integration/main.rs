@@ -1,6 +1,8 @@
 //! Integration tests of mcp-light: tools declared with the macros, called
 //! through [`mcp_light::Server::call`] with no transport.
 
+#[cfg(feature = "apps")]
+mod apps;
 mod bad_input;
 mod blocking;
 mod bounds;

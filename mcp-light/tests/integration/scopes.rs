@@ -69,7 +69,7 @@ async fn grant(mut request: Request, next: Next) -> Response {
 }
 
 /// `server` mounted behind [`grant`] on a loopback port.
-async fn serve_granting(server: Server) -> SocketAddr {
+pub(crate) async fn serve_granting(server: Server) -> SocketAddr {
     let router = axum::Router::new()
         .nest_service(
             "/mcp",
@@ -84,6 +84,18 @@ async fn serve_granting(server: Server) -> SocketAddr {
 
 /// One 2026-07-28 `tools/call` of `tool` with `arguments`.
 async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, &str)]) -> Reply {
+    call_declaring(addr, tool, arguments, json!({}), headers).await
+}
+
+/// One 2026-07-28 `tools/call` of `tool` with `arguments`, from a client
+/// whose request declares `capabilities`.
+pub(crate) async fn call_declaring(
+    addr: SocketAddr,
+    tool: &str,
+    arguments: Value,
+    capabilities: Value,
+    headers: &[(&str, &str)],
+) -> Reply {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
@@ -93,7 +105,7 @@ async fn call(addr: SocketAddr, tool: &str, arguments: Value, headers: &[(&str, 
             "arguments": arguments,
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
             },
         },
     })
@@ -112,7 +124,7 @@ async fn call_raw(addr: SocketAddr, tool: &str, body: &str, headers: &[(&str, &s
 }
 
 /// The tool result of a call answered 200.
-fn result(reply: &Reply) -> Value {
+pub(crate) fn result(reply: &Reply) -> Value {
     assert_eq!(reply.status, 200, "{}", reply.text());
     reply.message(1).expect("an answer")["result"].clone()
 }

@@ -30,7 +30,8 @@
 //! dispatcher pays to learn one action's parameters, and what the summary
 //! of 500 devices costs beside the list it summarizes. The library's tools
 //! are linked in beside the report's, and each registry is built from its
-//! own subset of the registered tools.
+//! own subset of the registered tools. Built with `--features apps` too, it
+//! adds what `tools/list` costs a client that declares MCP Apps.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -378,6 +379,35 @@ fn surfaces(tokenizers: &Tokenizers) -> String {
     out
 }
 
+/// The whole `tools/list` per surface as a client that declares MCP Apps
+/// gets it (the `apps` feature: the viewer named on heavy reads, writes and
+/// dispatchers, and its four app-only tools), beside every other client's.
+#[cfg(feature = "apps")]
+fn views(tokenizers: &Tokenizers) -> String {
+    let mut out = String::from(
+        "
+`tools/list` per surface for a client that declares MCP Apps (`--features apps`), \
+         beside every other client's:\n\n\
+         | surface | other clients: tools | cl100k | o200k | declaring client: tools | cl100k | o200k |\n\
+         |---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for surface in Surface::ALL {
+        let server = inventory_server(surface, false);
+        let (cl100k, o200k) = tokenizers.count(&serde_json::to_string(server.tools()).unwrap());
+        let viewed = server.tools_for(true);
+        let (viewed_cl100k, viewed_o200k) =
+            tokenizers.count(&serde_json::to_string(viewed).unwrap());
+        writeln!(
+            out,
+            "| {surface} | {} | {cl100k} | {o200k} | {} | {viewed_cl100k} | {viewed_o200k} |",
+            server.tools().len(),
+            viewed.len(),
+        )
+        .unwrap();
+    }
+    out
+}
+
 /// What an agent given only the dispatcher pays to learn `device_create`'s
 /// parameters: a `describe` round trip, or one failed call whose error
 /// carries the schema. Each counts the call's arguments (what the agent
@@ -603,6 +633,8 @@ fn main() {
         print!("{}", markdown(&rows, &tokenizers));
         print!("{}", tools_list(&tokenizers));
         print!("{}", surfaces(&tokenizers));
+        #[cfg(feature = "apps")]
+        print!("{}", views(&tokenizers));
         print!("{}", runtime.block_on(discovery(&tokenizers)));
         print!("{}", runtime.block_on(summary(&tokenizers)));
     }

@@ -1,0 +1,132 @@
+//! The tools only the viewer sees (`_meta.ui.visibility: ["app"]`): a page,
+//! a filtered page, the summary, or the written objects of a result a call
+//! kept. Each names the tool whose answer it reads and the token that
+//! answer carried; the token is redeemed as the model's own redemption
+//! would be, for the same caller and the same tool, so another caller gets
+//! the same refusal and every bound holds. The model-facing path is not
+//! touched: these are separate names, listed only to a client that shows
+//! views.
+
+use rmcp::model::{MetaObject, Tool};
+use serde_json::{Map, Value, json};
+
+use crate::heavy::{HeavyConfig, negotiation_properties};
+use crate::schema::CONTINUATION_TOKEN;
+
+/// One of the viewer's own tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ViewTool {
+    /// A page of a stored list.
+    Page,
+    /// A page of a stored list, each item narrowed to some keys.
+    Filter,
+    /// The stored result's summary: its size, its fields, value counts.
+    Summary,
+    /// A write's objects: by its token (the whole result, within the
+    /// `full` bound), or by its ids through its retrieve tool.
+    Fetch,
+}
+
+/// The field naming the tool whose answer a view tool reads.
+pub(crate) const TOOL: &str = "tool";
+/// The field of [`ViewTool::Fetch`] that names written objects.
+pub(crate) const IDS: &str = "ids";
+
+impl ViewTool {
+    /// Every view tool, in the order `tools/list` shows them.
+    pub(crate) const ALL: [ViewTool; 4] = [
+        ViewTool::Page,
+        ViewTool::Filter,
+        ViewTool::Summary,
+        ViewTool::Fetch,
+    ];
+
+    /// The tool's name.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            ViewTool::Page => "view_page",
+            ViewTool::Filter => "view_filter",
+            ViewTool::Summary => "view_summary",
+            ViewTool::Fetch => "view_fetch",
+        }
+    }
+
+    /// The view tool called `name`, if any.
+    pub(crate) fn named(name: &str) -> Option<ViewTool> {
+        ViewTool::ALL.into_iter().find(|view| view.name() == name)
+    }
+
+    /// The redemption mode the tool asks for; the fetch by ids redeems
+    /// nothing.
+    pub(crate) const fn mode(self) -> &'static str {
+        match self {
+            ViewTool::Page => "paginated",
+            ViewTool::Filter => "filtered",
+            ViewTool::Summary => "summary",
+            ViewTool::Fetch => "full",
+        }
+    }
+
+    /// The fields the tool takes besides `tool` and `continuation_token`.
+    pub(crate) const fn fields(self) -> &'static [&'static str] {
+        match self {
+            ViewTool::Page => &["page", "page_size"],
+            ViewTool::Filter => &["page", "page_size", "filter_keys"],
+            ViewTool::Summary => &[],
+            ViewTool::Fetch => &[IDS],
+        }
+    }
+
+    const fn description(self) -> &'static str {
+        match self {
+            ViewTool::Page => "A page of the result behind a continuation token.",
+            ViewTool::Filter => "A page of the result behind a token, narrowed to filter_keys.",
+            ViewTool::Summary => "The summary of the result behind a continuation token.",
+            ViewTool::Fetch => {
+                "A write's objects: by its continuation token, or by ids through its retrieve tool."
+            }
+        }
+    }
+
+    /// The tool as `tools/list` shows it to a client that shows views.
+    fn to_tool(self, heavy: &HeavyConfig) -> Tool {
+        let negotiation = negotiation_properties(heavy);
+        let mut properties = Map::new();
+        properties.insert(TOOL.to_owned(), json!({"type": "string"}));
+        properties.insert(CONTINUATION_TOKEN.to_owned(), json!({"type": "string"}));
+        let mut required = vec![TOOL];
+        for field in self.fields() {
+            let schema = match *field {
+                IDS => json!({"type": "array", "maxItems": heavy.max_page_size}),
+                field => negotiation[field].clone(),
+            };
+            properties.insert((*field).to_owned(), schema);
+        }
+        if self != ViewTool::Fetch {
+            required.push(CONTINUATION_TOKEN);
+        }
+        if self == ViewTool::Filter {
+            required.push("filter_keys");
+        }
+        let schema = json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        });
+        let Value::Object(schema) = schema else {
+            unreachable!("json! of an object literal is an object")
+        };
+        let mut tool = Tool::new(self.name(), self.description(), schema);
+        let mut meta = MetaObject::default();
+        meta.0
+            .insert("ui".to_owned(), json!({"visibility": ["app"]}));
+        tool.meta = Some(meta);
+        tool
+    }
+}
+
+/// The view tools as `tools/list` shows them to a client that shows views.
+pub(crate) fn view_tools(heavy: &HeavyConfig) -> impl Iterator<Item = Tool> + '_ {
+    ViewTool::ALL.into_iter().map(|view| view.to_tool(heavy))
+}

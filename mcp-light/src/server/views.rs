@@ -1,0 +1,235 @@
+//! The viewer's own tools answered (the `apps` feature): each a
+//! redemption of the token the named tool's answer carried, for the caller
+//! it was minted for, or the written objects fetched through the write's
+//! retrieve tool, each call of it checked as any call is. What the tools
+//! are and how they are listed is [`crate::apps`]'s.
+
+use std::borrow::Cow;
+
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::apps::{IDS, TOOL, ViewTool};
+use crate::args;
+use crate::context::{Caller, Stopped};
+use crate::continuation::Called;
+use crate::outcome::{Answer, CallError, Shape};
+use crate::principal::GrantedScopes;
+use crate::schema::CONTINUATION_TOKEN;
+use crate::tool::ToolDef;
+
+use super::call::{json_kind, scope_refusal};
+use super::{Client, Named, Server};
+
+impl Server {
+    /// Answers a call of `view` with `arguments` from `caller`, who called
+    /// the tool whose answer it reads; `granted` are the scopes the call
+    /// is checked against where a retrieve tool is called, and `cancelled`
+    /// stops it.
+    pub(crate) async fn call_view(
+        &self,
+        view: ViewTool,
+        arguments: Value,
+        caller: Caller,
+        granted: Option<GrantedScopes>,
+        cancelled: &CancellationToken,
+        span: &tracing::Span,
+    ) -> Result<Answer, Stopped> {
+        let name = view.name();
+        let refuse = |problem: String, at: Option<&str>| {
+            Answer::error(CallError::InvalidArguments {
+                tool: Cow::Borrowed(name),
+                at: at.map(str::to_owned),
+                problem,
+            })
+        };
+        let mut args = match arguments {
+            Value::Object(args) => args,
+            Value::Null => Map::new(),
+            other => {
+                return Ok(Answer::error(CallError::NotAnObject {
+                    tool: Cow::Borrowed(name),
+                    found: json_kind(&other),
+                }));
+            }
+        };
+        if let Err(message) = args::check_strings(name, &args, self.limits().max_argument_string) {
+            return Ok(Answer::error(CallError::Bounds(message)));
+        }
+        if let Some(unknown) = args.keys().find(|key| {
+            *key != TOOL && *key != CONTINUATION_TOKEN && !view.fields().contains(&key.as_str())
+        }) {
+            let takes = [TOOL, CONTINUATION_TOKEN]
+                .iter()
+                .chain(view.fields())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Ok(refuse(
+                format!("`{unknown}` is not a field of {name}: it takes {takes}"),
+                None,
+            ));
+        }
+        let Some(Value::String(read)) = args::take(&mut args, TOOL) else {
+            return Ok(refuse(
+                "expected the name of the tool whose answer to show".to_owned(),
+                Some(TOOL),
+            ));
+        };
+        let Some((viewed, def)) = self.viewed(&read) else {
+            return Ok(refuse(
+                format!("`{read}` is no tool of this server with a view"),
+                Some(TOOL),
+            ));
+        };
+        // The scopes the model's own redemption of the token needs.
+        if let (Some(def), Some(granted)) = (def, granted.as_ref())
+            && let Some(refused) = scope_refusal(def, granted)
+        {
+            return Ok(refused);
+        }
+        let token = args::take(&mut args, CONTINUATION_TOKEN).filter(|token| !token.is_null());
+        let ids = args::take(&mut args, IDS).filter(|ids| !ids.is_null());
+        match (token, ids) {
+            (Some(token), None) => {
+                args.insert("mode".to_owned(), Value::from(view.mode()));
+                let called = Called {
+                    caller,
+                    tool: viewed,
+                };
+                Ok(self
+                    .continuations()
+                    .redeem(&called, token, args, None)
+                    .await)
+            }
+            (None, Some(Value::Array(ids))) if view == ViewTool::Fetch => {
+                let heavy = self.continuations().heavy();
+                if ids.len() > heavy.max_page_size {
+                    return Ok(refuse(
+                        format!(
+                            "{} ids is more than a page of {}: fetch them a page at a time",
+                            ids.len(),
+                            heavy.max_page_size
+                        ),
+                        Some(IDS),
+                    ));
+                }
+                self.retrieved(&read, ids, caller, granted, cancelled, span)
+                    .await
+            }
+            (Some(_), Some(_)) => Ok(refuse(
+                "send a continuation_token or ids, not both".to_owned(),
+                Some(IDS),
+            )),
+            (None, Some(_)) if view == ViewTool::Fetch => {
+                Ok(refuse("expected a list of ids".to_owned(), Some(IDS)))
+            }
+            (None, _) => Ok(refuse(
+                "expected the continuation_token of the answer to show".to_owned(),
+                Some(CONTINUATION_TOKEN),
+            )),
+        }
+    }
+
+    /// The name a token of `tool`'s answers is kept under, when `tool` is
+    /// a published tool or dispatcher with a view, and the tool's
+    /// definition (a dispatcher's call names none).
+    fn viewed(&self, tool: &str) -> Option<(Cow<'static, str>, Option<&'static ToolDef>)> {
+        match self.named(tool)? {
+            Named::Tool { tool: place, .. } => {
+                let def = self.registry().at(place).def();
+                def.has_view()
+                    .then_some((Cow::Borrowed(def.name()), Some(def)))
+            }
+            Named::Dispatcher { dispatcher, .. } => {
+                let dispatcher = &self.dispatchers()[dispatcher];
+                crate::apps::dispatcher_has_view(dispatcher, self.registry())
+                    .then(|| (Cow::Owned(dispatcher.name().to_owned()), None))
+            }
+            Named::Routed { .. } => None,
+        }
+    }
+
+    /// The objects `write` wrote under `ids`, each from a call of its
+    /// retrieve tool by `caller`, checked as any call of it is.
+    async fn retrieved(
+        &self,
+        write: &str,
+        ids: Vec<Value>,
+        caller: Caller,
+        granted: Option<GrantedScopes>,
+        cancelled: &CancellationToken,
+        span: &tracing::Span,
+    ) -> Result<Answer, Stopped> {
+        let retrieve = self
+            .registry()
+            .get(write)
+            .and_then(|written| written.def().retrieve())
+            .and_then(|name| self.registry().get(name));
+        let Some(retrieve) = retrieve else {
+            return Ok(Answer::error(CallError::InvalidArguments {
+                tool: Cow::Borrowed(ViewTool::Fetch.name()),
+                at: Some(TOOL.to_owned()),
+                problem: format!("`{write}` names no retrieve tool to fetch its objects by id"),
+            }));
+        };
+        // The retrieve tool's one required argument is the id.
+        let required = retrieve
+            .input_schema()
+            .get("required")
+            .and_then(Value::as_array);
+        let Some([Value::String(field)]) = required.map(Vec::as_slice) else {
+            return Ok(Answer::error(CallError::InvalidArguments {
+                tool: Cow::Borrowed(ViewTool::Fetch.name()),
+                at: Some(TOOL.to_owned()),
+                problem: format!(
+                    "the retrieve tool `{}` does not take one id alone",
+                    retrieve.name()
+                ),
+            }));
+        };
+        let named = self.named(retrieve.name());
+        let mut items = Vec::with_capacity(ids.len());
+        for id in ids {
+            let arguments = json!({ field.as_str(): id });
+            let answer = self
+                .call_over_mcp(
+                    named,
+                    retrieve.name(),
+                    arguments,
+                    caller.clone(),
+                    Client::Quiet(cancelled),
+                    false,
+                    granted.clone(),
+                    span,
+                )
+                .await?;
+            items.push(retrieved_item(answer.into_result()));
+        }
+        let total = items.len();
+        Ok(Answer::shaped(
+            &json!({"items": items, "total": total}),
+            Shape::Full,
+        ))
+    }
+}
+
+/// One retrieve call's object, or its error's text under `error`.
+fn retrieved_item(result: CallToolResult) -> Value {
+    let text = || {
+        result
+            .content
+            .iter()
+            .filter_map(|content| content.as_text().map(|text| text.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if result.is_error == Some(true) {
+        return json!({"error": text()});
+    }
+    match &result.structured_content {
+        Some(value) => value.clone(),
+        None => serde_json::from_str(&text()).unwrap_or_else(|_| Value::String(text())),
+    }
+}
