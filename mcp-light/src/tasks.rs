@@ -41,7 +41,7 @@
 //! A task's state — status, timestamps, status message, questions and the
 //! final result — lives in the server's continuation store when that store
 //! keeps tasks ([`MemoryStore`](crate::store::MemoryStore) and, with the
-//! `redis` feature, [`RedisStore`](crate::store::RedisStore) do;
+//! `redis` feature, [`RedisStore`] do;
 //! [`ContinuationStore::tasks`](crate::store::ContinuationStore::tasks)),
 //! in the process otherwise. On Redis every replica answers `tasks/get`,
 //! `tasks/update` and `tasks/cancel` for every task: the replica running
@@ -55,6 +55,13 @@
 //! [`Context::elicit`]: crate::Context::elicit
 //! [`Context::sample`]: crate::Context::sample
 //! [`Context::progress`]: crate::Context::progress
+// `RedisStore` exists with the `redis` feature; without it, the link goes to
+// the page docs.rs builds with every feature.
+#![cfg_attr(feature = "redis", doc = "[`RedisStore`]: crate::store::RedisStore")]
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[`RedisStore`]: https://docs.rs/mcp-light/latest/mcp_light/store/struct.RedisStore.html"
+)]
 
 mod record;
 mod run;
