@@ -9,8 +9,8 @@ use super::{HeavyConfig, Mode};
 use crate::token::Token;
 
 /// The probe a first call to a heavy tool answers instead of the result:
-/// `{preview, total_size, available_modes, continuation_token, usage}`, in
-/// that order.
+/// `{preview, total_size, total_items?, available_modes, continuation_token,
+/// usage}`, in that order.
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(title = "probe")]
 pub(crate) struct Probe {
@@ -18,6 +18,10 @@ pub(crate) struct Probe {
     preview: Value,
     /// The stored result's size in bytes.
     total_size: u64,
+    /// How many items the stored list holds (what a page calls `total`);
+    /// absent for a result that does not page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_items: Option<usize>,
     available_modes: Vec<Mode>,
     continuation_token: String,
     /// How to call again, in a sentence or two.
@@ -46,6 +50,9 @@ pub(crate) struct UnkeptProbe {
 ///   shortened the same way, down to its first keys or a string prefix
 ///   ending in `…`. Values are never converted to strings.
 /// * `total_size` is passed through: the stored result's size in bytes.
+/// * `total_items` is the item count of a list, or of the one list an
+///   object wraps: what `paginated` pages through, so a caller reads the
+///   count as a number instead of from the `usage` sentence.
 /// * `available_modes` lists the modes that do something useful with this
 ///   value: `paginated` only for pageable values, `filtered` only for
 ///   objects and lists holding objects.
@@ -66,6 +73,7 @@ pub(crate) fn probe(
     Probe {
         preview,
         total_size,
+        total_items: shape.item_count(),
         usage: usage(tool, shape, &available_modes, config),
         available_modes,
         continuation_token: token.as_str().to_owned(),
@@ -157,12 +165,14 @@ mod tests {
             [
                 "preview",
                 "total_size",
+                "total_items",
                 "available_modes",
                 "continuation_token",
                 "usage"
             ]
         );
         assert_eq!(probe["total_size"], 4321);
+        assert_eq!(probe["total_items"], 100);
     }
 
     #[test]
