@@ -65,13 +65,13 @@ pub mod items;
 pub mod store;
 pub mod tasks;
 pub mod telemetry;
+pub mod testing;
 pub mod token;
 pub mod transport;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use answer::{AnswerError, AnswerExt};
 pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
 pub use context::{Caller, Context};
@@ -170,6 +170,7 @@ pub use state::State;
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 /// use serde_json::json;
 ///
 /// /// The application's own result alias.
@@ -442,8 +443,8 @@ pub use rmcp::model::CallToolResult;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        AnswerExt, BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
-        Server, ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
+        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server,
+        ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -59,6 +59,7 @@ pub(crate) use call::{Client, missing_state, responded};
 ///
 /// ```
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 ///
 /// /// Says hello.
 /// #[mcp_tool]
@@ -191,6 +192,7 @@ impl Server {
     ///
     /// ```standalone_crate
     /// use mcp_light::prelude::*;
+    /// use mcp_light::testing::AnswerExt;
     /// use mcp_light::tools;
     ///
     /// /// Says hello.

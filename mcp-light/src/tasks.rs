@@ -68,6 +68,7 @@ mod run;
 mod serve;
 
 pub use crate::config::TaskConfigError;
+pub use crate::store::tasks::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
 use std::time::Duration;
 
 pub(crate) use record::is_task_id;
@@ -118,11 +119,11 @@ pub struct TaskConfig {
 impl Default for TaskConfig {
     fn default() -> Self {
         TaskConfig {
-            after: Duration::from_secs(1),
+            after: crate::defaults::TASK_AFTER,
             ttl: None,
-            poll_interval: Duration::from_millis(500),
-            lease: Duration::from_secs(30),
-            watch_interval: Duration::from_millis(100),
+            poll_interval: crate::defaults::TASK_POLL_INTERVAL,
+            lease: crate::defaults::TASK_LEASE,
+            watch_interval: crate::defaults::TASK_WATCH_INTERVAL,
         }
     }
 }
@@ -165,7 +166,7 @@ impl TaskConfig {
 
     /// How often the replica running a task looks in the store for a
     /// cancellation or answers sent to another replica. A store that can
-    /// wake the task itself ([`MemoryTasks`](crate::store::MemoryTasks)) does not wait this long.
+    /// wake the task itself ([`MemoryTasks`]) does not wait this long.
     pub fn with_watch_interval(mut self, interval: Duration) -> TaskConfig {
         self.watch_interval = interval;
         self

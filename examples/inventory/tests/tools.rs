@@ -13,7 +13,7 @@ use inventory::db::Db;
 #[cfg(feature = "postgres")]
 #[path = "support/pg_server.rs"]
 mod pg_server;
-use mcp_light::AnswerExt;
+use mcp_light::testing::AnswerExt;
 use serde_json::{Value, json};
 
 /// The flat tools, sorted by name as `tools/list` shows them.
@@ -730,7 +730,13 @@ mod postgresql {
 /// after it shows as the answer's body.
 fn documented_exchange(page: &str, heading: &str) -> (Vec<(String, String)>, String, Value) {
     let section = &page[page.find(heading).expect("the heading")..];
-    let curl = section.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    let curl = section
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
     let quoted = |line: &str| line.split('\'').nth(1).unwrap().to_owned();
     let mut headers = Vec::new();
     let mut body = None;
@@ -743,7 +749,13 @@ fn documented_exchange(page: &str, heading: &str) -> (Vec<(String, String)>, Str
             body = Some(quoted(line));
         }
     }
-    let shown = section.split("```text\n").nth(1).unwrap().split("```").next().unwrap();
+    let shown = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
     let answer = serde_json::from_str(shown.trim_end().lines().last().unwrap()).unwrap();
     (headers, body.expect("a -d body"), answer)
 }
@@ -757,7 +769,13 @@ async fn the_documented_2026_call_by_hand_is_answered_as_documented() {
     let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names,
-        ["Content-Type", "Accept", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"]
+        [
+            "Content-Type",
+            "Accept",
+            "MCP-Protocol-Version",
+            "Mcp-Method",
+            "Mcp-Name"
+        ]
     );
 
     let server = inventory::server(Db::open(None).unwrap()).build().unwrap();
@@ -781,7 +799,8 @@ async fn the_documented_2026_call_by_hand_is_answered_as_documented() {
     let (head, payload) = response.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200 OK"), "{response}");
     assert!(
-        head.to_ascii_lowercase().contains("content-type: application/json"),
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
         "{head}"
     );
     let answer: Value = serde_json::from_str(payload).unwrap();

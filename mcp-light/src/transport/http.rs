@@ -57,17 +57,9 @@ const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// How [`Server::serve_http_with`] serves: who may call, from which hosts
 /// and origins, and how much a client may ask of it.
 ///
-/// | Bound | Default | Past it |
-/// |---|---|---|
-/// | request body ([`with_max_body_bytes`](Self::with_max_body_bytes)) | 4 MiB | `413` with a JSON-RPC error |
-/// | request headers ([`with_header_read_timeout`](Self::with_header_read_timeout)) | 10 s | the connection is closed |
-/// | open connections ([`with_max_connections`](Self::with_max_connections)) | 512 | new clients wait to be accepted |
-/// | `Host` ([`with_allowed_hosts`](Self::with_allowed_hosts)) | `localhost`, `127.0.0.1`, `::1` | `403` |
-/// | `Origin` ([`with_allowed_origins`](Self::with_allowed_origins)) | `http`/`https` origins of the allowed hosts, any port | `403` |
-/// | open 2025-era sessions ([`with_max_sessions`](Self::with_max_sessions)) | 1,024 | `initialize` answered `503` with a JSON-RPC error |
-/// | a principal's open sessions ([`with_max_sessions_per_principal`](Self::with_max_sessions_per_principal)) | 64 | `initialize` answered `429` with a JSON-RPC error |
-/// | an idle session ([`with_session_idle_timeout`](Self::with_session_idle_timeout)) | 5 minutes | the session is closed |
-/// | draining at shutdown ([`with_drain_timeout`](Self::with_drain_timeout)) | 30 s | the requests still in flight are cut |
+/// Each `with_*` method says its default and what happens past it; the
+/// [table of bounds](crate::docs::contract#bounds) lists them all, beside
+/// the store's and the heavy reads'.
 ///
 /// A request without an `Origin` header (any client that is not a browser)
 /// is accepted; one whose `Origin` is not allowed, `null` included, is
@@ -124,7 +116,7 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             sessions: SessionBounds::default(),
         }
     }

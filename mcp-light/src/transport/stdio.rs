@@ -54,7 +54,7 @@ impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
         }
     }
 }
@@ -180,11 +180,8 @@ impl Server {
             .into_handler(Caller::Process)
             .serve(transport)
             .await
-            .map_err(|e| ServeError::Transport(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Transport(e.to_string()))?;
+            .map_err(|e| ServeError::Initialize(Box::new(e)))?;
+        running.waiting().await.map_err(ServeError::Session)?;
         Ok(())
     }
 }
@@ -500,7 +497,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         let request = transport.receive().await.expect("the request");
@@ -551,7 +548,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
