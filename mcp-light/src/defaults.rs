@@ -15,20 +15,63 @@
 
 use std::time::Duration;
 
-pub use crate::args::DEFAULT_MAX_ARGUMENT_STRING as MAX_ARGUMENT_STRING;
-pub use crate::limits::DEFAULT_TOOL_DEADLINE as TOOL_DEADLINE;
-pub use crate::roundtrip::{
-    DEFAULT_ASK_TIMEOUT as ASK_TIMEOUT, DEFAULT_REQUEST_STATE_TTL as REQUEST_STATE_TTL,
-};
+/// The longest string a call's arguments may carry, in bytes, unless the
+/// server says otherwise ([`ServerBuilder::with_max_argument_string`](crate::ServerBuilder::with_max_argument_string)).
+pub const MAX_ARGUMENT_STRING: usize = 64 * 1024;
+
+/// How long a tool may run unless the server says otherwise
+/// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
+pub const TOOL_DEADLINE: Duration = Duration::from_secs(300);
+
+/// How long a question to the client (on protocol 2025-11-25) waits for
+/// its answer unless
+/// [`ServerBuilder::with_ask_timeout`](crate::ServerBuilder::with_ask_timeout)
+/// says otherwise: 5 minutes.
+pub const ASK_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How long a sealed `requestState` (protocol 2026-07-28) stays valid
+/// unless
+/// [`ServerBuilder::with_request_state_ttl`](crate::ServerBuilder::with_request_state_ttl)
+/// says otherwise: 10 minutes.
+pub const REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
+
+/// The largest request body [`Server::serve_http_with`](crate::Server::serve_http_with) reads unless
+/// [`HttpOptions::with_max_body_bytes`](crate::transport::HttpOptions::with_max_body_bytes) says otherwise: 4 MiB.
 #[cfg(feature = "http")]
-pub use crate::transport::http::{
-    DEFAULT_HEADER_READ_TIMEOUT as HEADER_READ_TIMEOUT, DEFAULT_MAX_BODY_BYTES as MAX_BODY_BYTES,
-    DEFAULT_MAX_CONNECTIONS as MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS as MAX_SESSIONS,
-    DEFAULT_MAX_SESSIONS_PER_PRINCIPAL as MAX_SESSIONS_PER_PRINCIPAL,
-    DEFAULT_SESSION_IDLE_TIMEOUT as SESSION_IDLE_TIMEOUT,
-};
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long a client may take to send a request's headers unless
+/// [`HttpOptions::with_header_read_timeout`](crate::transport::HttpOptions::with_header_read_timeout) says otherwise: 10 s.
+#[cfg(feature = "http")]
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many connections are served at once unless
+/// [`HttpOptions::with_max_connections`](crate::transport::HttpOptions::with_max_connections) says otherwise: 512.
+#[cfg(feature = "http")]
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// How many 2025-era sessions may be open at once unless
+/// [`HttpOptions::with_max_sessions`](crate::transport::HttpOptions::with_max_sessions) says otherwise: 1,024.
+#[cfg(feature = "http")]
+pub const MAX_SESSIONS: usize = 1024;
+
+/// How many 2025-era sessions one authenticated principal may hold open
+/// unless [`HttpOptions::with_max_sessions_per_principal`](crate::transport::HttpOptions::with_max_sessions_per_principal) says otherwise:
+/// 64.
+#[cfg(feature = "http")]
+pub const MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+
+/// How long a 2025-era session may sit without a request before it is
+/// closed unless [`HttpOptions::with_session_idle_timeout`](crate::transport::HttpOptions::with_session_idle_timeout) says
+/// otherwise: 5 minutes.
+#[cfg(feature = "http")]
+pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The longest line [`Server::serve_stdio`](crate::Server::serve_stdio) reads unless
+/// [`StdioOptions::with_max_line_bytes`](crate::transport::StdioOptions::with_max_line_bytes) says otherwise: 4 MiB, the HTTP
+/// body limit.
 #[cfg(feature = "stdio")]
-pub use crate::transport::stdio::DEFAULT_MAX_LINE_BYTES as MAX_LINE_BYTES;
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// How long a graceful shutdown waits for the requests in flight unless
 /// [`HttpOptions::with_drain_timeout`](crate::transport::HttpOptions::with_drain_timeout)

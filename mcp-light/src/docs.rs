@@ -14,9 +14,22 @@
 /// pages and the README give them.
 macro_rules! links {
     () => {
-        "[the contract]: crate::docs::contract\n\
+"[the contract]: crate::docs::contract\n\
          [recipes]: crate::docs::recipes\n\
          [quick start]: crate#quick-start\n\
+         [operating]: crate::docs::operating\n\
+         [deploying]: crate::docs::deploying\n\
+         [axum]: crate::docs::axum\n\
+         [http by hand]: crate::docs::http_by_hand\n\
+         [content recipes]: crate::docs::recipes#a-tool-that-answers-images-audio-or-resources\n\
+         [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
+         [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
+         [contract: answers on the wire]: crate::docs::contract#answers-on-the-wire\n\
+         [contract: bounds]: crate::docs::contract#bounds\n\
+         [contract: what a call came to]: crate::docs::contract#what-a-call-came-to\n\
+         [contract: the three outcomes]: crate::docs::contract#the-three-outcomes\n\
+         [benchmarks: http]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#4-http-and-redis\n\
+         [benchmarks: heavy reads]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#heavy-reads-at-a-million-rows\n\
          [BENCHMARKS.md]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md\n"
     };
 }

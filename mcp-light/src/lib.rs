@@ -19,7 +19,7 @@
 //! [inventory]: https://github.com/mcp-light/mcp-light/blob/main/examples/inventory/README.md
 //! [apache]: https://github.com/mcp-light/mcp-light/blob/main/LICENSE-APACHE
 //! [mit]: https://github.com/mcp-light/mcp-light/blob/main/LICENSE-MIT
-//! [rmcp]: rmcp
+//! [rmcp]: https://docs.rs/rmcp/3.11
 #![doc = include_str!("../README.md")]
 // docs.rs marks what each feature adds (`stdio`, `http`).
 #![cfg_attr(docsrs, feature(doc_cfg))]

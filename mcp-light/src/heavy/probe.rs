@@ -21,6 +21,7 @@ pub(crate) struct Probe {
     /// How many items the stored list holds (what a page calls `total`);
     /// absent for a result that does not page.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
     total_items: Option<usize>,
     available_modes: Vec<Mode>,
     continuation_token: String,
@@ -206,6 +207,16 @@ mod tests {
     }
 
     #[test]
+    fn the_item_count_is_a_field_of_what_pages_and_absent_otherwise() {
+        let wrapper = json!({"site": "hq", "devices": rows(30)});
+        let probe = probe_of("site_get", &wrapper, 999, &token(), &config());
+        assert_eq!(probe["total_items"], 30);
+        let object = json!({"site": "hq", "racks": 4});
+        let probe = probe_of("site_get", &object, 999, &token(), &config());
+        assert!(probe.get("total_items").is_none(), "{probe}");
+    }
+
+    #[test]
     fn probe_carries_the_token() {
         let token = token();
         let probe = probe_of("device_list", &rows(100), 1, &token, &config());
@@ -300,11 +311,13 @@ mod tests {
             [
                 "preview",
                 "total_size",
+                "total_items",
                 "available_modes",
                 "continuation_token",
                 "usage"
             ]
         );
+        assert_eq!(probe["total_items"], 500);
         assert!(
             probe["preview"]
                 .to_string()

@@ -512,7 +512,7 @@ impl ServerBuilder {
     /// mcp-light's. A client's cancellation of a tool call still stops the
     /// tool ([`Context::cancelled`](crate::Context::cancelled)); `handler` hears of it too.
     ///
-    /// Write the handler with [`mcp_light::rmcp`](crate::rmcp), the rmcp
+    /// Write the handler with [`mcp_light::rmcp`](https://docs.rs/rmcp/3.11), the rmcp
     /// this server is built on.
     ///
     /// ```

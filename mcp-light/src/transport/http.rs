@@ -24,31 +24,17 @@ use super::sessions::{SessionSlots, ValidatedSessions};
 use super::{McpHandler, ServeError};
 use crate::store::BoxFuture;
 
-/// The largest request body [`Server::serve_http_with`] reads unless
-/// [`HttpOptions::with_max_body_bytes`] says otherwise: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) use crate::defaults::MAX_BODY_BYTES as DEFAULT_MAX_BODY_BYTES;
 
-/// How long a client may take to send a request's headers unless
-/// [`HttpOptions::with_header_read_timeout`] says otherwise: 10 s.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) use crate::defaults::HEADER_READ_TIMEOUT as DEFAULT_HEADER_READ_TIMEOUT;
 
-/// How many connections are served at once unless
-/// [`HttpOptions::with_max_connections`] says otherwise: 512.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+pub(crate) use crate::defaults::MAX_CONNECTIONS as DEFAULT_MAX_CONNECTIONS;
 
-/// How many 2025-era sessions may be open at once unless
-/// [`HttpOptions::with_max_sessions`] says otherwise: 1,024.
-pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+pub(crate) use crate::defaults::MAX_SESSIONS as DEFAULT_MAX_SESSIONS;
 
-/// How many 2025-era sessions one authenticated principal may hold open
-/// unless [`HttpOptions::with_max_sessions_per_principal`] says otherwise:
-/// 64.
-pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+pub(crate) use crate::defaults::MAX_SESSIONS_PER_PRINCIPAL as DEFAULT_MAX_SESSIONS_PER_PRINCIPAL;
 
-/// How long a 2025-era session may sit without a request before it is
-/// closed unless [`HttpOptions::with_session_idle_timeout`] says
-/// otherwise: 5 minutes.
-pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) use crate::defaults::SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT;
 
 /// The hosts a request may name in `Host` unless
 /// [`HttpOptions::with_allowed_hosts`] says otherwise: the loopback ones.
@@ -413,8 +399,8 @@ impl Server {
     /// of rmcp's `415` in plain text.
     ///
     /// 2025-era sessions are bounded by the defaults of [`HttpOptions`]:
-    /// at most [`DEFAULT_MAX_SESSIONS`] open, [`DEFAULT_MAX_SESSIONS_PER_PRINCIPAL`]
-    /// for one principal, each closed after [`DEFAULT_SESSION_IDLE_TIMEOUT`]
+    /// at most [`MAX_SESSIONS`](crate::defaults::MAX_SESSIONS) open, [`MAX_SESSIONS_PER_PRINCIPAL`](crate::defaults::MAX_SESSIONS_PER_PRINCIPAL)
+    /// for one principal, each closed after [`SESSION_IDLE_TIMEOUT`](crate::defaults::SESSION_IDLE_TIMEOUT)
     /// without a request.
     pub fn http_service(self, config: StreamableHttpServerConfig) -> HttpService {
         self.bounded_http_service(config, SessionBounds::default())

@@ -31,10 +31,7 @@ use super::jsonrpc::{self, Refusal};
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
-/// The longest line [`Server::serve_stdio`] reads unless
-/// [`StdioOptions::with_max_line_bytes`] says otherwise: 4 MiB, the HTTP
-/// body limit.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) use crate::defaults::MAX_LINE_BYTES as DEFAULT_MAX_LINE_BYTES;
 
 /// How [`Server::serve_stdio_with`] and [`Server::serve_lines`] read.
 ///
@@ -60,7 +57,7 @@ impl Default for StdioOptions {
 }
 
 impl StdioOptions {
-    /// The defaults: lines of up to [`DEFAULT_MAX_LINE_BYTES`].
+    /// The defaults: lines of up to [`MAX_LINE_BYTES`](crate::defaults::MAX_LINE_BYTES).
     pub fn new() -> StdioOptions {
         StdioOptions::default()
     }
