@@ -360,7 +360,8 @@ where
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
     /// router (axum: `Router::new().nest_service("/mcp", service)`, as in
-    /// the [axum recipe](crate::docs::recipes#mounting-mcp-light-in-an-axum-application)).
+    /// the [axum guide](crate::docs::axum), which also mounts the health
+    /// routes and sets `TCP_NODELAY`).
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
     /// sessions. With sessions on (the default), each MCP session is a
