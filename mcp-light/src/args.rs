@@ -10,9 +10,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-/// The longest string a call's arguments may carry, in bytes, unless the
-/// server says otherwise ([`ServerBuilder::with_max_argument_string`](crate::ServerBuilder::with_max_argument_string)).
-pub const DEFAULT_MAX_ARGUMENT_STRING: usize = 64 * 1024;
+pub(crate) use crate::defaults::MAX_ARGUMENT_STRING as DEFAULT_MAX_ARGUMENT_STRING;
 
 /// The bound on an argument's type. Generated code states it as
 /// `for<'a> T: ToolArgument` on the argument struct's derived impls and on

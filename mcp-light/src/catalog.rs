@@ -1,7 +1,6 @@
 //! What a server serves, to read: the tools it was built from, how each is
-//! published, its dispatchers, which of them `tools/list` publishes (the
-//! [`Surface`]), and the `_meta` key an answer's usage report goes under
-//! ([`USAGE_META_KEY`]). A schema published as written can be made as
+//! published, its dispatchers, and which of them `tools/list` publishes (the
+//! [`Surface`]). A schema published as written can be made as
 //! portable as the others with [`split_type_unions`].
 //!
 //! A tool author needs none of this to write and serve tools: the tool
@@ -42,4 +41,3 @@ pub use crate::registry::{PublishedTool, Registry};
 pub use crate::schema::split_type_unions;
 pub use crate::surface::{Surface, UnknownSurface};
 pub use crate::tool::ToolDef;
-pub use crate::usage::USAGE_META_KEY;

@@ -1,22 +1,98 @@
 //! mcp-light's documentation beyond its items: the contract every tool keeps,
-//! and recipes for real programs.
+//! the guides to each part, and recipes for real programs.
 //!
-//! Both pages live in the repository's `docs/` directory, where they read as
+//! The pages live in the repository's `docs/` directory, where they read as
 //! plain Markdown; here their Rust blocks are doctests, so they cannot drift
 //! from the code.
 
-// Each page's links point where they work on GitHub; the definitions below
-// come first, and the first definition of a link wins, so rustdoc sends the
-// same links to this build's items instead.
+// Each page's links point where they work on GitHub (`contract.md`,
+// `../BENCHMARKS.md`); the definitions `links!` puts first win, since the
+// first definition of a link does, so rustdoc sends the same links to this
+// build's pages instead.
+
+/// The link definitions every page starts with: the guides by the names the
+/// pages and the README give them.
+macro_rules! links {
+    () => {
+"[the contract]: crate::docs::contract\n\
+         [recipes]: crate::docs::recipes\n\
+         [quick start]: crate#quick-start\n\
+         [operating]: crate::docs::operating\n\
+         [deploying]: crate::docs::deploying\n\
+         [axum]: crate::docs::axum\n\
+         [http by hand]: crate::docs::http_by_hand\n\
+         [content recipes]: crate::docs::recipes#a-tool-that-answers-images-audio-or-resources\n\
+         [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
+         [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
+         [contract: answers on the wire]: crate::docs::contract#answers-on-the-wire\n\
+         [contract: bounds]: crate::docs::contract#bounds\n\
+         [contract: what a call came to]: crate::docs::contract#what-a-call-came-to\n\
+         [contract: the three outcomes]: crate::docs::contract#the-three-outcomes\n\
+         [benchmarks: http]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#4-http-and-redis\n\
+         [benchmarks: heavy reads]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#heavy-reads-at-a-million-rows\n\
+         [BENCHMARKS.md]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md\n"
+    };
+}
 
 pub mod contract {
     //! [`Server`]: crate::Server
+    #![doc = links!()]
     #![doc = include_str!("../docs/contract.md")]
 }
 
 pub mod recipes {
-    //! [quick start]: crate#quick-start
+    #![doc = links!()]
     #![doc = include_str!("../docs/recipes.md")]
+}
+
+pub mod writes {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/writes.md")]
+}
+
+pub mod heavy_reads {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/heavy-reads.md")]
+}
+
+pub mod deploying {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/deploying.md")]
+}
+
+pub mod operating {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/operating.md")]
+}
+
+pub mod axum {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/axum.md")]
+}
+
+pub mod http_by_hand {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/http-by-hand.md")]
+}
+
+pub mod talking_back {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/talking-back.md")]
+}
+
+pub mod tasks {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/tasks.md")]
+}
+
+pub mod content {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/content.md")]
+}
+
+pub mod conformance {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/conformance.md")]
 }
 
 #[cfg(test)]

@@ -1,31 +1,25 @@
-// The crate's documentation is its README (crates.io shows the same page).
-// Its links point at docs.rs, where they work on GitHub and crates.io too;
-// the definitions below come first, and the first definition of a link
-// wins, so rustdoc sends them to this build's items instead.
-//! [recipes]: crate::docs::recipes
+// The crate's documentation is the repository's README (crates.io shows the
+// same page; `README.md` here is a link to it). Its links point where they
+// work on GitHub; the definitions below come first, and the first definition
+// of a link wins, so rustdoc sends them to this build's pages instead.
 //! [the contract]: crate::docs::contract
-//! [`ServerBuilder::with_implementation`]: ServerBuilder::with_implementation
-//! [`Server::call`]: Server::call
-//! [`Server::serve_stdio`]: Server::serve_stdio
-//! [`Server::serve_http`]: Server::serve_http
-//! [`Server::http_service`]: Server::http_service
-//! [`Server::into_handler`]: Server::into_handler
-//! [`ServerBuilder::with_ask_timeout`]: ServerBuilder::with_ask_timeout
-//! [`ServerBuilder::with_request_state_key`]: ServerBuilder::with_request_state_key
-//! [`Context::progress`]: Context::progress
-//! [`Context::log`]: Context::log
-//! [`Context::cancelled`]: Context::cancelled
-//! [`Context::is_cancelled`]: Context::is_cancelled
-//! [`Context::meta`]: Context::meta
-//! [`Context::elicit`]: Context::elicit
-//! [`Context::elicit_schema`]: Context::elicit_schema
-//! [`Context::elicit_url`]: Context::elicit_url
-//! [`Context::sample`]: Context::sample
-//! [`Context::roots`]: Context::roots
-//! [`mcp_tool`]: mcp_tool
-//! [`mcp_light`]: mcp_light
-//! [`mcp_heavy`]: mcp_heavy
-//! [`LightKey`]: derive@LightKey
+//! [recipes]: crate::docs::recipes
+//! [writes]: crate::docs::writes
+//! [heavy reads]: crate::docs::heavy_reads
+//! [deploying]: crate::docs::deploying
+//! [operating]: crate::docs::operating
+//! [axum]: crate::docs::axum
+//! [http by hand]: crate::docs::http_by_hand
+//! [talking back]: crate::docs::talking_back
+//! [tasks]: crate::docs::tasks
+//! [content]: crate::docs::content
+//! [conformance]: crate::docs::conformance
+//! [docs]: crate::docs
+//! [BENCHMARKS.md]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md
+//! [inventory]: https://github.com/mcp-light/mcp-light/blob/main/examples/inventory/README.md
+//! [apache]: https://github.com/mcp-light/mcp-light/blob/main/LICENSE-APACHE
+//! [mit]: https://github.com/mcp-light/mcp-light/blob/main/LICENSE-MIT
+//! [rmcp]: https://docs.rs/rmcp/3.11
 #![doc = include_str!("../README.md")]
 // docs.rs marks what each feature adds (`stdio`, `http`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -73,13 +67,13 @@ pub mod items;
 pub mod store;
 pub mod tasks;
 pub mod telemetry;
+pub mod testing;
 pub mod token;
 pub mod transport;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use answer::{AnswerError, AnswerExt};
 pub use config::ConfigError;
 pub use content::{Content, ContentAnswer};
 pub use context::{Caller, Context};
@@ -178,6 +172,7 @@ pub use state::State;
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 /// use serde_json::json;
 ///
 /// /// The application's own result alias.
@@ -322,9 +317,11 @@ pub use mcp_light_macros::mcp_light;
 /// its module, `mcp_light::apps`).
 ///
 /// The tool's schema gains `continuation_token`, `mode`
-/// (`summary|paginated|filtered|full`), `page`, `page_size` and
-/// `filter_keys`. A first call answers `{preview, total_size,
-/// available_modes, continuation_token, usage}` and keeps the result; a call
+/// (`summary|paginated|filtered|full`; `filtered` keeps the `filter_keys`
+/// fields of every item, it does not select items), `page`, `page_size` and
+/// `filter_keys`. A first call answers `{preview, total_size, total_items,
+/// available_modes, continuation_token, usage}` (`total_items` for a result
+/// that pages) and keeps the result; a call
 /// with the token is served from the store, in the `mode` and `page` it
 /// asks, without running the tool again. Those fields go with the token: on
 /// a first call they are an error that says so.
@@ -452,8 +449,8 @@ pub use rmcp::model::CallToolResult;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        AnswerExt, BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
-        Server, ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
+        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server,
+        ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -12,9 +12,7 @@ use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 use crate::outcome::{Answer, CallError};
 pub(crate) use alarm::{Alarm, Clock};
 
-/// How long a tool may run unless the server says otherwise
-/// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
-pub const DEFAULT_TOOL_DEADLINE: Duration = Duration::from_secs(300);
+pub(crate) use crate::defaults::TOOL_DEADLINE as DEFAULT_TOOL_DEADLINE;
 
 /// A server's bounds on one call.
 #[derive(Debug, Clone)]

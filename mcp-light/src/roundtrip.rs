@@ -14,11 +14,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::BuildError;
 
-/// How long a request to the client waits for its answer by default.
-pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) use crate::defaults::ASK_TIMEOUT as DEFAULT_ASK_TIMEOUT;
 
-/// How long a sealed `requestState` stays valid by default.
-pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
+pub(crate) use crate::defaults::REQUEST_STATE_TTL as DEFAULT_REQUEST_STATE_TTL;
 
 /// What a builder was told about tools that talk back;
 /// [`TalkbackConfig::build`] makes the server's [`Talkback`] of it.

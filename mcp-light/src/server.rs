@@ -61,6 +61,7 @@ pub(crate) use call::{Client, missing_state, responded};
 ///
 /// ```
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 ///
 /// /// Says hello.
 /// #[mcp_tool]
@@ -197,6 +198,7 @@ impl Server {
     ///
     /// ```standalone_crate
     /// use mcp_light::prelude::*;
+    /// use mcp_light::testing::AnswerExt;
     /// use mcp_light::tools;
     ///
     /// /// Says hello.

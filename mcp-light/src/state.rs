@@ -32,6 +32,7 @@ use crate::extract::{FromCall, StateNeed};
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 ///
 /// struct Db {
 ///     name: &'static str,

@@ -34,9 +34,10 @@
 //! [`get_items`](ContinuationStore::get_items) read the whole entry back.
 //! Override them to keep results of any size and to page them by range.
 
-mod tasks;
+pub(crate) mod tasks;
 
-pub use tasks::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
+// A store's tasks are public in `crate::tasks`, beside the rest of tasks.
+pub(crate) use tasks::{MemoryTasks, TaskStore};
 mod buffered;
 mod index;
 mod memory;

@@ -41,7 +41,7 @@
 //! A task's state — status, timestamps, status message, questions and the
 //! final result — lives in the server's continuation store when that store
 //! keeps tasks ([`MemoryStore`](crate::store::MemoryStore) and, with the
-//! `redis` feature, [`RedisStore`](crate::store::RedisStore) do;
+//! `redis` feature, [`RedisStore`] do;
 //! [`ContinuationStore::tasks`](crate::store::ContinuationStore::tasks)),
 //! in the process otherwise. On Redis every replica answers `tasks/get`,
 //! `tasks/update` and `tasks/cancel` for every task: the replica running
@@ -55,12 +55,20 @@
 //! [`Context::elicit`]: crate::Context::elicit
 //! [`Context::sample`]: crate::Context::sample
 //! [`Context::progress`]: crate::Context::progress
+// `RedisStore` exists with the `redis` feature; without it, the link goes to
+// the page docs.rs builds with every feature.
+#![cfg_attr(feature = "redis", doc = "[`RedisStore`]: crate::store::RedisStore")]
+#![cfg_attr(
+    not(feature = "redis"),
+    doc = "[`RedisStore`]: https://docs.rs/mcp-light/latest/mcp_light/store/struct.RedisStore.html"
+)]
 
 mod record;
 mod run;
 mod serve;
 
 pub use crate::config::TaskConfigError;
+pub use crate::store::tasks::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
 use std::time::Duration;
 
 pub(crate) use record::is_task_id;
@@ -111,11 +119,11 @@ pub struct TaskConfig {
 impl Default for TaskConfig {
     fn default() -> Self {
         TaskConfig {
-            after: Duration::from_secs(1),
+            after: crate::defaults::TASK_AFTER,
             ttl: None,
-            poll_interval: Duration::from_millis(500),
-            lease: Duration::from_secs(30),
-            watch_interval: Duration::from_millis(100),
+            poll_interval: crate::defaults::TASK_POLL_INTERVAL,
+            lease: crate::defaults::TASK_LEASE,
+            watch_interval: crate::defaults::TASK_WATCH_INTERVAL,
         }
     }
 }
@@ -158,7 +166,7 @@ impl TaskConfig {
 
     /// How often the replica running a task looks in the store for a
     /// cancellation or answers sent to another replica. A store that can
-    /// wake the task itself ([`MemoryTasks`](crate::store::MemoryTasks)) does not wait this long.
+    /// wake the task itself ([`MemoryTasks`]) does not wait this long.
     pub fn with_watch_interval(mut self, interval: Duration) -> TaskConfig {
         self.watch_interval = interval;
         self

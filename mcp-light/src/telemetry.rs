@@ -87,12 +87,21 @@
 //! building the server. A recorder installed later sees none of that
 //! server's tool calls: a server built with none installed neither times
 //! nor counts them.
+//!
+//! # The usage report
+//!
+//! In-band, for the caller rather than the operator:
+//! `ServerBuilder::with_usage_report` (feature `usage`) puts each answer's
+//! cost in model tokens, and its full result's, in the answer's `_meta`
+//! under [`USAGE_META_KEY`].
 
 use std::borrow::Cow;
 
 use metrics::{Counter, Histogram, Key, Metadata, Unit};
 
 use crate::outcome::{ErrorKind, Outcome, Shape, TokenUse};
+
+pub use crate::usage::USAGE_META_KEY;
 
 /// The name of the span every request runs in.
 pub const SPAN_NAME: &str = "mcp.request";

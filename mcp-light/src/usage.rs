@@ -52,7 +52,7 @@ use serde_json::{Map, Value};
 /// labels are `io`, `github` and `mcp-light`, so neither rule reserves it.
 ///
 /// ```
-/// assert_eq!(mcp_light::catalog::USAGE_META_KEY, "io.github.mcp-light/usage");
+/// assert_eq!(mcp_light::telemetry::USAGE_META_KEY, "io.github.mcp-light/usage");
 /// ```
 pub const USAGE_META_KEY: &str = "io.github.mcp-light/usage";
 

@@ -599,7 +599,7 @@ fn usage(c: &mut Criterion, rt: &Runtime) {
             reported
                 .meta
                 .as_ref()
-                .is_some_and(|meta| meta.0.contains_key(mcp_light::catalog::USAGE_META_KEY))
+                .is_some_and(|meta| meta.0.contains_key(mcp_light::telemetry::USAGE_META_KEY))
         );
 
         let mut group = c.benchmark_group(format!("usage/{name}"));

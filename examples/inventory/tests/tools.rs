@@ -13,7 +13,7 @@ use inventory::db::Db;
 #[cfg(feature = "postgres")]
 #[path = "support/pg_server.rs"]
 mod pg_server;
-use mcp_light::AnswerExt;
+use mcp_light::testing::AnswerExt;
 use serde_json::{Value, json};
 
 /// The flat tools, sorted by name as `tools/list` shows them.
@@ -721,4 +721,91 @@ mod postgresql {
             })
             .map(|at| (at, 36, "id"))
     }
+}
+
+// ----- the request docs/http-by-hand.md shows, sent as it stands ------------
+
+/// The headers (`-H 'Name: value'`) and the body (`-d '…'`) of the first
+/// `curl` block under `heading` in `page`, and the JSON the `text` block
+/// after it shows as the answer's body.
+fn documented_exchange(page: &str, heading: &str) -> (Vec<(String, String)>, String, Value) {
+    let section = &page[page.find(heading).expect("the heading")..];
+    let curl = section
+        .split("```sh\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let quoted = |line: &str| line.split('\'').nth(1).unwrap().to_owned();
+    let mut headers = Vec::new();
+    let mut body = None;
+    for line in curl.lines().map(str::trim) {
+        if line.starts_with("-H ") {
+            let header = quoted(line);
+            let (name, value) = header.split_once(": ").unwrap();
+            headers.push((name.to_owned(), value.to_owned()));
+        } else if line.starts_with("-d ") {
+            body = Some(quoted(line));
+        }
+    }
+    let shown = section
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let answer = serde_json::from_str(shown.trim_end().lines().last().unwrap()).unwrap();
+    (headers, body.expect("a -d body"), answer)
+}
+
+#[tokio::test]
+async fn the_documented_2026_call_by_hand_is_answered_as_documented() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let page = include_str!("../../../docs/http-by-hand.md");
+    let (headers, body, shown) = documented_exchange(page, "## A call on 2026-07-28");
+    let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Content-Type",
+            "Accept",
+            "MCP-Protocol-Version",
+            "Mcp-Method",
+            "Mcp-Name"
+        ]
+    );
+
+    let server = inventory::server(Db::open(None).unwrap()).build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_http(listener, async {
+        let _ = stopped.await;
+    }));
+
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in &headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+
+    let (head, payload) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200 OK"), "{response}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{head}"
+    );
+    let answer: Value = serde_json::from_str(payload).unwrap();
+    assert_eq!(answer, shown);
+
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
 }

@@ -8,11 +8,11 @@ use serde_json::Value;
 /// text, the way an MCP client reads it: for tests that call tools through
 /// [`Server::call`](crate::Server::call).
 ///
-/// In the [prelude](crate::prelude), so a test module that uses the tool
-/// module's imports has it.
+/// In [`testing`](crate::testing), beside the prelude a tool module uses.
 ///
 /// ```standalone_crate
 /// use mcp_light::prelude::*;
+/// use mcp_light::testing::AnswerExt;
 /// use serde_json::json;
 ///
 /// /// Halves an even number.

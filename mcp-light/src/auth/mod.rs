@@ -53,6 +53,16 @@
 //! # let _ = router;
 //! # Ok(()) }
 //! ```
+// `OAuthResource` exists with the `oauth` feature; without it, the link goes
+// to the page docs.rs builds with every feature.
+#![cfg_attr(
+    feature = "oauth",
+    doc = "[`OAuthResource::with_required_scopes`]: OAuthResource::with_required_scopes"
+)]
+#![cfg_attr(
+    not(feature = "oauth"),
+    doc = "[`OAuthResource::with_required_scopes`]: https://docs.rs/mcp-light/latest/mcp_light/auth/struct.OAuthResource.html#method.with_required_scopes"
+)]
 
 mod bearer;
 mod layer;

@@ -61,6 +61,15 @@ impl Shape {
         matches!(self, Shape::List { .. } | Shape::Wrapper { .. })
     }
 
+    /// How many items `paginated` pages through: a list's, or the wrapped
+    /// list's; `None` for what does not page.
+    pub(crate) fn item_count(&self) -> Option<usize> {
+        match self {
+            Shape::List { count, .. } | Shape::Wrapper { count, .. } => Some(*count),
+            Shape::Object | Shape::Scalar { .. } => None,
+        }
+    }
+
     /// Whether `filtered` has records to narrow.
     pub(crate) fn is_filterable(&self) -> bool {
         match self {

@@ -69,7 +69,7 @@ pub(crate) use negotiation::{
 pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
 pub(crate) use probe::{Probe, probe, unkept_probe};
 pub(crate) use summary::Summary;
-pub use summary::{MAX_FIELD_NAMES, MAX_TRACKED_VALUES};
+pub use summary::{MAX_FIELD_NAMES, MAX_FIELDS, MAX_STRING_CHARS, MAX_TRACKED_VALUES, MAX_VALUES};
 
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
@@ -134,11 +134,11 @@ pub struct HeavyConfig {
 
 impl HeavyConfig {
     /// The page size when the caller gives none, unless set.
-    pub(crate) const DEFAULT_PAGE_SIZE: usize = 20;
+    pub(crate) const DEFAULT_PAGE_SIZE: usize = crate::defaults::PAGE_SIZE;
     /// The largest page a caller may ask for, unless set.
-    pub(crate) const DEFAULT_MAX_PAGE_SIZE: usize = 200;
+    pub(crate) const DEFAULT_MAX_PAGE_SIZE: usize = crate::defaults::MAX_PAGE_SIZE;
     /// The most distinct `filter_keys` one call may name, unless set.
-    pub(crate) const DEFAULT_MAX_FILTER_KEYS: usize = 64;
+    pub(crate) const DEFAULT_MAX_FILTER_KEYS: usize = crate::defaults::MAX_FILTER_KEYS;
 
     /// The defaults: pages of 20 items, at most 200 per page, a size
     /// backstop of 25,000 bytes, previews of at most 200 characters, at
@@ -156,10 +156,10 @@ impl HeavyConfig {
         HeavyConfig {
             default_page_size: HeavyConfig::DEFAULT_PAGE_SIZE,
             max_page_size: HeavyConfig::DEFAULT_MAX_PAGE_SIZE,
-            size_backstop: Some(25_000),
-            preview_chars: 200,
+            size_backstop: Some(crate::defaults::SIZE_BACKSTOP),
+            preview_chars: crate::defaults::PREVIEW_CHARS,
             max_filter_keys: HeavyConfig::DEFAULT_MAX_FILTER_KEYS,
-            max_full_bytes: 16 << 20,
+            max_full_bytes: crate::defaults::MAX_FULL_BYTES,
             // The store a server starts with is the default in-memory one.
             token_lifetime: Some(DEFAULT_TTL),
         }

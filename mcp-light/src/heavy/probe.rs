@@ -9,8 +9,8 @@ use super::{HeavyConfig, Mode};
 use crate::token::Token;
 
 /// The probe a first call to a heavy tool answers instead of the result:
-/// `{preview, total_size, available_modes, continuation_token, usage}`, in
-/// that order.
+/// `{preview, total_size, total_items?, available_modes, continuation_token,
+/// usage}`, in that order.
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(title = "probe")]
 pub(crate) struct Probe {
@@ -18,6 +18,11 @@ pub(crate) struct Probe {
     preview: Value,
     /// The stored result's size in bytes.
     total_size: u64,
+    /// How many items the stored list holds (what a page calls `total`);
+    /// absent for a result that does not page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
+    total_items: Option<usize>,
     available_modes: Vec<Mode>,
     continuation_token: String,
     /// How to call again, in a sentence or two.
@@ -46,6 +51,9 @@ pub(crate) struct UnkeptProbe {
 ///   shortened the same way, down to its first keys or a string prefix
 ///   ending in `…`. Values are never converted to strings.
 /// * `total_size` is passed through: the stored result's size in bytes.
+/// * `total_items` is the item count of a list, or of the one list an
+///   object wraps: what `paginated` pages through, so a caller reads the
+///   count as a number instead of from the `usage` sentence.
 /// * `available_modes` lists the modes that do something useful with this
 ///   value: `paginated` only for pageable values, `filtered` only for
 ///   objects and lists holding objects.
@@ -66,6 +74,7 @@ pub(crate) fn probe(
     Probe {
         preview,
         total_size,
+        total_items: shape.item_count(),
         usage: usage(tool, shape, &available_modes, config),
         available_modes,
         continuation_token: token.as_str().to_owned(),
@@ -157,12 +166,14 @@ mod tests {
             [
                 "preview",
                 "total_size",
+                "total_items",
                 "available_modes",
                 "continuation_token",
                 "usage"
             ]
         );
         assert_eq!(probe["total_size"], 4321);
+        assert_eq!(probe["total_items"], 100);
     }
 
     #[test]
@@ -193,6 +204,16 @@ mod tests {
             "{usage}"
         );
         assert!(probe.to_string().len() < 2_000);
+    }
+
+    #[test]
+    fn the_item_count_is_a_field_of_what_pages_and_absent_otherwise() {
+        let wrapper = json!({"site": "hq", "devices": rows(30)});
+        let probe = probe_of("site_get", &wrapper, 999, &token(), &config());
+        assert_eq!(probe["total_items"], 30);
+        let object = json!({"site": "hq", "racks": 4});
+        let probe = probe_of("site_get", &object, 999, &token(), &config());
+        assert!(probe.get("total_items").is_none(), "{probe}");
     }
 
     #[test]
@@ -290,11 +311,13 @@ mod tests {
             [
                 "preview",
                 "total_size",
+                "total_items",
                 "available_modes",
                 "continuation_token",
                 "usage"
             ]
         );
+        assert_eq!(probe["total_items"], 500);
         assert!(
             probe["preview"]
                 .to_string()

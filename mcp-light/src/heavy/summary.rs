@@ -27,15 +27,15 @@ use super::ELLIPSIS;
 
 /// The most fields (of a list's objects) or keys (of an object) a summary
 /// describes; the rest are only counted, as `other_fields` or `other_keys`.
-pub(super) const MAX_FIELDS: usize = 30;
+pub const MAX_FIELDS: usize = 30;
 
 /// The most values listed for one field, the most frequent first; items
 /// holding any other value are counted as `other`.
-pub(super) const MAX_VALUES: usize = 20;
+pub const MAX_VALUES: usize = 20;
 
 /// Strings a summary shows — values, keys, a string result — are cut to this
 /// many characters, `…` marking the cut.
-pub(super) const MAX_STRING_CHARS: usize = 40;
+pub const MAX_STRING_CHARS: usize = 40;
 
 /// The most distinct values counted for one field (1,000). Below it every
 /// count is exact; past it, values first seen after the limit are counted

@@ -347,7 +347,7 @@ impl ServerBuilder {
 
     /// Reports, in the `_meta` of every `tools/call` answer, what the answer
     /// cost in model tokens and what the full result it stands for would
-    /// have cost: under [`USAGE_META_KEY`](crate::catalog::USAGE_META_KEY), for the
+    /// have cost: under [`USAGE_META_KEY`](crate::telemetry::USAGE_META_KEY), for the
     /// `cl100k_base` and `o200k_base` encodings, `{"answer": n, "full": m}`.
     /// Off by default; `false` switches it off again.
     ///
@@ -371,7 +371,7 @@ impl ServerBuilder {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let server = Server::from_registry().with_usage_report(true).build()?;
     /// let result = server.call("interfaces", serde_json::json!({"n": 3}), Caller::Process).await;
-    /// let usage = &result.meta.unwrap().0[mcp_light::catalog::USAGE_META_KEY];
+    /// let usage = &result.meta.unwrap().0[mcp_light::telemetry::USAGE_META_KEY];
     /// // `["eth0","eth1","eth2"]` is its own full result.
     /// assert_eq!(usage["cl100k_base"]["answer"], usage["cl100k_base"]["full"]);
     /// assert!(usage["o200k_base"]["answer"].as_u64().unwrap() > 0);
@@ -512,7 +512,7 @@ impl ServerBuilder {
     /// mcp-light's. A client's cancellation of a tool call still stops the
     /// tool ([`Context::cancelled`](crate::Context::cancelled)); `handler` hears of it too.
     ///
-    /// Write the handler with [`mcp_light::rmcp`](crate::rmcp), the rmcp
+    /// Write the handler with [`mcp_light::rmcp`](https://docs.rs/rmcp/3.11), the rmcp
     /// this server is built on.
     ///
     /// ```

@@ -24,31 +24,17 @@ use super::origins::AllowedOrigins;
 use super::sessions::{SessionSlots, ValidatedSessions};
 use crate::store::BoxFuture;
 
-/// The largest request body [`Server::serve_http_with`] reads unless
-/// [`HttpOptions::with_max_body_bytes`] says otherwise: 4 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) use crate::defaults::MAX_BODY_BYTES as DEFAULT_MAX_BODY_BYTES;
 
-/// How long a client may take to send a request's headers unless
-/// [`HttpOptions::with_header_read_timeout`] says otherwise: 10 s.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) use crate::defaults::HEADER_READ_TIMEOUT as DEFAULT_HEADER_READ_TIMEOUT;
 
-/// How many connections are served at once unless
-/// [`HttpOptions::with_max_connections`] says otherwise: 512.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+pub(crate) use crate::defaults::MAX_CONNECTIONS as DEFAULT_MAX_CONNECTIONS;
 
-/// How many 2025-era sessions may be open at once unless
-/// [`HttpOptions::with_max_sessions`] says otherwise: 1,024.
-pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+pub(crate) use crate::defaults::MAX_SESSIONS as DEFAULT_MAX_SESSIONS;
 
-/// How many 2025-era sessions one authenticated principal may hold open
-/// unless [`HttpOptions::with_max_sessions_per_principal`] says otherwise:
-/// 64.
-pub const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL: usize = 64;
+pub(crate) use crate::defaults::MAX_SESSIONS_PER_PRINCIPAL as DEFAULT_MAX_SESSIONS_PER_PRINCIPAL;
 
-/// How long a 2025-era session may sit without a request before it is
-/// closed unless [`HttpOptions::with_session_idle_timeout`] says
-/// otherwise: 5 minutes.
-pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) use crate::defaults::SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT;
 
 /// The hosts a request may name in `Host` unless
 /// [`HttpOptions::with_allowed_hosts`] says otherwise: the loopback ones.
@@ -57,17 +43,9 @@ const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// How [`Server::serve_http_with`] serves: who may call, from which hosts
 /// and origins, and how much a client may ask of it.
 ///
-/// | Bound | Default | Past it |
-/// |---|---|---|
-/// | request body ([`with_max_body_bytes`](Self::with_max_body_bytes)) | 4 MiB | `413` with a JSON-RPC error |
-/// | request headers ([`with_header_read_timeout`](Self::with_header_read_timeout)) | 10 s | the connection is closed |
-/// | open connections ([`with_max_connections`](Self::with_max_connections)) | 512 | new clients wait to be accepted |
-/// | `Host` ([`with_allowed_hosts`](Self::with_allowed_hosts)) | `localhost`, `127.0.0.1`, `::1` | `403` |
-/// | `Origin` ([`with_allowed_origins`](Self::with_allowed_origins)) | `http`/`https` origins of the allowed hosts, any port | `403` |
-/// | open 2025-era sessions ([`with_max_sessions`](Self::with_max_sessions)) | 1,024 | `initialize` answered `503` with a JSON-RPC error |
-/// | a principal's open sessions ([`with_max_sessions_per_principal`](Self::with_max_sessions_per_principal)) | 64 | `initialize` answered `429` with a JSON-RPC error |
-/// | an idle session ([`with_session_idle_timeout`](Self::with_session_idle_timeout)) | 5 minutes | the session is closed |
-/// | draining at shutdown ([`with_drain_timeout`](Self::with_drain_timeout)) | 30 s | the requests still in flight are cut |
+/// Each `with_*` method says its default and what happens past it; the
+/// [table of bounds](crate::docs::contract#bounds) lists them all, beside
+/// the store's and the heavy reads'.
 ///
 /// A request without an `Origin` header (any client that is not a browser)
 /// is accepted; one whose `Origin` is not allowed, `null` included, is
@@ -124,7 +102,7 @@ impl Default for HttpOptions {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             sessions: SessionBounds::default(),
         }
     }
@@ -382,7 +360,8 @@ where
 impl Server {
     /// The Streamable HTTP service for this server, to mount in a host's own
     /// router (axum: `Router::new().nest_service("/mcp", service)`, as in
-    /// the [axum recipe](crate::docs::recipes#mounting-mcp-light-in-an-axum-application)).
+    /// the [axum guide](crate::docs::axum), which also mounts the health
+    /// routes and sets `TCP_NODELAY`).
     /// `config` is rmcp's: allowed hosts (loopback only by default), the
     /// request body limit (4 MiB by default; larger requests answer 413),
     /// sessions. With sessions on (the default), each MCP session is a
@@ -421,8 +400,8 @@ impl Server {
     /// of rmcp's `415` in plain text.
     ///
     /// 2025-era sessions are bounded by the defaults of [`HttpOptions`]:
-    /// at most [`DEFAULT_MAX_SESSIONS`] open, [`DEFAULT_MAX_SESSIONS_PER_PRINCIPAL`]
-    /// for one principal, each closed after [`DEFAULT_SESSION_IDLE_TIMEOUT`]
+    /// at most [`MAX_SESSIONS`](crate::defaults::MAX_SESSIONS) open, [`MAX_SESSIONS_PER_PRINCIPAL`](crate::defaults::MAX_SESSIONS_PER_PRINCIPAL)
+    /// for one principal, each closed after [`SESSION_IDLE_TIMEOUT`](crate::defaults::SESSION_IDLE_TIMEOUT)
     /// without a request.
     pub fn http_service(self, config: StreamableHttpServerConfig) -> HttpService {
         self.bounded_http_service(config, SessionBounds::default())

@@ -121,21 +121,18 @@ const CANCEL_TASK: &str = "tasks/cancel";
 const LIST_RESOURCES: &str = "resources/list";
 const READ_RESOURCE: &str = "resources/read";
 
-/// How long a graceful shutdown waits for the requests in flight unless
-/// [`HttpOptions::with_drain_timeout`] or [`StdioOptions::with_drain_timeout`]
-/// says otherwise: 30 s, Kubernetes' default grace period.
-/// [`defaults::DRAIN_TIMEOUT`](crate::defaults::DRAIN_TIMEOUT) is this
-/// constant, listed with the other defaults.
-#[cfg(any(feature = "http", feature = "stdio"))]
-pub const DEFAULT_DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The MCP session could not be set up or broke.
-    #[error("serving MCP failed: {0}")]
-    Transport(String),
+    /// The client's `initialize` exchange failed: the client left, sent
+    /// something else first, or the connection broke before the session
+    /// was set up.
+    #[error("the MCP session could not start: {0}")]
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
+    /// The task serving the session panicked or was cancelled.
+    #[error("the MCP session ended abnormally: {0}")]
+    Session(#[source] tokio::task::JoinError),
     /// Reading or writing the socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

@@ -31,10 +31,7 @@ use super::jsonrpc::{self, Refusal};
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
-/// The longest line [`Server::serve_stdio`] reads unless
-/// [`StdioOptions::with_max_line_bytes`] says otherwise: 4 MiB, the HTTP
-/// body limit.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) use crate::defaults::MAX_LINE_BYTES as DEFAULT_MAX_LINE_BYTES;
 
 /// How [`Server::serve_stdio_with`] and [`Server::serve_lines`] read.
 ///
@@ -54,13 +51,13 @@ impl Default for StdioOptions {
     fn default() -> Self {
         StdioOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
         }
     }
 }
 
 impl StdioOptions {
-    /// The defaults: lines of up to [`DEFAULT_MAX_LINE_BYTES`].
+    /// The defaults: lines of up to [`MAX_LINE_BYTES`](crate::defaults::MAX_LINE_BYTES).
     pub fn new() -> StdioOptions {
         StdioOptions::default()
     }
@@ -180,11 +177,8 @@ impl Server {
             .into_handler(Caller::Process)
             .serve(transport)
             .await
-            .map_err(|e| ServeError::Transport(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Transport(e.to_string()))?;
+            .map_err(|e| ServeError::Initialize(Box::new(e)))?;
+        running.waiting().await.map_err(ServeError::Session)?;
         Ok(())
     }
 }
@@ -500,7 +494,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         let request = transport.receive().await.expect("the request");
@@ -551,7 +545,7 @@ mod tests {
             line: Vec::new(),
             length: 0,
             unanswered: Arc::default(),
-            drain_timeout: crate::transport::DEFAULT_DRAIN_TIMEOUT,
+            drain_timeout: crate::defaults::DRAIN_TIMEOUT,
             drain_deadline: None,
         };
         client.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();

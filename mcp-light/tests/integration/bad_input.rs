@@ -3,6 +3,7 @@
 
 use mcp_light::catalog::Registry;
 use mcp_light::prelude::*;
+use mcp_light::testing::AnswerExt;
 use serde_json::json;
 
 use crate::fixtures::{Harness, error_text, ok_json};

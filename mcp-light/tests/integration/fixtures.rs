@@ -425,10 +425,11 @@ pub fn row_list(ctx: &Context, n: usize, width: usize) -> Result<Vec<String>, To
     Ok((0..n).map(|i| format!("{i:0width$}")).collect())
 }
 
-/// The keys of a heavy read's probe, in order.
-pub const PROBE_KEYS: [&str; 5] = [
+/// The keys of a heavy read's probe of a list, in order.
+pub const PROBE_KEYS: [&str; 6] = [
     "preview",
     "total_size",
+    "total_items",
     "available_modes",
     "continuation_token",
     "usage",

@@ -23,11 +23,14 @@ async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
         [
             "preview",
             "total_size",
+            "total_items",
             "available_modes",
             "continuation_token",
             "usage"
         ]
     );
+    // The count a test or a caller reads, as a number.
+    assert_eq!(probe["total_items"], 50);
     let devices = h.inventory.devices.lock().unwrap().clone();
     assert_eq!(
         probe["total_size"],

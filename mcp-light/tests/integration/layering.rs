@@ -31,6 +31,8 @@ const LAYERS: &[&[&str]] = &[
         "content",
         "args",
         "answer",
+        // Every default, named once, beside nothing it could import.
+        "defaults",
     ],
     // Bounds, the blocking pool and the metrics, under everything that runs.
     &["limits", "offload", "telemetry"],
@@ -52,7 +54,7 @@ const LAYERS: &[&[&str]] = &[
     &["compose", "auth", "apps"],
     &["server", "transport"],
     // Re-exports for users and generated code, and the documentation.
-    &["defaults", "catalog", "docs", "__private", "lib"],
+    &["catalog", "testing", "docs", "__private", "lib"],
 ];
 
 /// One module backed by a file of its own.

@@ -2,6 +2,7 @@
 
 use mcp_light::catalog::{Registry, ToolKind, WriteKind};
 use mcp_light::prelude::*;
+use mcp_light::testing::AnswerExt;
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, Harness};

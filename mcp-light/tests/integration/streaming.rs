@@ -400,11 +400,13 @@ async fn a_blocking_stream_of_5000_rows_pages_summarizes_filters_and_returns_in_
         [
             "preview",
             "total_size",
+            "total_items",
             "available_modes",
             "continuation_token",
             "usage"
         ]
     );
+    assert_eq!(probe["total_items"], 5_000);
     assert_eq!(
         probe["total_size"],
         serde_json::to_vec(&rows).unwrap().len()

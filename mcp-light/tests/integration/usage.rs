@@ -1,7 +1,7 @@
 //! The usage report: each answer's tokens and those of the full result it
 //! stands for, in `_meta`, counted with the real encodings.
 
-use mcp_light::catalog::USAGE_META_KEY;
+use mcp_light::telemetry::USAGE_META_KEY;
 use mcp_light::{CallToolResult, Caller, Server};
 use serde_json::{Value, json};
 

@@ -178,8 +178,9 @@ async def test_device_list_over_500_devices_answers_a_probe_and_pages():
     async with stdio_inventory("--seed", "500") as inventory:
         probe = await inventory.ok("device_list")
         assert list(probe) == [
-            "preview", "total_size", "available_modes", "continuation_token", "usage",
+            "preview", "total_size", "total_items", "available_modes", "continuation_token", "usage",
         ]  # fmt: skip
+        assert probe["total_items"] == 500
         assert probe["total_size"] > 500 * 600
         assert len(json.dumps(probe["preview"], separators=(",", ":"), ensure_ascii=False)) <= 200
         token = probe["continuation_token"]

@@ -73,11 +73,11 @@ pub struct MemoryStoreConfig {
 
 impl MemoryStoreConfig {
     /// The most bytes the store accounts for at once, unless set.
-    pub(crate) const DEFAULT_MAX_BYTES: usize = 64 << 20;
+    pub(crate) const DEFAULT_MAX_BYTES: usize = crate::defaults::STORE_MAX_BYTES;
     /// The most one entry may cost in memory, unless set.
-    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: usize = 16 << 20;
+    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: usize = crate::defaults::STORE_MAX_ENTRY_BYTES;
     /// The share of the store one caller may hold, in percent, unless set.
-    pub(crate) const DEFAULT_CALLER_SHARE_PERCENT: u8 = 25;
+    pub(crate) const DEFAULT_CALLER_SHARE_PERCENT: u8 = crate::defaults::STORE_CALLER_SHARE_PERCENT;
 
     /// The defaults: 64 MiB, 10,000 entries, a TTL of 300 s, at most
     /// 16 MiB an entry in memory, a caller's share 25%, and a disk tier of
@@ -92,12 +92,12 @@ impl MemoryStoreConfig {
     pub const fn new() -> MemoryStoreConfig {
         MemoryStoreConfig {
             max_bytes: MemoryStoreConfig::DEFAULT_MAX_BYTES,
-            max_entries: 10_000,
+            max_entries: crate::defaults::STORE_MAX_ENTRIES,
             ttl: DEFAULT_TTL,
             max_entry_bytes: MemoryStoreConfig::DEFAULT_MAX_ENTRY_BYTES,
             caller_share_percent: MemoryStoreConfig::DEFAULT_CALLER_SHARE_PERCENT,
             disk_dir: None,
-            max_disk_bytes: 2 << 30,
+            max_disk_bytes: crate::defaults::STORE_MAX_DISK_BYTES,
         }
     }
 
@@ -254,7 +254,7 @@ impl MemoryStoreConfig {
 }
 
 /// How long an entry lives by default.
-pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_TTL: Duration = crate::defaults::STORE_TTL;
 
 fn check_max_bytes(max_bytes: usize) -> Result<(), ConfigError> {
     match max_bytes {

@@ -49,9 +49,9 @@ pub struct RedisStoreConfig {
 
 impl RedisStoreConfig {
     /// The largest result the store keeps, in bytes, unless set.
-    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: u64 = 1 << 30;
+    pub(crate) const DEFAULT_MAX_ENTRY_BYTES: u64 = crate::defaults::REDIS_MAX_ENTRY_BYTES;
     /// The most bytes one Redis string of a body holds, unless set.
-    pub(crate) const DEFAULT_PART_BYTES: u64 = 1 << 20;
+    pub(crate) const DEFAULT_PART_BYTES: u64 = crate::defaults::REDIS_PART_BYTES;
     /// The largest part: Redis's largest string.
     pub(crate) const MAX_PART_BYTES: u64 = 512 << 20;
 
@@ -60,10 +60,10 @@ impl RedisStoreConfig {
     pub fn new() -> RedisStoreConfig {
         RedisStoreConfig {
             prefix: "mcp-light:".to_owned(),
-            ttl: Duration::from_secs(300),
+            ttl: crate::defaults::STORE_TTL,
             max_entry_bytes: RedisStoreConfig::DEFAULT_MAX_ENTRY_BYTES,
             part_bytes: RedisStoreConfig::DEFAULT_PART_BYTES,
-            timeout: Duration::from_secs(1),
+            timeout: crate::defaults::REDIS_TIMEOUT,
         }
     }
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 use redis::aio::ConnectionLike;
 
 use super::{RedisStore, expiry_ms};
-use crate::store::{BoxFuture, StoreError, StoredTask, TaskSignals, TaskStore};
+use crate::store::tasks::{StoredTask, TaskSignals, TaskStore};
+use crate::store::{BoxFuture, StoreError};
 
 impl<C> RedisStore<C> {
     fn task_key(&self, id: &str, part: &str) -> String {
