@@ -80,7 +80,8 @@ impl Refusal {
 
     /// A request the server cannot take now (`-32000`, a server error):
     /// it holds as much as it was told to, and `message` says what and
-    /// what the client can do.
+    /// what the client can do. Only HTTP bounds sessions.
+    #[cfg(feature = "http")]
     pub(crate) fn busy(id: RequestId, message: String) -> Refusal {
         Refusal {
             id: Some(id),

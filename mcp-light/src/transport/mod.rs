@@ -17,6 +17,7 @@
 
 #[cfg(feature = "http")]
 mod deadline;
+#[cfg(feature = "http")]
 mod drain;
 #[cfg(feature = "http")]
 mod guard;
