@@ -22,7 +22,7 @@
 
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
-    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorCode, ErrorData,
+    ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
     GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
     ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
@@ -85,7 +85,7 @@ impl Refusal {
     pub(crate) fn busy(id: RequestId, message: String) -> Refusal {
         Refusal {
             id: Some(id),
-            error: ErrorData::new(ErrorCode(-32000), message, None),
+            error: ErrorData::new(rmcp::model::ErrorCode(-32000), message, None),
         }
     }
 
