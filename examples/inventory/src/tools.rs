@@ -72,13 +72,16 @@ pub async fn device_bulk_create(
     devices: Vec<NewDevice>,
 ) -> Result<Vec<Device>, ToolError> {
     let db = ctx.state::<Database>()?;
-    // Set when the call stops waiting for the write (the task was
-    // cancelled, the call ran past its deadline): a transaction still
-    // running (on SQLite's blocking pool for a large batch; a short one
-    // runs to its end where it was called) then rolls back at its next
-    // chunk rather than write what nobody waits for.
+    // Set when the call is cancelled or stops waiting for the write (it
+    // ran past its deadline): a transaction still running (on SQLite's
+    // blocking pool for a large batch; a short one runs to its end where it
+    // was called) then rolls back at its next chunk rather than write what
+    // nobody waits for. Told of a cancel, the tool still waits for the
+    // write to end, so what it answers is what the database holds: rolled
+    // back, or committed when the cancel came after the last chunk.
     let abandoned = Arc::new(AtomicBool::new(false));
     let _abandon_when_dropped = SetOnDrop(Arc::clone(&abandoned));
+    let abandon = Arc::clone(&abandoned);
     let going = move || !abandoned.load(Ordering::Relaxed);
     let created = if ctx.wants_progress() {
         // The transaction reports every chunk it inserted, and the tool
@@ -98,9 +101,10 @@ pub async fn device_bulk_create(
                     .await;
             }
         };
+        let work = to_its_end(ctx, &abandon, work);
         tokio::join!(work, relay).0?
     } else {
-        db.create_devices(devices, move |_| going()).await?
+        to_its_end(ctx, &abandon, db.create_devices(devices, move |_| going())).await?
     };
     wrote(ctx, "created", "devices", json!(created.len())).await;
     Ok(created)
@@ -146,6 +150,23 @@ struct SetOnDrop(Arc<AtomicBool>);
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `write` awaited to its end; if the call is cancelled meanwhile,
+/// `abandoned` is set first, which the write reads at its next chunk.
+async fn to_its_end<T>(
+    ctx: &Context,
+    abandoned: &AtomicBool,
+    write: impl std::future::Future<Output = T>,
+) -> T {
+    tokio::pin!(write);
+    tokio::select! {
+        done = &mut write => done,
+        () = ctx.cancelled() => {
+            abandoned.store(true, Ordering::Relaxed);
+            write.await
+        }
     }
 }
 

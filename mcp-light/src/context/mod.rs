@@ -307,12 +307,16 @@ impl Context {
     /// In a call that became a task, it completes when the task is
     /// cancelled (`tasks/cancel`, on any replica).
     pub async fn cancelled(&self) {
-        match &self.talk {
-            Some(talk) => match talk.task() {
-                Some(task) => task.cancelled().await,
-                None => talk.request.ct.cancelled().await,
-            },
-            None => std::future::pending().await,
+        let Some(talk) = &self.talk else {
+            return std::future::pending().await;
+        };
+        if talk.task().is_none() {
+            talk.request.ct.cancelled().await;
+        }
+        // A request also ends when its call becomes a task (its answer is
+        // the task): from then on only the task's cancellation counts.
+        if let Some(task) = talk.task() {
+            task.cancelled().await;
         }
     }
 

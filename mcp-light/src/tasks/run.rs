@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CreateTaskResult, ErrorCode, JsonObject, TaskPayload};
@@ -151,6 +151,10 @@ struct Runner {
     usage: Option<Arc<UsageReport>>,
 }
 
+/// How long a cancelled task's tool has, once told, to end on its own
+/// before it is dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
+
 impl Runner {
     /// Polls `work` to its end, within its panic boundary, and writes what
     /// the task comes to: its result, `failed` on a panic, `cancelled` when
@@ -187,10 +191,28 @@ impl Runner {
                 due = tasks.clock().alarm(config.watch_interval);
                 match store.signals(&id, self.link.has_pending()).await {
                     Ok(signals) if signals.cancelled => {
+                        // The tool is told (`Context::cancelled`) and given
+                        // a moment to say how it ended: one past its last
+                        // chance to stop (a write committing) succeeds, and
+                        // the task says so rather than claim it was
+                        // cancelled. One that ignores the news is dropped.
                         self.link.cancelled.cancel();
-                        drop(work);
-                        self.write(TaskPayload::Cancelled, None).await;
-                        return;
+                        let grace = tasks.clock().alarm(CANCEL_GRACE);
+                        let ended = tokio::select! {
+                            biased;
+                            done = &mut work => Some(done),
+                            () = grace => None,
+                        };
+                        match ended {
+                            Some(Ok(answer)) if answer.outcome().error().is_none() => {
+                                return self.finish(Ok(answer)).await;
+                            }
+                            _ => {
+                                drop(work);
+                                self.write(TaskPayload::Cancelled, None).await;
+                                return;
+                            }
+                        }
                     }
                     Ok(signals) => self.link.deliver(signals.responses),
                     Err(error) => {
