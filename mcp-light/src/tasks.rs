@@ -16,7 +16,11 @@
 //! with `tasks/get`, which inlines the result once the task completed:
 //! exactly what the call would have answered, a write's lean envelope
 //! with its continuation token, a heavy read's probe. `tasks/cancel`
-//! stops the tool; `tasks/update` answers its questions.
+//! stops the tool: [`Context::cancelled`](crate::Context::cancelled)
+//! completes, and the tool has a second to end on its own before it is
+//! dropped. One that ends with a success then (a write past its last
+//! chance to roll back) is `completed`, with its result; otherwise the task
+//! is `cancelled`. `tasks/update` answers its questions.
 //!
 //! A request without the extension always gets a plain result, and a
 //! `task = "required"` tool refuses it with the protocol's
