@@ -168,14 +168,14 @@ impl<F: Future> Future for Watched<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let mut this = self.project();
+        if let Poll::Ready(done) = this.serving.as_mut().poll(cx) {
+            return Poll::Ready(done);
+        }
+        // Read after `serving` was polled, which may have armed a new one.
+        let Some(deadline) = this.slot.deadline() else {
+            return Poll::Pending;
+        };
         loop {
-            if let Poll::Ready(done) = this.serving.as_mut().poll(cx) {
-                return Poll::Ready(done);
-            }
-            // Polled after `serving`, which may have armed a new deadline.
-            let Some(deadline) = this.slot.deadline() else {
-                return Poll::Pending;
-            };
             // The alarm goes off no later than the armed deadline. Deadlines
             // only move later, so one set for an earlier one stays, and is
             // moved when it goes off.
@@ -188,7 +188,8 @@ impl<F: Future> Future for Watched<F> {
             }
             let went_off_for = this.set_for.take();
             if went_off_for < Some(deadline) {
-                // It went off for a deadline since moved: set it anew.
+                // It went off for a deadline since moved: set it anew,
+                // without polling `serving` again.
                 continue;
             }
             // The armed deadline has passed: hyper finds its sleep due on
