@@ -1,17 +1,81 @@
-//! The macros' compile-time contract: every case under `ui/fail` must fail
-//! to compile with exactly the diagnostic beside it (`*.stderr`), every case
-//! under `ui/pass` must compile and run. `TRYBUILD=overwrite cargo test -p
-//! mcp-light-ui-tests` rewrites the `.stderr` files after a deliberate change.
+//! The macros' compile-time contract.
+//!
+//! - Every case under `ui/fail` must fail to compile with exactly the
+//!   diagnostic beside it (`*.stderr`). `TRYBUILD=overwrite cargo test -p
+//!   mcp-light-ui-tests` rewrites the `.stderr` files after a deliberate
+//!   change.
+//! - Every case under `ui/pass` must compile and run to a successful exit.
+//!   Each is a binary of this package (one tool registry per program), so
+//!   cargo builds them with the rest of the workspace; this test runs them.
+
+use std::path::Path;
+use std::process::Command;
 
 #[test]
-fn ui() {
-    // trybuild builds the cases, and every dependency again, in a target
+fn fail() {
+    // trybuild checks the cases, and every dependency again, in a target
     // directory of its own. Nothing there is ever debugged, so it is built
-    // without debug info, which is much of that build's time.
-    // SAFETY: this is the only test of its binary; no other thread reads the
-    // environment while it is set.
+    // without debug info.
+    // SAFETY: no other test of this binary reads or writes the
+    // environment.
     unsafe { std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false") };
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");
-    t.pass("tests/ui/pass/*.rs");
+}
+
+/// Each case under `ui/pass` and the binary cargo built from it.
+macro_rules! pass_cases {
+    ($($case:ident),* $(,)?) => {
+        [$((stringify!($case), env!(concat!("CARGO_BIN_EXE_", stringify!($case))))),*]
+    };
+}
+
+const PASS: [(&str, &str); 13] = pass_cases![
+    crate_path,
+    crud,
+    duplicate_names,
+    extractors,
+    heavy_and_light,
+    heavy_streams,
+    light_key,
+    named_like_a_module,
+    param_attributes,
+    result_roles,
+    scopes,
+    tasks_and_schema_as_written,
+    views,
+];
+
+#[test]
+fn pass() {
+    let mut on_disk: Vec<String> = std::fs::read_dir("tests/ui/pass")
+        .expect("tests/ui/pass is readable")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let listed: Vec<&str> = PASS.iter().map(|(case, _)| *case).collect();
+    assert_eq!(
+        on_disk, listed,
+        "every file under tests/ui/pass is a [[bin]] in ui-tests/Cargo.toml and a name in PASS"
+    );
+
+    let failed: Vec<String> = PASS
+        .iter()
+        .filter_map(|(case, exe)| {
+            let output = Command::new(Path::new(exe))
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run the `{case}` case ({exe}): {e}"));
+            (!output.status.success()).then(|| {
+                format!(
+                    "tests/ui/pass/{case}.rs exited with {}:\n{}{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                )
+            })
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

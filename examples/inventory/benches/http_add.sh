@@ -12,7 +12,7 @@ add_call_body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a
 http_add_bin() {
     bin=${HTTP_ADD_BIN:-}
     if [[ -z $bin ]]; then
-        cargo build --release --quiet -p inventory --example http_add --manifest-path "$repo/Cargo.toml"
+        cargo build --release --quiet -p inventory --features bench-tools --example http_add --manifest-path "$repo/Cargo.toml"
         local target
         target=$(cargo metadata --no-deps --format-version 1 --manifest-path "$repo/Cargo.toml" |
             grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)

@@ -4,9 +4,9 @@
 //!
 //! ```text
 //! cargo build --release -p inventory --features redis,postgres --bin inventory
-//! cargo run --release -p inventory --example heavy_scale                      # 20,000 devices
-//! cargo run --release -p inventory --example heavy_scale -- --devices 1000000
-//! cargo run --release -p inventory --example heavy_scale -- --devices 1000000 --postgres
+//! cargo run --release -p inventory --features bench-tools --example heavy_scale                      # 20,000 devices
+//! cargo run --release -p inventory --features bench-tools --example heavy_scale -- --devices 1000000
+//! cargo run --release -p inventory --features bench-tools --example heavy_scale -- --devices 1000000 --postgres
 //! ```
 //!
 //! It seeds a file in a temporary directory with `inventory --seed N` (its

@@ -4,8 +4,8 @@
 //! `device_list` whose result is larger than the store's cap.
 //!
 //! ```text
-//! cargo run --release -p inventory --example hostile -- filter
-//! cargo run --release -p inventory --example hostile -- oversize
+//! cargo run --release -p inventory --features bench-tools --example hostile -- filter
+//! cargo run --release -p inventory --features bench-tools --example hostile -- oversize
 //! ```
 //!
 //! Each case runs in a process of its own, so the peak resident set it

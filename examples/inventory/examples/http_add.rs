@@ -3,8 +3,8 @@
 //! can be compared side by side under the same load client.
 //!
 //! ```text
-//! cargo run --release -p inventory --example http_add -- --light [--port 8080]
-//! cargo run --release -p inventory --example http_add -- --rmcp  [--port 8080]
+//! cargo run --release -p inventory --features bench-tools --example http_add -- --light [--port 8080]
+//! cargo run --release -p inventory --features bench-tools --example http_add -- --rmcp  [--port 8080]
 //! bash examples/inventory/benches/http_vs_rmcp.sh     # ROUNDS=6 DURATION=5
 //! ```
 //!

@@ -4,8 +4,8 @@
 //! clients.
 //!
 //! ```text
-//! cargo run --release -p inventory --example http_bench
-//! cargo run --release -p inventory --example http_bench -- --calls 2000
+//! cargo run --release -p inventory --features bench-tools --example http_bench
+//! cargo run --release -p inventory --features bench-tools --example http_bench -- --calls 2000
 //! ```
 //!
 //! The inventory serves in this process (SQLite in a temporary file, the

@@ -2,8 +2,8 @@
 //! Redis and in memory, in one run: what reading a page by range saves.
 //!
 //! ```text
-//! cargo run --release -p inventory --features redis --example redis_paging
-//! REDIS_URL=redis://127.0.0.1:6379 cargo run --release -p inventory --features redis --example redis_paging
+//! cargo run --release -p inventory --features bench-tools,redis --example redis_paging
+//! REDIS_URL=redis://127.0.0.1:6379 cargo run --release -p inventory --features bench-tools,redis --example redis_paging
 //! ```
 //!
 //! Without `REDIS_URL` it starts its own `redis-server` (no persistence) on

@@ -4,9 +4,9 @@
 //! the memory store and on Redis, in one run.
 //!
 //! ```text
-//! cargo run --release -p inventory --features redis --example task_overhead
-//! REDIS_URL=redis://127.0.0.1:6379 cargo run --release -p inventory --features redis --example task_overhead
-//! CALLS=50 cargo run --release -p inventory --features redis --example task_overhead
+//! cargo run --release -p inventory --features bench-tools,redis --example task_overhead
+//! REDIS_URL=redis://127.0.0.1:6379 cargo run --release -p inventory --features bench-tools,redis --example task_overhead
+//! CALLS=50 cargo run --release -p inventory --features bench-tools,redis --example task_overhead
 //! ```
 //!
 //! The client is rmcp's own, on protocol 2026-07-28, over an in-process

@@ -1,5 +1,6 @@
-//! Properties over arbitrary input, 10,000 cases each from a fixed seed, so
-//! every run tries the same cases: binding and the dispatcher never panic,
+//! Properties over arbitrary input, from a fixed seed, so every run tries
+//! the same cases (the first `PROPTEST_CASES` of them, 1,000 by default;
+//! `.ci/run` tries 10,000): binding and the dispatcher never panic,
 //! a bulk write's envelope measures and names what was written, redemption
 //! never runs the tool, pages add up to the list, and `filtered` and
 //! `summary` answers keep to their bounds.
@@ -16,16 +17,25 @@ use tokio::runtime::Runtime;
 
 use crate::fixtures::{Harness, ok_json};
 
-const CASES: u32 = 10_000;
+/// How many cases each property tries: `PROPTEST_CASES`, or 1,000. A
+/// local `cargo test` stays quick; CI sets 10,000.
+fn cases() -> u32 {
+    match std::env::var("PROPTEST_CASES") {
+        Ok(cases) => cases
+            .parse()
+            .unwrap_or_else(|_| panic!("PROPTEST_CASES={cases:?} is not a number of cases")),
+        Err(_) => 1_000,
+    }
+}
 
-/// Runs `test` on `CASES` values of `strategy`, drawn from a fixed seed and
-/// never persisted: a failure names its (shrunk) input.
+/// Runs `test` on `cases()` values of `strategy`, drawn from a fixed seed
+/// and never persisted: a failure names its (shrunk) input.
 fn check<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>)
 where
     S::Value: std::fmt::Debug,
 {
     let config = Config {
-        cases: CASES,
+        cases: cases(),
         failure_persistence: None,
         rng_algorithm: RngAlgorithm::XorShift,
         rng_seed: RngSeed::Fixed(0x6d63_702d_6c69_6768),

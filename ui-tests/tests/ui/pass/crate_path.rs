@@ -17,7 +17,10 @@ pub struct Device {
 /// Fetch a device.
 #[mcp_tool(crate = platform::mcp, resource = "device", action = "retrieve")]
 fn device_get(id: u64, _caller: &Caller) -> Device {
-    Device { id, site: "hq".into() }
+    Device {
+        id,
+        site: "hq".into(),
+    }
 }
 
 mod writes {
@@ -44,7 +47,11 @@ fn main() {
         .block_on(async {
             let server = Server::from_registry().with_state(7u64).build().unwrap();
             let added = server
-                .call("device_add", serde_json::json!({"site": "dc"}), Caller::Process)
+                .call(
+                    "device_add",
+                    serde_json::json!({"site": "dc"}),
+                    Caller::Process,
+                )
                 .await;
             assert_eq!(
                 added.structured_content.unwrap().to_string(),

@@ -1,6 +1,6 @@
 //! A full CRUD set with retrieve links, sync and async functions.
-use mcp_light::prelude::*;
 use mcp_light::catalog::{PublishedTool, Registry, ToolDef, ToolKind, WriteKind};
+use mcp_light::prelude::*;
 
 #[derive(Serialize, Deserialize, JsonSchema, LightKey)]
 #[light_key(site)]
@@ -114,7 +114,11 @@ fn write(kind: WriteKind, status_code: u16) -> ToolKind {
 /// Every tool linked into this binary, as the registry checks them.
 fn linked() -> impl Iterator<Item = &'static ToolDef> {
     let registry = Registry::collect().unwrap();
-    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+    registry
+        .iter()
+        .map(PublishedTool::def)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn main() {
@@ -126,7 +130,11 @@ fn main() {
     assert_eq!(get.resource(), Some("device"));
     assert_eq!(get.action(), Some("retrieve"));
     assert_eq!(get.retrieve(), None);
-    assert!(get.function().ends_with("::device_get"), "{}", get.function());
+    assert!(
+        get.function().ends_with("::device_get"),
+        "{}",
+        get.function()
+    );
 
     let list = tool("device_list");
     assert_eq!(list.description(), "List devices.\n\nEvery site.");

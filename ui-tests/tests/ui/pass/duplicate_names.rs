@@ -26,7 +26,10 @@ mod b {
 fn main() {
     let error = mcp_light::catalog::Registry::collect().unwrap_err();
     let message = error.to_string();
-    assert!(message.starts_with("two tools are named `ping`: "), "{message}");
+    assert!(
+        message.starts_with("two tools are named `ping`: "),
+        "{message}"
+    );
     assert!(message.contains("::a::ping_a`"), "{message}");
     assert!(message.contains("::b::ping_b`"), "{message}");
     assert!(message.contains("rename one function"), "{message}");

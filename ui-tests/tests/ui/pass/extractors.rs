@@ -3,9 +3,9 @@
 //! application's own.
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use mcp_light::prelude::*;
 use mcp_light::catalog::{PublishedTool, Registry, ToolDef};
 use mcp_light::extract::{FromCall, StateNeed};
+use mcp_light::prelude::*;
 use serde_json::json;
 
 mod reexported {
@@ -48,7 +48,11 @@ async fn who(
     _: &Ctx,
     reexported::HostState(counter): reexported::HostState<Counter>,
 ) -> String {
-    format!("{} after {}", caller.identity(), counter.hits.load(Ordering::SeqCst))
+    format!(
+        "{} after {}",
+        caller.identity(),
+        counter.hits.load(Ordering::SeqCst)
+    )
 }
 
 /// Welcomes the caller.
@@ -61,7 +65,11 @@ fn welcome(Welcome(text): Welcome, ctx: &Context) -> Result<String, ToolError> {
 /// Every tool linked into this binary, as the registry checks them.
 fn linked() -> impl Iterator<Item = &'static ToolDef> {
     let registry = Registry::collect().unwrap();
-    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+    registry
+        .iter()
+        .map(PublishedTool::def)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn main() {
@@ -71,7 +79,11 @@ fn main() {
         names.join(",")
     };
     assert!(needs("hit").ends_with("::Counter"), "{}", needs("hit"));
-    assert!(needs("welcome").ends_with("::Greeting"), "{}", needs("welcome"));
+    assert!(
+        needs("welcome").ends_with("::Greeting"),
+        "{}",
+        needs("welcome")
+    );
 
     // Only the arguments are in the schema.
     let hit = linked().find(|def| def.name() == "hit").unwrap();
@@ -80,7 +92,12 @@ fn main() {
     let who = linked().find(|def| def.name() == "who").unwrap();
     let schema = serde_json::to_value(who.params_schema()).unwrap();
     assert!(schema.get("required").is_none(), "{schema}");
-    assert!(schema["properties"].as_object().is_none_or(|p| p.is_empty()), "{schema}");
+    assert!(
+        schema["properties"]
+            .as_object()
+            .is_none_or(|p| p.is_empty()),
+        "{schema}"
+    );
 
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -99,8 +116,14 @@ fn main() {
             let who = server
                 .call("who", json!({}), Caller::Principal("ada".into()))
                 .await;
-            assert_eq!(who.structured_content.unwrap(), json!({"result": "principal:ada after 2"}));
+            assert_eq!(
+                who.structured_content.unwrap(),
+                json!({"result": "principal:ada after 2"})
+            );
             let welcome = server.call("welcome", json!({}), Caller::Process).await;
-            assert_eq!(welcome.structured_content.unwrap(), json!({"result": "hello, process"}));
+            assert_eq!(
+                welcome.structured_content.unwrap(),
+                json!({"result": "hello, process"})
+            );
         });
 }

@@ -1,7 +1,7 @@
 //! `#[mcp_heavy]` and `#[mcp_light]` on one function, in either order,
 //! register one heavy tool.
-use mcp_light::prelude::*;
 use mcp_light::catalog::{PublishedTool, Registry, ToolDef, ToolKind};
+use mcp_light::prelude::*;
 
 #[derive(Serialize, LightKey)]
 pub struct Report {
@@ -30,7 +30,11 @@ fn all_reports() -> Vec<Report> {
 /// Every tool linked into this binary, as the registry checks them.
 fn linked() -> impl Iterator<Item = &'static ToolDef> {
     let registry = Registry::collect().unwrap();
-    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+    registry
+        .iter()
+        .map(PublishedTool::def)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn main() {

@@ -1,7 +1,7 @@
 //! Every way a heavy read may answer its items.
 
-use mcp_light::prelude::*;
 use mcp_light::ItemStream;
+use mcp_light::prelude::*;
 
 #[derive(Serialize)]
 struct Row {

@@ -23,6 +23,7 @@ struct Device {
     #[serde(rename = "pk")]
     key: String,
     #[serde(skip)]
+    #[expect(dead_code, reason = "serde skips it, so no envelope can name it")]
     secret: String,
 }
 
@@ -40,6 +41,7 @@ struct Part {
 #[light_key(pk)]
 struct Both {
     #[serde(skip_serializing)]
+    #[expect(dead_code, reason = "serde skips it, so the key is `pk`")]
     id: u32,
     pk: Option<u32>,
     name: &'static str,

@@ -3,8 +3,8 @@
 //! the three attributes, and `tools!` and `retrieve = path` still reach the
 //! tool through the function's path.
 
-use mcp_light::prelude::*;
 use mcp_light::catalog::ToolKind;
+use mcp_light::prelude::*;
 
 #[derive(Serialize, LightKey)]
 pub struct Device {
@@ -68,7 +68,9 @@ fn main() {
         device_list,
         device_count,
         sites::sites,
-    ]).build().unwrap();
+    ])
+    .build()
+    .unwrap();
     let tools: Vec<_> = server
         .registry()
         .iter()

@@ -32,7 +32,11 @@ fn page_delete(
 /// Every tool linked into this binary, as the registry checks them.
 fn linked() -> impl Iterator<Item = &'static ToolDef> {
     let registry = Registry::collect().unwrap();
-    registry.iter().map(PublishedTool::def).collect::<Vec<_>>().into_iter()
+    registry
+        .iter()
+        .map(PublishedTool::def)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn main() {

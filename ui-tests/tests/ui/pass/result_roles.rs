@@ -19,7 +19,10 @@ pub struct Device {
 #[mcp_tool]
 fn device_find(id: u64) -> ApiResult<Device> {
     match id {
-        1 => Ok(Device { id, name: "edge-01".into() }),
+        1 => Ok(Device {
+            id,
+            name: "edge-01".into(),
+        }),
         _ => Err(ToolError::new(format!("no device {id}"))),
     }
 }
@@ -70,13 +73,19 @@ fn main() {
 
             let found = call("device_find", json!({"id": 1})).await;
             assert_eq!(found.is_error, Some(false));
-            assert_eq!(found.structured_content.unwrap(), json!({"id": 1, "name": "edge-01"}));
+            assert_eq!(
+                found.structured_content.unwrap(),
+                json!({"id": 1, "name": "edge-01"})
+            );
             let missing = call("device_find", json!({"id": 9})).await;
             assert_eq!(missing.is_error, Some(true));
             assert!(format!("{:?}", missing.content).contains("no device 9"));
 
             let made = call("device_make", json!({"name": "edge-02"})).await;
-            assert_eq!(made.structured_content.unwrap(), json!({"id": 2, "name": "edge-02"}));
+            assert_eq!(
+                made.structured_content.unwrap(),
+                json!({"id": 2, "name": "edge-02"})
+            );
 
             let port = call("parse_port", json!({"text": "80"})).await;
             assert_eq!(port.structured_content.unwrap(), json!({"result": 80}));

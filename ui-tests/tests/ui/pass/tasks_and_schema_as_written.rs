@@ -29,6 +29,9 @@ fn main() {
     assert_eq!(import.task_support(), TaskSupport::Required);
     assert!(contact.schema_as_written());
     let schema = serde_json::to_value(contact.params_schema()).unwrap();
-    assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
     assert_eq!(schema["anyOf"][0]["required"][0], "phone");
 }

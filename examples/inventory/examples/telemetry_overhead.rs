@@ -17,7 +17,7 @@
 //! Prints the median time per call of each.
 //!
 //! ```text
-//! cargo run --release -p mcp-light --example telemetry_overhead [-- TURNS [MODE]]
+//! cargo run --release -p inventory --features bench-tools --example telemetry_overhead [-- TURNS [MODE]]
 //! ```
 //!
 //! `MODE` (`nothing`, `registry`, `subscriber` or `recorder`) runs that one alone, in

@@ -4,7 +4,7 @@
 //! memory (Linux `/proc/self/status`) at each step.
 //!
 //! ```text
-//! cargo run --release -p mcp-light --example idle_sessions [-- 4000]
+//! cargo run --release -p inventory --features bench-tools --example idle_sessions [-- 4000]
 //! ```
 
 use std::net::SocketAddr;
