@@ -23,7 +23,7 @@
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod, ClientJsonRpcMessage,
     ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorData,
-    GetPromptRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
+    GetPromptRequestMethod, GetTaskMethod, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListToolsRequestMethod,
     ReadResourceRequestMethod, RequestId, ServerJsonRpcMessage, UpdateTaskMethod,
 };
@@ -96,6 +96,7 @@ impl Refusal {
 }
 
 /// What the HTTP guard learned of a message rmcp may read.
+#[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) enum Checked {
     /// rmcp reads the bytes as they are.
@@ -116,6 +117,7 @@ pub(crate) enum Checked {
 /// call, rather than read by rmcp (whose reading of a whole message first
 /// buffers every value, then copies each into place): below it, either
 /// costs about the same.
+#[cfg(feature = "http")]
 const TAKEN_ARGUMENTS_BYTES: usize = 2048;
 
 /// Checks one message before rmcp reads it: what to hand rmcp, or the
@@ -129,6 +131,7 @@ const TAKEN_ARGUMENTS_BYTES: usize = 2048;
 /// the call. Bytes that turn out not to be a message rmcp can read are
 /// classified after rmcp refused them ([`parse`], which the HTTP guard
 /// calls on rmcp's refusal). Every other message is parsed here first.
+#[cfg(feature = "http")]
 pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<Refusal>> {
     match plainly_served(bytes, take_arguments) {
         Some(checked) => Ok(checked),
@@ -147,6 +150,7 @@ pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<R
 /// or refuses as unreadable, judged from a scan that allocates nothing: no
 /// request for a protocol method whose params rmcp could not read, which it
 /// would take for a custom request. `None` when unsure.
+#[cfg(feature = "http")]
 fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
     use serde::Deserialize;
     use serde_json::value::RawValue;
@@ -184,7 +188,7 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
         // A notification, or a response to one of the server's requests.
         None => Some(Checked::AsIs),
         // Once a session: parsed, for its id.
-        Some(method) if method == InitializeResultMethod::VALUE => None,
+        Some(method) if method == rmcp::model::InitializeResultMethod::VALUE => None,
         Some(method) if !PROTOCOL_METHODS.contains(&method) => Some(Checked::AsIs),
         Some(method) if method == CallToolRequestMethod::VALUE => {
             let params = serde_json::from_str::<CallParams<'_>>(head.params?.get()).ok()?;
