@@ -100,8 +100,19 @@ async fn tasked_forever_rows(n: usize, ms: u64) -> Vec<String> {
     (0..n).map(|i| format!("{i:0200}")).collect()
 }
 
+/// Waits `ms`, or until it is told it is cancelled: answers which came
+/// first.
+#[mcp_tool(task)]
+async fn tasked_forever_listening(ctx: &Context, ms: u64) -> String {
+    tokio::select! {
+        () = ctx.cancelled() => "told cancelled".to_owned(),
+        () = tokio::time::sleep(Duration::from_millis(ms)) => "slept".to_owned(),
+    }
+}
+
 fn task_tools() -> ServerBuilder {
     Server::from_tools(tools![
+        tasked_forever_listening,
         tasked_forever_nap,
         tasked_forever_progress,
         tasked_forever_required,
@@ -443,6 +454,35 @@ async fn cancel_stops_the_tool_and_the_task_settles_cancelled() {
     assert!(dropped("cancel-1"));
     // Cancelling a terminal task is acknowledged the same way.
     client.cancel_task(CancelTaskParams::new(id)).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_that_became_a_task_is_not_told_cancelled_when_its_request_ends() {
+    // The request that started the task is answered (with the task) at
+    // once; the tool, listening for cancellation, must sleep on.
+    let server = replica(Arc::new(MemoryStore::default()), at_once());
+    let client = connect(&server, Caller::Process, true).await;
+    let task = started(&client, "tasked_forever_listening", json!({"ms": 300})).await;
+    let done = settled(&client, &task.task.task_id).await;
+    assert_eq!(done.task.status(), TaskStatus::Completed);
+    assert_eq!(json_of(&completed(&done)), json!("slept"));
+}
+
+#[tokio::test]
+async fn cancelling_a_task_tells_its_tool_which_may_still_end_on_its_own() {
+    let server = replica(Arc::new(MemoryStore::default()), at_once());
+    let client = connect(&server, Caller::Process, true).await;
+    let task = started(&client, "tasked_forever_listening", json!({"ms": 60_000})).await;
+    let id = task.task.task_id;
+    client
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    // Told, the tool answered within the grace it is given: what it
+    // answered is the task's result.
+    let done = settled(&client, &id).await;
+    assert_eq!(done.task.status(), TaskStatus::Completed);
+    assert_eq!(json_of(&completed(&done)), json!("told cancelled"));
 }
 
 #[tokio::test]
