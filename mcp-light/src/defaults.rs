@@ -174,3 +174,10 @@ pub const TASK_LEASE: Duration = Duration::from_secs(30);
 /// [`TaskConfig::with_watch_interval`](crate::tasks::TaskConfig::with_watch_interval)
 /// says otherwise: 100 ms.
 pub const TASK_WATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How long a cancelled task's tool has, once told
+/// ([`Context::cancelled`](crate::Context::cancelled)), to end on its own
+/// before it is dropped, unless
+/// [`TaskConfig::with_cancel_grace`](crate::tasks::TaskConfig::with_cancel_grace)
+/// says otherwise: 1 s.
+pub const TASK_CANCEL_GRACE: Duration = Duration::from_secs(1);

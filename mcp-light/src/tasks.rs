@@ -17,8 +17,8 @@
 //! exactly what the call would have answered, a write's lean envelope
 //! with its continuation token, a heavy read's probe. `tasks/cancel`
 //! stops the tool: [`Context::cancelled`](crate::Context::cancelled)
-//! completes, and the tool has a second to end on its own before it is
-//! dropped. One that ends with a success then (a write past its last
+//! completes, and the tool has a grace ([`TaskConfig::with_cancel_grace`],
+//! default 1 s) to end on its own before it is dropped. One that ends with a success then (a write past its last
 //! chance to roll back) is `completed`, with its result; otherwise the task
 //! is `cancelled`. `tasks/update` answers its questions.
 //!
@@ -111,6 +111,7 @@ impl TaskSupport {
 /// | [`with_poll_interval`](Self::with_poll_interval) | 500 ms | how often a client should poll (`pollIntervalMs`) |
 /// | [`with_lease`](Self::with_lease) | 30 s | a task whose replica is silent this long is `failed` |
 /// | [`with_watch_interval`](Self::with_watch_interval) | 100 ms | how often the running replica looks for a cancellation or answers |
+/// | [`with_cancel_grace`](Self::with_cancel_grace) | 1 s | how long a cancelled task's tool has to end on its own once told |
 #[derive(Debug, Clone)]
 pub struct TaskConfig {
     pub(crate) after: Duration,
@@ -118,6 +119,7 @@ pub struct TaskConfig {
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
     pub(crate) watch_interval: Duration,
+    pub(crate) cancel_grace: Duration,
 }
 
 impl Default for TaskConfig {
@@ -128,6 +130,7 @@ impl Default for TaskConfig {
             poll_interval: crate::defaults::TASK_POLL_INTERVAL,
             lease: crate::defaults::TASK_LEASE,
             watch_interval: crate::defaults::TASK_WATCH_INTERVAL,
+            cancel_grace: crate::defaults::TASK_CANCEL_GRACE,
         }
     }
 }
@@ -173,6 +176,18 @@ impl TaskConfig {
     /// wake the task itself ([`MemoryTasks`]) does not wait this long.
     pub fn with_watch_interval(mut self, interval: Duration) -> TaskConfig {
         self.watch_interval = interval;
+        self
+    }
+
+    /// How long a cancelled task's tool has, once told
+    /// ([`Context::cancelled`](crate::Context::cancelled) completes), to
+    /// end on its own before it is dropped. A tool that ends with a success
+    /// within it (a write past its last chance to roll back) leaves its task
+    /// `completed` with that result; otherwise the task is `cancelled`.
+    /// With zero, the tool is dropped unless it is done at the poll that
+    /// tells it.
+    pub fn with_cancel_grace(mut self, grace: Duration) -> TaskConfig {
+        self.cancel_grace = grace;
         self
     }
 

@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CreateTaskResult, ErrorCode, JsonObject, TaskPayload};
@@ -151,10 +151,6 @@ struct Runner {
     usage: Option<Arc<UsageReport>>,
 }
 
-/// How long a cancelled task's tool has, once told, to end on its own
-/// before it is dropped.
-const CANCEL_GRACE: Duration = Duration::from_secs(1);
-
 impl Runner {
     /// Polls `work` to its end, within its panic boundary, and writes what
     /// the task comes to: its result, `failed` on a panic, `cancelled` when
@@ -197,7 +193,7 @@ impl Runner {
                         // the task says so rather than claim it was
                         // cancelled. One that ignores the news is dropped.
                         self.link.cancelled.cancel();
-                        let grace = tasks.clock().alarm(CANCEL_GRACE);
+                        let grace = tasks.clock().alarm(config.cancel_grace);
                         let ended = tokio::select! {
                             biased;
                             done = &mut work => Some(done),

@@ -100,12 +100,15 @@ async fn tasked_forever_rows(n: usize, ms: u64) -> Vec<String> {
     (0..n).map(|i| format!("{i:0200}")).collect()
 }
 
-/// Waits `ms`, or until it is told it is cancelled: answers which came
-/// first.
+/// Waits `ms`, or until it is told it is cancelled and then `wind_down`
+/// ms more: answers which came first.
 #[mcp_tool(task)]
-async fn tasked_forever_listening(ctx: &Context, ms: u64) -> String {
+async fn tasked_forever_listening(ctx: &Context, ms: u64, wind_down: u64) -> String {
     tokio::select! {
-        () = ctx.cancelled() => "told cancelled".to_owned(),
+        () = ctx.cancelled() => {
+            tokio::time::sleep(Duration::from_millis(wind_down)).await;
+            "told cancelled".to_owned()
+        }
         () = tokio::time::sleep(Duration::from_millis(ms)) => "slept".to_owned(),
     }
 }
@@ -462,7 +465,12 @@ async fn a_call_that_became_a_task_is_not_told_cancelled_when_its_request_ends()
     // once; the tool, listening for cancellation, must sleep on.
     let server = replica(Arc::new(MemoryStore::default()), at_once());
     let client = connect(&server, Caller::Process, true).await;
-    let task = started(&client, "tasked_forever_listening", json!({"ms": 300})).await;
+    let task = started(
+        &client,
+        "tasked_forever_listening",
+        json!({"ms": 300, "wind_down": 0}),
+    )
+    .await;
     let done = settled(&client, &task.task.task_id).await;
     assert_eq!(done.task.status(), TaskStatus::Completed);
     assert_eq!(json_of(&completed(&done)), json!("slept"));
@@ -472,17 +480,44 @@ async fn a_call_that_became_a_task_is_not_told_cancelled_when_its_request_ends()
 async fn cancelling_a_task_tells_its_tool_which_may_still_end_on_its_own() {
     let server = replica(Arc::new(MemoryStore::default()), at_once());
     let client = connect(&server, Caller::Process, true).await;
-    let task = started(&client, "tasked_forever_listening", json!({"ms": 60_000})).await;
+    let task = started(
+        &client,
+        "tasked_forever_listening",
+        json!({"ms": 60_000, "wind_down": 100}),
+    )
+    .await;
     let id = task.task.task_id;
     client
         .cancel_task(CancelTaskParams::new(id.clone()))
         .await
         .unwrap();
-    // Told, the tool answered within the grace it is given: what it
+    // Told, the tool answered within the grace it is given (1 s): what it
     // answered is the task's result.
     let done = settled(&client, &id).await;
     assert_eq!(done.task.status(), TaskStatus::Completed);
     assert_eq!(json_of(&completed(&done)), json!("told cancelled"));
+}
+
+#[tokio::test]
+async fn a_cancelled_tasks_tool_that_outlasts_its_grace_is_dropped_and_the_task_is_cancelled() {
+    let server = replica(
+        Arc::new(MemoryStore::default()),
+        at_once().with_cancel_grace(Duration::from_millis(50)),
+    );
+    let client = connect(&server, Caller::Process, true).await;
+    let task = started(
+        &client,
+        "tasked_forever_listening",
+        json!({"ms": 60_000, "wind_down": 2_000}),
+    )
+    .await;
+    let id = task.task.task_id;
+    client
+        .cancel_task(CancelTaskParams::new(id.clone()))
+        .await
+        .unwrap();
+    let done = settled(&client, &id).await;
+    assert_eq!(done.task.status(), TaskStatus::Cancelled);
 }
 
 #[tokio::test]
