@@ -230,6 +230,15 @@ fn for_caller(error: &rusqlite::Error) -> &'static str {
 }
 
 impl InventoryError {
+    /// The refusal of `site`, whose slug or name another site holds: what
+    /// either database's unique constraint on sites comes to.
+    pub(crate) fn duplicate_site(site: &NewSite) -> InventoryError {
+        InventoryError::DuplicateSite {
+            slug: site.slug.clone(),
+            name: site.name.clone(),
+        }
+    }
+
     /// SQLite's own account of a database failure, for the log; `None` for
     /// a refusal of the request.
     pub fn database_detail(&self) -> Option<String> {
@@ -652,10 +661,7 @@ pub fn create_site(conn: &mut Connection, site: NewSite) -> Result<Site, Invento
         ])
         .map_err(|error| {
             if is_unique_violation(&error, "sites.") {
-                InventoryError::DuplicateSite {
-                    slug: site.slug.clone(),
-                    name: site.name.clone(),
-                }
+                InventoryError::duplicate_site(&site)
             } else {
                 error.into()
             }

@@ -332,10 +332,7 @@ impl PgDb {
             .await
             .map_err(|error| {
                 if unique_violation(&error).is_some_and(|c| c.starts_with("sites_")) {
-                    InventoryError::DuplicateSite {
-                        slug: site.slug.clone(),
-                        name: site.name.clone(),
-                    }
+                    InventoryError::duplicate_site(&site)
                 } else {
                     error.into()
                 }
