@@ -21,6 +21,7 @@
 # to it. Needs python3 (venv, pip) and network access to PyPI once.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
+source "$repo/examples/inventory/benches/ports.sh"
 source_dir=${1:-$repo/../shared/bench/frisian}
 [[ -f $source_dir/load.py ]] || { echo "side_by_side: no load.py in $source_dir" >&2; exit 2; }
 
@@ -55,16 +56,6 @@ DATABASES["default"]["OPTIONS"] = {
 }
 EOF
 
-wait_for_port() {
-    for _ in $(seq 100); do
-        if python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null; then
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "side_by_side: nothing listens on port $1" >&2
-    exit 1
-}
 
 # `frisian PORT SETTINGS`: a fresh database, migrated, served by gunicorn
 # as start_servers.sh serves it (1 worker x 1 thread, gthread, keep-alive).
@@ -79,7 +70,7 @@ frisian() {
             --error-logfile "$work/gunicorn-$port.log" --capture-output
     ) &
     pids+=($!)
-    wait_for_port "$port"
+    wait_for_port side_by_side "$port"
 }
 
 # `load TARGET PORT LABEL`: both series with 1 and with 4 clients, each
@@ -101,7 +92,7 @@ frisian 8013 anchor.settings_wal
 load frisian 8013 frisian-wal
 "$INVENTORY_BIN" --http 127.0.0.1:8021 --db "$work/inventory.db" 2>"$work/inventory.log" &
 pids+=($!)
-wait_for_port 8021
+wait_for_port side_by_side 8021
 load light 8021 inventory
 
 python3 - "$work/results.jsonl" <<'EOF'

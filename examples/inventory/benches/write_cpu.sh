@@ -27,6 +27,7 @@
 # own CPU is in neither side's figure.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
+source "$repo/examples/inventory/benches/ports.sh"
 source_dir=${1:-$repo/../shared/bench/frisian}
 [[ -f $source_dir/load.py ]] || { echo "write_cpu: no load.py in $source_dir" >&2; exit 2; }
 
@@ -57,20 +58,7 @@ if [[ -z ${INVENTORY_BIN:-} ]]; then
         python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release/inventory
 fi
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
-wait_for_port() {
-    for _ in $(seq 100); do
-        if python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null; then
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "write_cpu: nothing listens on port $1" >&2
-    exit 1
-}
 
 # `measure TARGET PORT PID LABEL`: both series, one JSON line each.
 measure() {
@@ -94,7 +82,7 @@ frisian() {
     ) &
     local pid=$!
     pids+=("$pid")
-    wait_for_port "$port"
+    wait_for_port write_cpu "$port"
     measure frisian "$port" "$pid" "$label"
     kill "$pid"
 }
@@ -106,7 +94,7 @@ inventory() {
     "$binary" --http "127.0.0.1:$port" --db "$db" 2>"$work/inventory-$label.log" &
     local pid=$!
     pids+=("$pid")
-    wait_for_port "$port"
+    wait_for_port write_cpu "$port"
     measure light "$port" "$pid" "$label"
     kill "$pid"
 }
