@@ -16,9 +16,31 @@ fn fail() {
     // trybuild checks the cases, and every dependency again, in a target
     // directory of its own. Nothing there is ever debugged, so it is built
     // without debug info.
+    //
+    // It checks the dependencies first with its rustflags, then the cases
+    // with one flag more (`--diagnostic-width=140`): as rustflags are part
+    // of what cargo keys a build on, a cold run checked every dependency
+    // twice. `CARGO_ENCODED_RUSTFLAGS` takes precedence over the flags
+    // trybuild passes as configuration, so both steps get its case flags
+    // (trybuild's own, in its order) and the dependencies are checked once.
+    // Should trybuild's flags change, the `.stderr` comparisons say so.
     // SAFETY: no other test of this binary reads or writes the
     // environment.
-    unsafe { std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false") };
+    unsafe {
+        std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
+        std::env::set_var(
+            "CARGO_ENCODED_RUSTFLAGS",
+            [
+                "--cfg",
+                "trybuild",
+                "--verbose",
+                "-A",
+                "dead_code",
+                "--diagnostic-width=140",
+            ]
+            .join("\x1f"),
+        );
+    }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");
 }
