@@ -18,9 +18,10 @@
 //! with its continuation token, a heavy read's probe. `tasks/cancel`
 //! stops the tool: [`Context::cancelled`](crate::Context::cancelled)
 //! completes, and the tool has a grace ([`TaskConfig::with_cancel_grace`],
-//! default 1 s) to end on its own before it is dropped. One that ends with a success then (a write past its last
-//! chance to roll back) is `completed`, with its result; otherwise the task
-//! is `cancelled`. `tasks/update` answers its questions.
+//! default 1 s) to end on its own before it is dropped. One that ends with
+//! a success then (a write past its last chance to roll back) is
+//! `completed`, with its result; otherwise the task is `cancelled`.
+//! `tasks/update` answers its questions.
 //!
 //! A request without the extension always gets a plain result, and a
 //! `task = "required"` tool refuses it with the protocol's

@@ -11,8 +11,17 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The pass cases run first: the fail cases' check sets environment
+/// variables, which no other thread (a process being spawned) may read
+/// meanwhile, so the two run one after the other in one test.
 #[test]
-fn fail() {
+fn ui() {
+    run_pass_cases();
+    check_fail_cases();
+}
+
+/// trybuild's check of the cases under `ui/fail`.
+fn check_fail_cases() {
     // trybuild checks the cases, and every dependency again, in a target
     // directory of its own. Nothing there is ever debugged, so it is built
     // without debug info.
@@ -24,8 +33,8 @@ fn fail() {
     // trybuild passes as configuration, so both steps get its case flags
     // (trybuild's own, in its order) and the dependencies are checked once.
     // Should trybuild's flags change, the `.stderr` comparisons say so.
-    // SAFETY: no other test of this binary reads or writes the
-    // environment.
+    // SAFETY: called by the only test of this binary once the pass cases'
+    // processes have ended: no other thread reads the environment.
     unsafe {
         std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
         std::env::set_var(
@@ -68,8 +77,9 @@ const PASS: [(&str, &str); 13] = pass_cases![
     views,
 ];
 
-#[test]
-fn pass() {
+/// Runs every case under `ui/pass`, after checking that each file there is
+/// one of `PASS`.
+fn run_pass_cases() {
     let mut on_disk: Vec<String> = std::fs::read_dir("tests/ui/pass")
         .expect("tests/ui/pass is readable")
         .map(|entry| entry.expect("a directory entry").path())

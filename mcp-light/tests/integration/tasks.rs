@@ -476,14 +476,15 @@ async fn a_call_that_became_a_task_is_not_told_cancelled_when_its_request_ends()
     assert_eq!(json_of(&completed(&done)), json!("slept"));
 }
 
-#[tokio::test]
-async fn cancelling_a_task_tells_its_tool_which_may_still_end_on_its_own() {
-    let server = replica(Arc::new(MemoryStore::default()), at_once());
+/// Starts `tasked_forever_listening` as a task on a server with `config`,
+/// cancels it at once, and answers what the task settled as.
+async fn listening_then_cancelled(config: TaskConfig, wind_down: u64) -> GetTaskResult {
+    let server = replica(Arc::new(MemoryStore::default()), config);
     let client = connect(&server, Caller::Process, true).await;
     let task = started(
         &client,
         "tasked_forever_listening",
-        json!({"ms": 60_000, "wind_down": 100}),
+        json!({"ms": 60_000, "wind_down": wind_down}),
     )
     .await;
     let id = task.task.task_id;
@@ -491,32 +492,22 @@ async fn cancelling_a_task_tells_its_tool_which_may_still_end_on_its_own() {
         .cancel_task(CancelTaskParams::new(id.clone()))
         .await
         .unwrap();
+    settled(&client, &id).await
+}
+
+#[tokio::test]
+async fn cancelling_a_task_tells_its_tool_which_may_still_end_on_its_own() {
     // Told, the tool answered within the grace it is given (1 s): what it
     // answered is the task's result.
-    let done = settled(&client, &id).await;
+    let done = listening_then_cancelled(at_once(), 100).await;
     assert_eq!(done.task.status(), TaskStatus::Completed);
     assert_eq!(json_of(&completed(&done)), json!("told cancelled"));
 }
 
 #[tokio::test]
 async fn a_cancelled_tasks_tool_that_outlasts_its_grace_is_dropped_and_the_task_is_cancelled() {
-    let server = replica(
-        Arc::new(MemoryStore::default()),
-        at_once().with_cancel_grace(Duration::from_millis(50)),
-    );
-    let client = connect(&server, Caller::Process, true).await;
-    let task = started(
-        &client,
-        "tasked_forever_listening",
-        json!({"ms": 60_000, "wind_down": 2_000}),
-    )
-    .await;
-    let id = task.task.task_id;
-    client
-        .cancel_task(CancelTaskParams::new(id.clone()))
-        .await
-        .unwrap();
-    let done = settled(&client, &id).await;
+    let config = at_once().with_cancel_grace(Duration::from_millis(50));
+    let done = listening_then_cancelled(config, 2_000).await;
     assert_eq!(done.task.status(), TaskStatus::Cancelled);
 }
 
