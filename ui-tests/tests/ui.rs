@@ -33,9 +33,20 @@ fn check_fail_cases() {
     // trybuild passes as configuration, so both steps get its case flags
     // (trybuild's own, in its order) and the dependencies are checked once.
     // Should trybuild's flags change, the `.stderr` comparisons say so.
+    //
+    // Its intermediate artifacts go to the workspace's build directory
+    // (`CARGO_BUILD_BUILD_DIR`), its final ones stay under
+    // `target/tests/trybuild`: the proc macros and build scripts, built for
+    // the host without rustflags, are then the very ones the workspace's
+    // build compiled, and cargo reuses every one whose features match
+    // instead of compiling syn and each derive a second time. What the
+    // cases check is built for the target, under a directory of its own
+    // (`--target`), so nothing there is shared or overwritten.
+    let build_dir = workspace_build_dir();
     // SAFETY: called by the only test of this binary once the pass cases'
     // processes have ended: no other thread reads the environment.
     unsafe {
+        std::env::set_var("CARGO_BUILD_BUILD_DIR", &build_dir);
         std::env::set_var("CARGO_PROFILE_DEV_DEBUG", "false");
         std::env::set_var(
             "CARGO_ENCODED_RUSTFLAGS",
@@ -52,6 +63,34 @@ fn check_fail_cases() {
     }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/fail/*.rs");
+}
+
+/// The workspace's build directory, as cargo reports it (wherever
+/// `CARGO_TARGET_DIR`, `build.build-dir` or the default put it).
+fn workspace_build_dir() -> String {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+    metadata["build_directory"]
+        .as_str()
+        .or_else(|| metadata["target_directory"].as_str())
+        .expect("cargo metadata names the build directory")
+        .to_owned()
 }
 
 /// Each case under `ui/pass` and the binary cargo built from it.
