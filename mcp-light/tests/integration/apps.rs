@@ -50,12 +50,7 @@ async fn connect(
     declares: bool,
     version: ProtocolVersion,
 ) -> Client {
-    let (client_io, server_io) = tokio::io::duplex(256 * 1024);
-    let handler = server.into_handler(caller);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
+    let client_io = crate::fixtures::pipe(server.into_handler(caller));
     let client = ClientConfig::new(capabilities(declares), Implementation::new("host", "1.0.0"));
     let lifecycle = crate::fixtures::lifecycle(version);
     rmcp::ClientServiceExt::serve_with_lifecycle(client, client_io, lifecycle)

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_light::prelude::*;
-use rmcp::ServiceExt;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelTaskParams,
@@ -25,6 +24,8 @@ use rmcp::service::{
     NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService,
 };
 use serde_json::json;
+
+use crate::fixtures::connect;
 
 /// Prompts, one resource and completions, written with rmcp.
 #[derive(Clone)]
@@ -108,16 +109,6 @@ impl ServerHandler for Library {
 #[mcp_tool]
 fn compose_count_books() -> u32 {
     3
-}
-
-async fn connect(server: Server) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server.into_handler(mcp_light::Caller::Process);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
-    ().serve(client_io).await.expect("the handshake succeeds")
 }
 
 #[tokio::test]
@@ -360,12 +351,7 @@ async fn connect_as(
     client: ClientConfig,
     version: ProtocolVersion,
 ) -> RunningService<RoleClient, ClientConfig> {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server.into_handler(mcp_light::Caller::Process);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
+    let client_io = crate::fixtures::pipe(server.into_handler(mcp_light::Caller::Process));
     let lifecycle = crate::fixtures::lifecycle(version);
     rmcp::ClientServiceExt::serve_with_lifecycle(client, client_io, lifecycle)
         .await

@@ -2,7 +2,6 @@
 //! through rmcp's client.
 
 use mcp_light::{CallToolResult, Caller, ContentAnswer, prelude::*};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ResourceContents};
 use serde_json::json;
 
@@ -136,13 +135,7 @@ async fn text_that_is_not_content_is_still_json() {
 
 #[tokio::test]
 async fn content_reaches_an_rmcp_client_as_sent() {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server().into_handler(Caller::Process);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
-    let client = ().serve(client_io).await.expect("the handshake succeeds");
+    let client = crate::fixtures::connect(server()).await;
     let params = CallToolRequestParams::new("content_mixed")
         .with_arguments(json!({"caption": "wire"}).as_object().unwrap().clone());
     let result = client.call_tool(params).await.expect("tools/call answers");

@@ -8,6 +8,7 @@ use mcp_light::store::MemoryStore;
 use mcp_light::store::{BoxFuture, ContinuationStore, Entry, StoreError};
 use mcp_light::token::Token;
 use mcp_light::{CallToolResult, prelude::*};
+use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -230,6 +231,27 @@ impl ContinuationStore for DownStore {
     fn ttl(&self) -> std::time::Duration {
         std::time::Duration::from_secs(300)
     }
+}
+
+/// `handler` served over an in-process pipe, as stdio would carry it; the
+/// client's end.
+pub fn pipe(handler: mcp_light::transport::McpHandler) -> tokio::io::DuplexStream {
+    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = handler.serve(server_io).await.expect("the server starts");
+        let _ = running.waiting().await;
+    });
+    client_io
+}
+
+/// rmcp's plain client (`()`) connected to `server` through [`pipe`], as
+/// the process on the other end of stdio, after `initialize`.
+pub async fn connect(
+    server: Server,
+) -> rmcp::service::RunningService<rmcp::service::RoleClient, ()> {
+    ().serve(pipe(server.into_handler(Caller::Process)))
+        .await
+        .expect("the handshake succeeds")
 }
 
 /// How a client opens its connection on `version`: 2025-11-25's

@@ -21,11 +21,13 @@ use rmcp::model::{
     ServerResult, SetLevelRequestParams,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, NotificationContext, PeerRequestOptions, RequestContext,
-    RoleClient, RunningService,
+    ClientServiceExt, NotificationContext, PeerRequestOptions, RequestContext, RoleClient,
+    RunningService,
 };
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
+
+use crate::fixtures::pipe;
 
 // ---- the tools -----------------------------------------------------------
 
@@ -339,16 +341,6 @@ impl ClientHandler for Client {
     }
 }
 
-/// `handler` served over an in-process pipe; the client's end.
-fn pipe(handler: mcp_light::transport::McpHandler) -> tokio::io::DuplexStream {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
-    client_io
-}
-
 /// `client` connected to `handler`, on 2025-11-25 (`initialize`) or
 /// 2026-07-28 (`server/discover`).
 async fn connect_handler<C: ClientHandler>(
@@ -356,15 +348,8 @@ async fn connect_handler<C: ClientHandler>(
     client: C,
     version: ProtocolVersion,
 ) -> RunningService<RoleClient, C> {
-    let lifecycle = if version == ProtocolVersion::V_2026_07_28 {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![version],
-        }
-    } else {
-        ClientLifecycleMode::Initialize
-    };
     client
-        .serve_with_lifecycle(pipe(handler), lifecycle)
+        .serve_with_lifecycle(pipe(handler), crate::fixtures::lifecycle(version))
         .await
         .expect("the client connects")
 }

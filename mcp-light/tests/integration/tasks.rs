@@ -167,12 +167,7 @@ impl ClientHandler for TaskClient {
 type Connected = RunningService<RoleClient, TaskClient>;
 
 async fn connect(server: &Server, caller: Caller, tasks: bool) -> Connected {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server.clone().into_handler(caller);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
+    let client_io = crate::fixtures::pipe(server.clone().into_handler(caller));
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };

@@ -11,11 +11,9 @@ use std::sync::{Arc, Mutex};
 use mcp_light::store::{Entry, MemoryStore, MemoryStoreConfig, Origin, Owner};
 use mcp_light::telemetry;
 use mcp_light::token::Token;
-use mcp_light::{Caller, Server};
 use metrics::Unit;
 use metrics_util::CompositeKey;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, RequestMetaObject};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
@@ -24,7 +22,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
 use tracing_subscriber::{Layer, Registry};
 
-use crate::fixtures::{Harness, new_devices, ok_json};
+use crate::fixtures::{Harness, connect, new_devices, ok_json};
 
 const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
@@ -91,16 +89,6 @@ impl Spans {
                 panic!("no span named {name:?}; closed: {names:?}; open: {open:?}")
             })
     }
-}
-
-async fn connect(server: Server) -> RunningService<RoleClient, ()> {
-    let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-    let handler = server.into_handler(Caller::Process);
-    tokio::spawn(async move {
-        let running = handler.serve(server_io).await.expect("the server starts");
-        let _ = running.waiting().await;
-    });
-    ().serve(client_io).await.expect("the handshake succeeds")
 }
 
 async fn call(

@@ -1,8 +1,7 @@
 //! The same server behind rmcp's own client, over an in-process byte pipe
 //! framed exactly as stdio is.
 
-use mcp_light::{Caller, Server};
-use rmcp::ServiceExt;
+use mcp_light::Server;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
@@ -15,17 +14,8 @@ struct Wire {
 
 impl Wire {
     async fn connect(server: Server) -> Wire {
-        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-        let handler = server.into_handler(Caller::Process);
-        tokio::spawn(async move {
-            let running = handler
-                .serve(server_io)
-                .await
-                .expect("the server side starts");
-            let _ = running.waiting().await;
-        });
         Wire {
-            client: ().serve(client_io).await.expect("the handshake succeeds"),
+            client: crate::fixtures::connect(server).await,
         }
     }
 
