@@ -5,7 +5,6 @@
 use mcp_light::apps::{EXTENSION_ID, VIEWER_HTML, VIEWER_MIME_TYPE, VIEWER_URI};
 use mcp_light::prelude::*;
 use mcp_light::{Caller, Principal, Server};
-use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ProtocolVersion, ReadResourceRequestParams, ResourceContents, Tool,
