@@ -168,9 +168,7 @@ type Connected = RunningService<RoleClient, TaskClient>;
 
 async fn connect(server: &Server, caller: Caller, tasks: bool) -> Connected {
     let client_io = crate::fixtures::pipe(server.clone().into_handler(caller));
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
+    let lifecycle = crate::fixtures::lifecycle(ProtocolVersion::V_2026_07_28);
     TaskClient { tasks }
         .serve_with_lifecycle(client_io, lifecycle)
         .await
