@@ -56,7 +56,6 @@ DATABASES["default"]["OPTIONS"] = {
 }
 EOF
 
-
 # `frisian PORT SETTINGS`: a fresh database, migrated, served by gunicorn
 # as start_servers.sh serves it (1 worker x 1 thread, gthread, keep-alive).
 frisian() {
