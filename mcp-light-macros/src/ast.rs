@@ -3,9 +3,10 @@
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 use syn::{
-    Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, Meta, Pat, PathArguments,
-    ReturnType, Type, TypeReference,
+    Attribute, Expr, ExprLit, FnArg, GenericArgument, Ident, ItemFn, Lit, Meta, Pat, Path,
+    PathArguments, Receiver, ReturnType, Type, TypePath, TypeReference,
 };
 
 use crate::attr::{Attr, ParamAttrs, ToolArgs};
@@ -30,6 +31,77 @@ pub struct Tool {
     /// The function's own `#[schemars(...)]` attributes, taken off it and
     /// put on its arguments' struct: what the input schema says as a whole.
     pub schemars: Vec<Attribute>,
+    /// `self` as the function takes it, for a method.
+    pub receiver: Option<Receiver>,
+    /// The `impl` block a method is declared in (`#[mcp_tools]`); `None`
+    /// for a free function.
+    pub owner: Option<Owner>,
+}
+
+/// The `impl` block of a method in `#[mcp_tools]`.
+pub struct Owner {
+    /// The impl's type, which generated code names where the method's own
+    /// `Self` is out of reach (items nested in the tool's definition).
+    pub self_ty: Type,
+    /// The names of the impl's methods that carry a tool attribute, which a
+    /// write's `retrieve = Self::...` may name.
+    pub tools: Vec<Ident>,
+    /// `#[mcp_tools(crate = path)]`: where mcp-light is reachable, for every
+    /// tool of the impl that does not say.
+    pub krate: Option<Path>,
+}
+
+impl Owner {
+    /// `ty` with every `Self` in it replaced by the impl's type.
+    pub fn resolve_type(&self, ty: &Type) -> Type {
+        let mut ty = ty.clone();
+        ReplaceSelf(&self.self_ty).visit_type_mut(&mut ty);
+        ty
+    }
+
+    /// `path` with a leading `Self` replaced by the impl's type path, when
+    /// it is one: `Self::device_get` becomes `Fleet::device_get`.
+    pub fn resolve_path(&self, path: &Path) -> Path {
+        let mut path = path.clone();
+        ReplaceSelf(&self.self_ty).visit_path_mut(&mut path);
+        path
+    }
+}
+
+/// Replaces `Self`, as a type and as a path's first segment, by the impl's
+/// type.
+struct ReplaceSelf<'a>(&'a Type);
+
+impl VisitMut for ReplaceSelf<'_> {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(TypePath {
+            qself: None, path, ..
+        }) = ty
+            && path.is_ident("Self")
+        {
+            *ty = self.0.clone();
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_path_mut(&mut self, path: &mut Path) {
+        if path.segments.len() > 1
+            && path.leading_colon.is_none()
+            && path.segments[0].ident == "Self"
+            && let Type::Path(TypePath {
+                qself: None,
+                path: owner,
+                ..
+            }) = self.0
+        {
+            let rest: Vec<_> = path.segments.iter().skip(1).cloned().collect();
+            let mut resolved = owner.clone();
+            resolved.segments.extend(rest);
+            *path = resolved;
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
 }
 
 pub struct Param {
@@ -67,6 +139,11 @@ pub enum Role {
     Borrowed(TypeReference),
     /// A destructuring pattern (`State(db): State<Db>`): taken from the call.
     Extracted,
+    /// rmcp's `Parameters<T>`, under any pattern (`Parameters(req)`,
+    /// `params`): the whole arguments object, `T`'s schema the tool's input
+    /// schema. Read from the type's name; generated code has the compiler
+    /// confirm the type is rmcp's.
+    Whole,
     /// Any other form (a tuple pattern, `ref x`, `_` with an owned type).
     Unnamed,
 }
@@ -121,9 +198,20 @@ impl Output {
 }
 
 impl Tool {
-    /// Builds the model of `item`, annotated with `attr(args)`.
-    pub fn from_item(cx: &Ctxt, attr: Attr, args: TokenStream, mut item: ItemFn) -> Tool {
-        let mut attrs = vec![ToolArgs::parse(cx, attr, TokenStream::new(), args)];
+    /// Builds the model of the free function `item`, annotated with
+    /// `attr(args)`.
+    pub fn from_item(cx: &Ctxt, attr: Attr, args: TokenStream, item: ItemFn) -> Tool {
+        let first = ToolArgs::parse(cx, attr, TokenStream::new(), args);
+        Tool::build(cx, vec![first], item, None)
+    }
+
+    /// Builds the model of a method of a `#[mcp_tools]` impl, whose tool
+    /// attributes are all on it.
+    pub fn from_method(cx: &Ctxt, item: ItemFn, owner: Owner) -> Tool {
+        Tool::build(cx, Vec::new(), item, Some(owner))
+    }
+
+    fn build(cx: &Ctxt, mut attrs: Vec<ToolArgs>, mut item: ItemFn, owner: Option<Owner>) -> Tool {
         item.attrs
             .retain(|attribute| match Attr::from_path(attribute.path()) {
                 Some(other) => {
@@ -147,6 +235,7 @@ impl Tool {
             .filter(|attr| attr.path() == CFG)
             .cloned()
             .collect();
+        let mut receiver = None;
         let params = item
             .sig
             .inputs
@@ -156,9 +245,16 @@ impl Tool {
                     let taken = std::mem::take(&mut typed.attrs);
                     let attrs = ParamAttrs::parse(cx, taken);
                     typed.attrs = attrs.kept.clone();
-                    Some(Param::new(&typed.pat, &typed.ty, attrs))
+                    let ty = match &owner {
+                        Some(owner) => owner.resolve_type(&typed.ty),
+                        None => (*typed.ty).clone(),
+                    };
+                    Some(Param::new(&typed.pat, &ty, attrs))
                 }
-                FnArg::Receiver(_) => None,
+                FnArg::Receiver(own) => {
+                    receiver = Some(own.clone());
+                    None
+                }
             })
             .collect();
         let output = Output {
@@ -175,6 +271,8 @@ impl Tool {
             params,
             output,
             schemars,
+            receiver,
+            owner,
         }
     }
 }
@@ -186,6 +284,7 @@ impl Param {
             _ => None,
         };
         let role = match (ungroup(ty), pat) {
+            _ if is_parameters(ty) => Role::Whole,
             (Type::Reference(reference), _) => Role::Borrowed(reference.clone()),
             (_, Pat::TupleStruct(_) | Pat::Struct(_)) => Role::Extracted,
             _ if ident.is_some() => Role::Arg,
@@ -199,6 +298,16 @@ impl Param {
             attrs,
         }
     }
+}
+
+/// Whether `ty` is written `Parameters<T>` (any path to it): rmcp's
+/// whole-arguments wrapper, as generated code has the compiler confirm.
+fn is_parameters(ty: &Type) -> bool {
+    matches!(
+        last_segment(ty),
+        Some((ident, PathArguments::AngleBracketed(args)))
+            if ident == "Parameters" && args.args.len() == 1
+    )
 }
 
 /// Strips invisible groups and parentheses around a type.

@@ -42,19 +42,49 @@ impl Attr {
     /// The named arguments the attribute takes.
     fn arguments(self) -> &'static [Symbol] {
         match self {
-            Attr::Tool => &[NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES],
+            Attr::Tool => &[
+                NAME,
+                DESCRIPTION,
+                RESOURCE,
+                ACTION,
+                CRATE,
+                INLINE,
+                TASK,
+                SCHEMA,
+                SCOPES,
+            ],
             Attr::Heavy => &[
-                NAME, RESOURCE, ACTION, CRATE, INLINE, TASK, SCHEMA, SCOPES, VIEW,
+                NAME,
+                DESCRIPTION,
+                RESOURCE,
+                ACTION,
+                CRATE,
+                INLINE,
+                TASK,
+                SCHEMA,
+                SCOPES,
+                VIEW,
             ],
             Attr::Light => &[
-                NAME, RESOURCE, ACTION, RETRIEVE, STATUS, CRATE, INLINE, TASK, SCOPES, VIEW,
+                NAME,
+                DESCRIPTION,
+                RESOURCE,
+                ACTION,
+                RETRIEVE,
+                STATUS,
+                CRATE,
+                INLINE,
+                TASK,
+                SCOPES,
+                VIEW,
             ],
         }
     }
 
     /// What the attribute accepts, for error messages.
     fn accepted(self) -> String {
-        let named = "`name = \"...\"`, `resource = \"...\"`, `action = \"...\"`";
+        let named = "`name = \"...\"`, `description = \"...\"`, `resource = \"...\"`, \
+                     `action = \"...\"`";
         match self {
             Attr::Tool => format!(
                 "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
@@ -158,6 +188,8 @@ pub struct ToolArgs {
     pub tokens: TokenStream,
     pub kind: Option<(WriteKind, Span)>,
     pub name: Option<LitStr>,
+    /// `description = "..."`, which the doc comment is otherwise.
+    pub description: Option<LitStr>,
     pub resource: Option<LitStr>,
     pub action: Option<LitStr>,
     pub retrieve: Option<Path>,
@@ -208,6 +240,7 @@ impl ToolArgs {
             tokens: spanned,
             kind: None,
             name: None,
+            description: None,
             resource: None,
             action: None,
             retrieve: None,
@@ -271,6 +304,9 @@ impl ToolArgs {
         if path == NAME {
             let value = string_arg(cx, self.attr, &meta)?;
             set_once(cx, &mut self.name, value, path);
+        } else if path == DESCRIPTION {
+            let value = string_arg(cx, self.attr, &meta)?;
+            set_once(cx, &mut self.description, value, path);
         } else if path == RESOURCE {
             let value = string_arg(cx, self.attr, &meta)?;
             set_once(cx, &mut self.resource, value, path);
@@ -560,7 +596,7 @@ fn path_arg(cx: &Ctxt, meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
             cx.error_spanned_by(
                 &other,
                 "`retrieve` takes the path of the retrieve tool's function, unquoted: \
-                 write `retrieve = device_get`",
+                 write `retrieve = device_get`, or `retrieve = Self::device_get` for a method",
             );
             None
         }
@@ -638,8 +674,9 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 /// What a tool parameter's attributes ask for.
 #[derive(Default)]
 pub struct ParamAttrs {
-    /// `#[serde(...)]` and `#[schemars(...)]`, copied onto the field of the
-    /// generated argument struct.
+    /// `#[serde(...)]`, `#[schemars(...)]` and the doc comment (the
+    /// argument's description), copied onto the field of the generated
+    /// argument struct.
     pub forwarded: Vec<Attribute>,
     /// Lint attributes, left on the function's parameter.
     pub kept: Vec<Attribute>,
@@ -674,7 +711,7 @@ impl ParamAttrs {
                     out.rename = Some(rename);
                 }
                 out.forwarded.push(attr);
-            } else if path == SCHEMARS {
+            } else if path == SCHEMARS || path == DOC {
                 out.forwarded.push(attr);
             } else if LINTS.iter().any(|lint| path == *lint) {
                 out.kept.push(attr);
@@ -689,9 +726,10 @@ impl ParamAttrs {
             } else {
                 cx.error_spanned_by(
                     &attr,
-                    "a tool parameter accepts `#[serde(...)]` and `#[schemars(...)]` (copied onto \
-                     its schema field), `#[id]` (the identifier of a destroy) and \
-                     `#[header(\"Name\")]` (mirrored in an HTTP header): remove this attribute",
+                    "a tool parameter accepts a doc comment (its description), `#[serde(...)]` and \
+                     `#[schemars(...)]` (copied onto its schema field), `#[id]` (the identifier of \
+                     a destroy) and `#[header(\"Name\")]` (mirrored in an HTTP header): remove \
+                     this attribute",
                 );
             }
         }

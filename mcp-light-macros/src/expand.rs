@@ -17,7 +17,7 @@ use crate::valid::{self, Kind, Plan};
 
 mod invoke;
 
-use invoke::{Taken, invoke_fn, taken};
+use invoke::{Taken, all_taken, invoke_fn};
 
 /// The whole pipeline of one tool attribute: parse, check, generate. On
 /// invalid input the function is still emitted, beside the errors, so the
@@ -74,13 +74,7 @@ fn generate(plan: &Plan) -> TokenStream {
     let krate = &plan.krate;
     let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
     let cfgs = &plan.tool.cfgs;
-    let light_key_check = light_key_check(plan);
-    let args_struct = args_struct(plan);
-    let invoke = invoke_fn(plan);
-    let definition = definition(plan);
-    let header_checks = header_checks(plan);
-    // The definition and everything it is built from sit in the handle's
-    // initializer, where no name they use reaches the user's scope.
+    let definition = definition_block(plan);
     quote! {
         #item
         #(#cfgs)*
@@ -88,14 +82,61 @@ fn generate(plan: &Plan) -> TokenStream {
         #[allow(non_upper_case_globals, unreachable_pub)]
         #[#krate::__private::linkme::distributed_slice(#krate::__private::TOOLS)]
         #[linkme(crate = #krate::__private::linkme)]
-        #vis static #handle: #krate::__private::ToolDef = {
-            #header_checks
-            #light_key_check
-            #args_struct
-            #invoke
-            #definition
-        };
+        #vis static #handle: #krate::__private::ToolDef = #definition;
     }
+}
+
+/// A method's registration, in two places: beside the method, in its
+/// `impl`, a hidden constant holding the definition under the handle's
+/// name (so `tools![Type::method]` and `retrieve = Self::method` reach it
+/// as they reach a function's); after the `impl`, in an anonymous block,
+/// the static that registers a copy of it.
+pub struct MethodTokens {
+    pub in_impl: TokenStream,
+    pub after_impl: TokenStream,
+}
+
+pub fn generate_method(plan: &Plan, self_ty: &syn::Type) -> MethodTokens {
+    let item = &plan.tool.item;
+    let krate = &plan.krate;
+    let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
+    let cfgs = &plan.tool.cfgs;
+    let definition = definition_block(plan);
+    MethodTokens {
+        in_impl: quote! {
+            #item
+            #(#cfgs)*
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, unreachable_pub)]
+            #vis const #handle: #krate::__private::ToolDef = #definition;
+        },
+        after_impl: quote! {
+            #(#cfgs)*
+            const _: () = {
+                #[#krate::__private::linkme::distributed_slice(#krate::__private::TOOLS)]
+                #[linkme(crate = #krate::__private::linkme)]
+                static __MCP_LIGHT_TOOL: #krate::__private::ToolDef = <#self_ty>::#handle;
+            };
+        },
+    }
+}
+
+/// The definition's initializer: the definition and everything it is
+/// built from sit inside it, where no name they use reaches the user's
+/// scope.
+fn definition_block(plan: &Plan) -> TokenStream {
+    let light_key_check = light_key_check(plan);
+    let args_struct = args_struct(plan);
+    let invoke = invoke_fn(plan);
+    let definition = definition(plan);
+    let header_checks = header_checks(plan);
+    quote!({
+        #header_checks
+        #light_key_check
+        #args_struct
+        #invoke
+        #definition
+    })
 }
 
 /// Where errors about the success type point: the type as written, or the
@@ -223,11 +264,18 @@ fn argument_bounds(plan: &Plan) -> Vec<TokenStream> {
     plan.tool
         .params
         .iter()
-        .filter(|p| matches!(p.role, Role::Arg))
-        .map(|p| {
+        .filter_map(|p| {
             let (ty, span) = (&p.ty, p.ty.span());
             let krate = respan(&plan.krate, span);
-            quote_spanned!(span=> for<'__bound> #ty: #krate::__private::ToolArgument)
+            match p.role {
+                Role::Arg => {
+                    Some(quote_spanned!(span=> for<'__bound> #ty: #krate::__private::ToolArgument))
+                }
+                Role::Whole => Some(
+                    quote_spanned!(span=> for<'__bound> #ty: #krate::__private::WholeArguments),
+                ),
+                _ => None,
+            }
         })
         .collect()
 }
@@ -240,7 +288,7 @@ fn arguments_span(plan: &Plan) -> Span {
         .tool
         .params
         .iter()
-        .filter(|p| matches!(p.role, Role::Arg));
+        .filter(|p| matches!(p.role, Role::Arg | Role::Whole));
     match (args.next(), args.next()) {
         (Some(only), None) => only.ty.span(),
         _ => plan.tool.item.sig.paren_token.span.join(),
@@ -251,6 +299,9 @@ fn arguments_span(plan: &Plan) -> Span {
 /// parameter is only there because schemars applies `bound` to generic
 /// structs alone; the marker field is skipped by serde and schemars.
 fn args_struct(plan: &Plan) -> TokenStream {
+    if plan.whole.is_some() {
+        return TokenStream::new();
+    }
     let krate = &plan.krate;
     let args = plan
         .tool
@@ -301,8 +352,9 @@ fn answers_content(plan: &Plan) -> TokenStream {
         return quote!(#krate::__private::answers_json);
     }
     let tool = plan.tool;
-    let fn_ident = &tool.item.sig.ident;
-    let never = tool.params.iter().map(|_| quote!(::core::unreachable!()));
+    let callee = callee(plan);
+    let receiver = tool.receiver.iter().map(|_| quote!(::core::unreachable!()));
+    let never = receiver.chain(tool.params.iter().map(|_| quote!(::core::unreachable!())));
     let await_ = tool.item.sig.asyncness.map(|_| quote!(.await));
     // `output_type`, not `into_output`: the real call reports an error type
     // that does not convert, once.
@@ -310,10 +362,14 @@ fn answers_content(plan: &Plan) -> TokenStream {
         #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
         fn __answers_content() -> bool {
             let __probe = async move {
-                let __ret = #fn_ident(#(#never),*) #await_;
+                let __ret = #callee(#(#never),*) #await_;
                 let __out = {
                     use #krate::__private::kind::*;
                     (&__ret).tool_output_kind().output_type(__ret)
+                };
+                let __out = {
+                    use #krate::__private::json_kind::*;
+                    (&__out).tool_json_kind().unwrap_json(__out)
                 };
                 use #krate::__private::answer_kind::*;
                 (&__out).tool_answer_kind()
@@ -328,11 +384,7 @@ fn answers_content(plan: &Plan) -> TokenStream {
 /// server checks.
 fn state_needs(plan: &Plan) -> TokenStream {
     let krate = &plan.krate;
-    let needs: Vec<_> = plan
-        .tool
-        .params
-        .iter()
-        .filter_map(|param| taken(plan, param))
+    let needs: Vec<_> = all_taken(plan)
         .map(|Taken { span, from, .. }| quote_spanned!(span=> #from::state_needs(__needs);))
         .collect();
     if needs.is_empty() {
@@ -351,16 +403,19 @@ fn definition(plan: &Plan) -> TokenStream {
     let krate = &plan.krate;
     // Evaluated by the compiler: each extractor says whether it reaches
     // the client.
-    let needs_client = plan
-        .tool
-        .params
-        .iter()
-        .filter_map(|param| taken(plan, param))
+    let needs_client = all_taken(plan)
         .map(|Taken { span, from, .. }| quote_spanned!(span=> || #from::NEEDS_CLIENT));
     let needs_client = quote!(false #(#needs_client)*);
     let name = &plan.name;
-    let function = tool.item.sig.ident.unraw().to_string();
-    let description = &tool.docs;
+    let function = match &tool.owner {
+        Some(owner) => format!(
+            "{}::{}",
+            path_string(&owner.self_ty),
+            tool.item.sig.ident.unraw()
+        ),
+        None => tool.item.sig.ident.unraw().to_string(),
+    };
+    let description = &plan.description;
     let kind = match plan.kind {
         Kind::Read => quote!(#krate::__private::ToolKind::Read),
         Kind::Heavy => quote!(#krate::__private::ToolKind::Heavy),
@@ -374,7 +429,7 @@ fn definition(plan: &Plan) -> TokenStream {
     };
     let resource = option_str(plan.resource.as_deref());
     let action = option_str(plan.action.as_deref());
-    let (retrieve_const, retrieve) = match plan.retrieve {
+    let (retrieve_const, retrieve) = match &plan.retrieve {
         Some(path) => (
             Some(retrieve_const(plan, path)),
             quote!(::core::option::Option::Some(__RETRIEVE)),
@@ -404,6 +459,10 @@ fn definition(plan: &Plan) -> TokenStream {
     let args_span = arguments_span(plan);
     let invoke = quote_spanned!(args_span=> __invoke);
     let params_schema = quote_spanned!(args_span=> __params_schema);
+    let args_type = match plan.whole {
+        Some(whole) => whole.ty.to_token_stream(),
+        None => quote!(__Args<'static>),
+    };
     quote! {
         #retrieve_const
 
@@ -411,7 +470,7 @@ fn definition(plan: &Plan) -> TokenStream {
         where
             #(#bounds,)*
         {
-            #krate::__private::#generate::<__Args<'static>>()
+            #krate::__private::#generate::<#args_type>()
         }
 
         #krate::__private::ToolDef::__from_parts(#krate::__private::ToolParts {
@@ -493,9 +552,23 @@ fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
         .collect()
 }
 
-/// A path as serde's and schemars' `crate = "..."` take it.
-fn path_string(path: &Path) -> String {
+/// A path (or a type) as serde's and schemars' `crate = "..."` take it.
+fn path_string(path: &impl ToTokens) -> String {
     quote!(#path).to_string().replace(' ', "")
+}
+
+/// What generated code calls: the function, or the method through the
+/// impl's type (`Self` is out of reach in the items nested in a
+/// definition).
+fn callee(plan: &Plan) -> TokenStream {
+    let ident = &plan.tool.item.sig.ident;
+    match &plan.tool.owner {
+        Some(owner) => {
+            let self_ty = &owner.self_ty;
+            quote!(<#self_ty>::#ident)
+        }
+        None => quote!(#ident),
+    }
 }
 
 fn option_str(value: Option<&str>) -> TokenStream {

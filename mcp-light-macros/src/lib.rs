@@ -11,6 +11,7 @@ mod attr;
 mod ctxt;
 mod expand;
 mod handle;
+mod impl_block;
 mod light_key;
 mod suggest;
 mod symbol;
@@ -64,6 +65,16 @@ pub fn mcp_heavy(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __reserved_fields(input: TokenStream) -> TokenStream {
     expand::reserved_fields(input.into()).into()
+}
+
+#[cfg_attr(
+    doc,
+    doc = "Makes the tool methods of an `impl` block tools. Documented, with examples, as \
+           `mcp_light::mcp_tools`."
+)]
+#[proc_macro_attribute]
+pub fn mcp_tools(args: TokenStream, item: TokenStream) -> TokenStream {
+    impl_block::expand(args.into(), item.into()).into()
 }
 
 #[cfg_attr(

@@ -15,6 +15,7 @@ pub const MCP_HEAVY: Symbol = Symbol("mcp_heavy");
 
 // Their arguments.
 pub const NAME: Symbol = Symbol("name");
+pub const DESCRIPTION: Symbol = Symbol("description");
 pub const RESOURCE: Symbol = Symbol("resource");
 pub const ACTION: Symbol = Symbol("action");
 pub const RETRIEVE: Symbol = Symbol("retrieve");

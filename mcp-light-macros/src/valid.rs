@@ -4,7 +4,7 @@
 
 use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::{LitStr, Path, Safety, Type, TypeReference};
+use syn::{LitStr, Path, ReceiverKind, Safety, Type, TypeReference};
 
 use crate::ast::{Param, Role, Tool, ungroup};
 use crate::attr::{self, Attr, TaskArg, ToolArgs, WriteKind};
@@ -15,12 +15,19 @@ use crate::symbol::{NEGOTIATION_FIELDS, VERIFY};
 pub struct Plan<'a> {
     pub tool: &'a Tool,
     pub name: String,
+    /// `description = "..."`, else the doc comment.
+    pub description: String,
     pub kind: Kind,
     pub resource: Option<String>,
     pub action: Option<String>,
-    pub retrieve: Option<&'a Path>,
-    /// The identifying parameter of a destroy and its key in the input.
+    /// `retrieve = path`, a method's `Self::` resolved to the impl's type.
+    pub retrieve: Option<Path>,
+    /// The identifying parameter of a destroy and its key in the input;
+    /// `None` for a destroy that takes rmcp's `Parameters<T>`, whose
+    /// envelope reads the call's `id` (or `pk`).
     pub destroy_id: Option<(&'a Param, String)>,
+    /// rmcp's `Parameters<T>`, when the tool takes its arguments whole.
+    pub whole: Option<&'a Param>,
     /// The path generated code reaches mcp-light by (`crate = path`).
     pub krate: Path,
     /// A synchronous function runs on the calling worker (`inline`), not
@@ -65,18 +72,31 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
 
     let name = merged(cx, &tool.attrs, |a| a.name.as_ref(), "name")
         .unwrap_or_else(|| tool.item.sig.ident.unraw().to_string());
+    let description = merged(cx, &tool.attrs, |a| a.description.as_ref(), "description")
+        .unwrap_or_else(|| tool.docs.clone());
     check_tool_name(cx, &tool.attrs, &name);
     let resource = merged(cx, &tool.attrs, |a| a.resource.as_ref(), "resource");
     let action = merged(cx, &tool.attrs, |a| a.action.as_ref(), "action")
         .or_else(|| write_kind.map(|(kind, _)| kind.as_str().to_owned()));
-    let retrieve = light.and_then(|light| light.retrieve.as_ref());
-    let krate = attr::krate(merged_crate(cx, &tool.attrs));
+    let retrieve = light
+        .and_then(|light| light.retrieve.as_ref())
+        .and_then(|path| check_retrieve(cx, tool, path));
+    let krate = attr::krate(
+        merged_crate(cx, &tool.attrs).or(tool.owner.as_ref().and_then(|o| o.krate.as_ref())),
+    );
     let inline = check_inline(cx, tool);
     let task = check_task(cx, tool);
     let scopes = check_scopes(cx, tool);
 
-    check_params(cx, tool, kind);
+    let whole = check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
+        (
+            Kind::Write {
+                kind: WriteKind::Destroy,
+                ..
+            },
+            Some(_),
+        ) if whole.is_some() => None,
         (
             Kind::Write {
                 kind: WriteKind::Destroy,
@@ -103,11 +123,13 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
     Some(Plan {
         tool,
         name,
+        description,
         kind,
         resource,
         action,
         retrieve,
         destroy_id,
+        whole,
         krate,
         inline,
         task,
@@ -206,14 +228,31 @@ fn check_combination(cx: &Ctxt, attrs: &[ToolArgs]) {
 fn check_signature(cx: &Ctxt, tool: &Tool) {
     let sig = &tool.item.sig;
     let what = format!("`#[{}]`", tool.attrs[0].attr);
-    if let Some(receiver) = sig.receiver() {
-        cx.error_spanned_by(
+    match (&tool.receiver, &tool.owner) {
+        (Some(receiver), None) => cx.error_spanned_by(
             receiver,
             format_args!(
-                "{what} goes on a free function, not a method: move the function out of the \
-                 `impl` block and take what `self` held as host state, `State(value): State<T>`"
+                "{what} on a method registers it when its `impl` block carries `#[mcp_tools]`: \
+                 put `#[mcp_tools]` on the `impl` block (where rmcp has `#[tool_router]`)"
             ),
-        );
+        ),
+        (Some(receiver), Some(_)) if !matches!(receiver.kind, ReceiverKind::Reference(..)) => cx
+            .error_spanned_by(
+                receiver,
+                "a tool's `self` is the server's state, which every call shares, so the tool \
+             borrows it: take `&self`",
+            ),
+        (Some(receiver), Some(_))
+            if matches!(receiver.kind, ReceiverKind::Reference(_, _, Some(_))) =>
+        {
+            cx.error_spanned_by(
+                receiver,
+                "a tool's `&self` is the server's state, which every call shares, so it is never \
+             borrowed mutably: take `&self`, and keep what changes behind a `Mutex` or an \
+             atomic",
+            )
+        }
+        _ => {}
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -358,10 +397,26 @@ fn check_tool_name(cx: &Ctxt, attrs: &[ToolArgs], name: &str) {
     }
 }
 
-fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
+/// Checks each parameter for its role; answers rmcp's `Parameters<T>`
+/// when the tool takes its arguments whole.
+fn check_params<'a>(cx: &Ctxt, tool: &'a Tool, kind: Kind) -> Option<&'a Param> {
     check_headers(cx, tool);
+    let whole = check_whole(cx, tool);
     for param in &tool.params {
         let ident = match &param.role {
+            Role::Whole => continue,
+            Role::Arg if whole.is_some() => {
+                cx.error_spanned_by(
+                    &param.pat,
+                    format_args!(
+                        "rmcp's `Parameters<T>` is the whole arguments object of this tool, so \
+                         `{}` cannot be an argument beside it: make it a field of `T`, where the \
+                         client already sends it at the top level",
+                        param.pat.to_token_stream()
+                    ),
+                );
+                continue;
+            }
             Role::Arg => param.ident.as_ref(),
             Role::Borrowed(reference) => {
                 check_borrowed(cx, param, reference);
@@ -404,6 +459,85 @@ fn check_params(cx: &Ctxt, tool: &Tool, kind: Kind) {
             _ => {}
         }
     }
+    whole
+}
+
+/// rmcp's `Parameters<T>`, taken once and bare: what describes the
+/// arguments is on `T`, where their schema comes from.
+fn check_whole<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<&'a Param> {
+    let mut wholes = tool.params.iter().filter(|p| matches!(p.role, Role::Whole));
+    let whole = wholes.next()?;
+    for again in wholes {
+        cx.error_spanned_by(
+            &again.ty,
+            "rmcp's `Parameters<T>` is the whole arguments object, so a tool takes it once: \
+             merge the two structs into one `T`",
+        );
+    }
+    for attr in &whole.attrs.forwarded {
+        cx.error_spanned_by(
+            attr,
+            "rmcp's `Parameters<T>` is the whole arguments object, and its schema is `T`'s: \
+             describe the arguments on `T` (doc comments, `#[serde(...)]`, `#[schemars(...)]` \
+             on its fields) and remove this attribute",
+        );
+    }
+    if let Some(id) = &whole.attrs.id {
+        cx.error_spanned_by(
+            id,
+            "a destroy that takes rmcp's `Parameters<T>` reads its id from the call's `id` (or \
+             `pk`) argument: remove `#[id]`",
+        );
+    }
+    if let Some((header, _)) = &whole.attrs.header {
+        cx.error_spanned_by(
+            header,
+            "`#[header(...)]` mirrors one argument in an HTTP header, and `Parameters<T>` is \
+             all of them: remove it",
+        );
+    }
+    Some(whole)
+}
+
+/// A write's `retrieve = path`. On a method, `Self::name` names another
+/// tool method of the same `impl`, checked here, and resolves to the
+/// impl's type; elsewhere `Self` names nothing.
+fn check_retrieve(cx: &Ctxt, tool: &Tool, path: &Path) -> Option<Path> {
+    let through_self = path.leading_colon.is_none()
+        && path
+            .segments
+            .first()
+            .is_some_and(|first| first.ident == "Self");
+    if !through_self {
+        return Some(path.clone());
+    }
+    let Some(owner) = &tool.owner else {
+        cx.error_spanned_by(
+            path,
+            "`retrieve = Self::...` names a method of a `#[mcp_tools]` impl, and this function \
+             is not in one: name the retrieve tool's function by its path",
+        );
+        return None;
+    };
+    let named = match path.segments.iter().nth(1) {
+        Some(method) if path.segments.len() == 2 => &method.ident,
+        _ => return Some(owner.resolve_path(path)),
+    };
+    if owner.tools.iter().any(|tool| tool == named) {
+        return Some(owner.resolve_path(path));
+    }
+    let known: Vec<String> = owner.tools.iter().map(|t| format!("`Self::{t}`")).collect();
+    cx.error_spanned_by(
+        path,
+        format_args!(
+            "`{}` is not a tool method of this impl: annotate `{named}` with \
+             `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, or name one of its \
+             tools ({})",
+            path.to_token_stream().to_string().replace(' ', ""),
+            known.join(", ")
+        ),
+    );
+    None
 }
 
 /// A reference is borrowed from the call. `&str` and `&[T]` never are, so

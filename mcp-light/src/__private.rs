@@ -20,6 +20,7 @@ pub use crate::registry::TOOLS;
 pub use crate::state::StateIsNotAnArgument;
 pub use crate::store::BoxFuture;
 pub use crate::tool::{ToolDef, ToolParts};
+pub use crate::wrappers::{WholeArguments, json_kind};
 
 /// The schema of a tool's generated argument struct, before compaction.
 pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
@@ -31,6 +32,10 @@ pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
 pub fn params_schema_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
     crate::schema::generate_as_written::<A>()
 }
+
+/// Checks at compile time that a parameter typed `Parameters<..>` is
+/// rmcp's, the whole arguments object.
+pub fn assert_whole_arguments<P: WholeArguments>() {}
 
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.
 pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {

@@ -34,6 +34,7 @@ use crate::outcome::{
 use crate::store::{BoxFuture, Origin};
 use crate::token::Token;
 use crate::usage::UsageReport;
+use crate::wrappers::{self, Closed, WholeArguments};
 
 /// Runs a tool on one call: what each definition's generated code provides.
 /// A tool that never waits (an `inline` synchronous read) answers in
@@ -79,17 +80,54 @@ impl Invocation {
     /// type, a missing field or an unknown field is answered with an
     /// `isError` result naming the field.
     #[allow(clippy::result_large_err)]
+    #[inline]
     pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), Answer> {
+        self.parse_by(
+            |args| A::deserialize(args),
+            |args| serde_path_to_error::deserialize(args),
+        )
+    }
+
+    /// Parses the call's arguments as the whole arguments object of rmcp's
+    /// `Parameters<T>`: as `T` reads them, except that an argument its
+    /// struct does not declare is refused, naming the ones it does.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn parse_whole<P: WholeArguments>(self) -> Result<(Context, P, Responder), Answer> {
+        self.parse_by(
+            |args| wrappers::parse_closed(args),
+            |args| serde_path_to_error::deserialize(Closed(args)),
+        )
+    }
+
+    /// The argument that identifies what a destroy taking rmcp's
+    /// `Parameters<T>` deletes, for its envelope: `id`, else `pk`, as the
+    /// call sent it (`null` when it sent neither).
+    pub fn identifier(&self) -> (&'static str, Value) {
+        ["id", "pk"]
+            .into_iter()
+            .find_map(|key| self.args.get(key).map(|id| (key, id.clone())))
+            .unwrap_or(("id", Value::Null))
+    }
+
+    /// Parses the arguments with `plain`; only when that fails, again with
+    /// `tracked`, which finds the field to blame: tracking the path costs
+    /// more than the parse itself.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    fn parse_by<A>(
+        self,
+        plain: impl FnOnce(&Value) -> Result<A, serde_json::Error>,
+        tracked: impl FnOnce(&Value) -> Result<A, serde_path_to_error::Error<serde_json::Error>>,
+    ) -> Result<(Context, A, Responder), Answer> {
         let args = Value::Object(self.args);
-        // The plain deserializer first: tracking the path costs more than the
-        // parse itself, and only a failure needs it, to name the field.
-        if let Ok(parsed) = A::deserialize(&args) {
+        if let Ok(parsed) = plain(&args) {
             let responder = self.responder;
             self.ctx.bind(&responder.called.tool, responder.tool, args);
             return Ok((self.ctx, parsed, responder));
         }
         let tool = self.responder.tool;
-        let (at, problem) = match serde_path_to_error::deserialize::<_, A>(&args) {
+        let (at, problem) = match tracked(&args) {
             Err(error) => {
                 let at = error.path().to_string();
                 let problem = args::json_terms(&error.inner().to_string());
@@ -433,11 +471,22 @@ impl Responder {
         }
     }
 
+    /// The answer of a tool that returned `Err`: an `isError` result with
+    /// its message; over MCP, rmcp's `ErrorData` answers as the JSON-RPC
+    /// error it is, as rmcp would have sent it.
     pub(crate) fn failed(&self, error: ToolError) -> Answer {
-        Answer::error(CallError::Failed {
+        let protocol = error
+            .source()
+            .and_then(|source| source.downcast_ref::<rmcp::ErrorData>())
+            .cloned();
+        let answer = Answer::error(CallError::Failed {
             tool: self.tool.into(),
             why: error.into(),
-        })
+        });
+        match protocol {
+            Some(protocol) => answer.as_protocol_error(protocol),
+            None => answer,
+        }
     }
 
     fn unserializable(&self, error: serde_json::Error) -> Answer {

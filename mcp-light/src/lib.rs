@@ -52,6 +52,7 @@ mod state;
 mod surface;
 mod tool;
 mod usage;
+mod wrappers;
 
 #[cfg(feature = "apps")]
 pub mod apps;
@@ -353,6 +354,112 @@ pub use mcp_light_macros::mcp_light;
 /// ```
 pub use mcp_light_macros::mcp_heavy;
 
+/// Makes the methods of an `impl` block tools, where rmcp has
+/// `#[tool_router]`.
+///
+/// ```text
+/// #[mcp_tools(crate = path)]   // `crate` optional
+/// impl MyServer { ... }
+/// ```
+///
+/// Inside it, [`mcp_tool`], [`mcp_light`](macro@mcp_light) and
+/// [`mcp_heavy`] go on `&self` methods, `async` or not, with every
+/// argument they take on a free function. `&self` is the server's state of
+/// the impl's type, given with
+/// [`ServerBuilder::with_state`](crate::ServerBuilder::with_state) and
+/// borrowed as `State(this): State<MyServer>` would be; a method without
+/// `self` is a tool too. A write's `retrieve = Self::method` names a tool
+/// method of the same impl. The methods stay ordinary methods, with the
+/// signatures they are written with: code and tests that call them
+/// directly keep compiling. They register as free functions do:
+/// [`Server::from_registry`] serves them, and `tools![MyServer::method]`
+/// names one. Methods without a tool attribute, and everything else in the
+/// block, are left as they are.
+///
+/// rmcp's idioms mean what they meant there:
+///
+/// * `Parameters<T>` (rmcp's, `mcp_light::prelude::Parameters` or through
+///   an rmcp of the same version), under any pattern (`params`,
+///   `Parameters(req)`, `Parameters(Req { id, .. })`), is the whole
+///   arguments object: `T`'s schema is the tool's input schema, flat, as
+///   rmcp publishes it, plus `verify` on a write and the negotiation fields
+///   on a heavy read. An argument `T` does not declare is refused, naming
+///   the fields it does: serde alone would drop it, and the tool would
+///   answer success having ignored it. A destroy that takes
+///   `Parameters<T>` confirms the `id` (or `pk`) the call sent.
+/// * `Json<T>` answers as `T`, and `Result<Json<T>, ErrorData>` as
+///   `Result<T, E>`; an `Err(ErrorData)` answers over MCP as the JSON-RPC
+///   error rmcp would have sent ([`Server::call`] and a task's result
+///   carry it as an `isError` result).
+/// * `description = "..."` and `name = "..."` on the attribute, as on
+///   rmcp's `#[tool]`; without `description`, the doc comment is it.
+/// * A doc comment on a named parameter is that argument's description.
+///
+/// ```standalone_crate
+/// use std::sync::Mutex;
+///
+/// use mcp_light::prelude::*;
+/// use mcp_light::rmcp::ErrorData;
+/// use mcp_light::testing::AnswerExt;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Serialize, Deserialize, JsonSchema, LightKey)]
+/// pub struct Note { pub id: u32, pub title: String }
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct NoteId { pub id: u32 }
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct NewNote {
+///     /// What the note is about.
+///     pub title: String,
+/// }
+///
+/// #[derive(Default)]
+/// pub struct Notes(Mutex<Vec<Note>>);
+///
+/// #[mcp_tools]
+/// impl Notes {
+///     #[mcp_tool(resource = "note", action = "retrieve", description = "Fetch one note.")]
+///     async fn note_get(
+///         &self,
+///         Parameters(NoteId { id }): Parameters<NoteId>,
+///     ) -> Result<Json<Note>, ErrorData> {
+///         let notes = self.0.lock().unwrap();
+///         match notes.iter().find(|note| note.id == id) {
+///             Some(note) => Ok(Json(note.clone())),
+///             None => Err(ErrorData::invalid_params(format!("no note {id}"), None)),
+///         }
+///     }
+///
+///     #[mcp_light(create, resource = "note", retrieve = Self::note_get, description = "Write a note.")]
+///     fn note_create(&self, Parameters(new): Parameters<NewNote>) -> Json<Note> {
+///         let mut notes = self.0.lock().unwrap();
+///         let note = Note { id: notes.len() as u32 + 1, title: new.title };
+///         notes.push(note.clone());
+///         Json(note)
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// // Still an ordinary method.
+/// let notes = Notes::default();
+/// let Json(first) = notes.note_create(Parameters(NewNote { title: "tea".into() }));
+/// assert_eq!(first.id, 1);
+///
+/// let server = Server::from_registry().with_state(notes).build()?;
+/// let created = server.call("note_create", json!({"title": "milk"}), Caller::Process).await;
+/// assert_eq!(created.json().unwrap(), json!({"id": 2, "status_code": 201, "data_size": 23}));
+/// let wrapped = server.call("note_create", json!({"data": {"title": "milk"}}), Caller::Process).await;
+/// assert_eq!(
+///     wrapped.error_text().unwrap(),
+///     "invalid arguments for `note_create`: unknown field `data`, expected `title`"
+/// );
+/// # Ok::<(), mcp_light::BuildError>(())
+/// # }).unwrap();
+/// ```
+pub use mcp_light_macros::mcp_tools;
+
 /// Names the tools a server serves.
 ///
 /// ```text
@@ -450,8 +557,9 @@ pub use rmcp::model::CallToolResult;
 pub mod prelude {
     pub use crate::{
         BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server,
-        ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, tools,
+        ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, mcp_tools, tools,
     };
+    pub use rmcp::handler::server::wrapper::{Json, Parameters};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

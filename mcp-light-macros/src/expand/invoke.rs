@@ -23,11 +23,35 @@ pub(super) struct Taken {
     pub(super) method: Ident,
 }
 
+/// What every parameter taken from the call is taken as, `&self` first:
+/// the server's state of the impl's type, as `State<Self>` would take it.
+pub(super) fn all_taken<'a>(plan: &'a Plan) -> impl Iterator<Item = Taken> + 'a {
+    receiver_taken(plan).into_iter().chain(
+        plan.tool
+            .params
+            .iter()
+            .filter_map(|param| taken(plan, param)),
+    )
+}
+
+/// How a method's `&self` is taken: as `State<Self>`, of the impl's type.
+fn receiver_taken(plan: &Plan) -> Option<Taken> {
+    let receiver = plan.tool.receiver.as_ref()?;
+    let self_ty = &plan.tool.owner.as_ref()?.self_ty;
+    let span = receiver.span();
+    let krate = respan(&plan.krate, span);
+    Some(Taken {
+        span,
+        from: quote_spanned!(span=> <#krate::State<#self_ty> as #krate::__private::FromCall>),
+        method: Ident::new("from_call", span),
+    })
+}
+
 pub(super) fn taken(plan: &Plan, param: &Param) -> Option<Taken> {
     let span = param.ty.span();
     let krate = respan(&plan.krate, span);
     let (from, method) = match &param.role {
-        Role::Arg => return None,
+        Role::Arg | Role::Whole => return None,
         Role::Borrowed(reference) => {
             let elem = &reference.elem;
             (
@@ -62,9 +86,20 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
     let mut arg_bindings = Vec::new();
     let mut extractions = Vec::new();
     let mut call_args = Vec::new();
+    let mut whole_binding = None;
+    // A method's `&self`: the server's state, borrowed from its `State`.
+    if let Some(Taken { span, from, method }) = receiver_taken(plan) {
+        let binding = format_ident!("__self");
+        extractions.push((
+            binding.clone(),
+            quote_spanned!(span=> #from::#method(&__ctx)),
+        ));
+        call_args.push(quote!(&*#binding));
+    }
     for (index, param) in tool.params.iter().enumerate() {
         let binding = format_ident!("__arg{}", index);
         match taken(plan, param) {
+            None if matches!(param.role, Role::Whole) => whole_binding = Some(binding.clone()),
             None => {
                 fields.push(&param.ident);
                 arg_bindings.push(binding.clone());
@@ -74,7 +109,7 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
                 extractions.push((binding.clone(), taken));
             }
         }
-        call_args.push(binding);
+        call_args.push(quote!(#binding));
     }
     let call = call(plan, &extractions, &call_args);
     // The compiler decides whether the return value is a `Result` (its error
@@ -86,24 +121,44 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
         .as_ref()
         .map_or_else(|| fn_ident.span(), |ty| ty.span());
     let output_krate = respan(krate, output_span);
+    // rmcp's `Json<T>` answers as `T`, whatever alias it is written with.
     let out = quote_spanned! {output_span=>
         let __out = {
             use #output_krate::__private::kind::*;
             (&__ret).tool_output_kind().into_output(__ret)
         };
+        let __out = {
+            use #output_krate::__private::json_kind::*;
+            (&__out).tool_json_kind().unwrap_json(__out)
+        };
     };
 
     // The destroy envelope's id comes from the arguments, read before they
     // move into the call.
-    let (id_binding, id_args) = match &plan.destroy_id {
+    let whole_destroy = plan.whole.is_some()
+        && matches!(
+            plan.kind,
+            Kind::Write {
+                kind: WriteKind::Destroy,
+                ..
+            }
+        );
+    let (early_id, id_binding, id_args) = match &plan.destroy_id {
         Some((param, key)) => {
             let ident = &param.ident;
             (
+                None,
                 Some(quote!(let __id = #krate::__private::id_value(&__args.#ident);)),
                 Some(quote!(#key, __id,)),
             )
         }
-        None => (None, None),
+        // Read from the call's arguments, before they are parsed.
+        None if whole_destroy => (
+            Some(quote!(let (__id_key, __id) = __invocation.identifier();)),
+            None,
+            Some(quote!(__id_key, __id,)),
+        ),
+        None => (None, None, None),
     };
 
     let method = match plan.kind {
@@ -166,15 +221,26 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
     // answer in place, and the future of a tool that waits holds only what
     // its run needs (the parsed arguments, the responder, the call's
     // context if a parameter takes it), not the call's argument map.
+    let (parse, bind) = match (plan.whole, whole_binding) {
+        (Some(whole), Some(binding)) => {
+            let ty = &whole.ty;
+            (quote!(parse_whole::<#ty>), quote!(let #binding = __args;))
+        }
+        _ => (
+            quote!(parse::<__Args<'static>>),
+            quote!(let __Args { #(#fields: #arg_bindings,)* .. } = __args;),
+        ),
+    };
     let head = quote! {
-        let (__ctx, __args, __responder) = match __invocation.parse::<__Args<'static>>() {
+        #early_id
+        let (__ctx, __args, __responder) = match __invocation.#parse() {
             ::core::result::Result::Ok(parsed) => parsed,
             ::core::result::Result::Err(reply) => {
                 return #krate::__private::Answering::from(reply);
             }
         };
         #id_binding
-        let __Args { #(#fields: #arg_bindings,)* .. } = __args;
+        #bind
     };
     let run = quote! {
         #call
@@ -228,9 +294,9 @@ fn answered(plan: &Plan, early: TokenStream) -> TokenStream {
 /// is allowed (`mcp_light::__private::run_sync`), unless it is `inline`,
 /// and a panic there answers the call as an error; an `async fn` is
 /// awaited where it is.
-fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[Ident]) -> TokenStream {
+fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[TokenStream]) -> TokenStream {
     let krate = &plan.krate;
-    let fn_ident = &plan.tool.item.sig.ident;
+    let fn_ident = super::callee(plan);
     if plan.tool.item.sig.asyncness.is_some() || plan.inline {
         let rejected = answered(
             plan,

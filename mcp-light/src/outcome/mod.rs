@@ -27,6 +27,12 @@ pub(crate) use write::WriteOutcome;
 pub struct Answer {
     pub(crate) result: CallToolResult,
     pub(crate) outcome: Outcome,
+    /// The JSON-RPC error a tool's `Err(ErrorData)` (rmcp's) answers over
+    /// MCP, as rmcp would have sent it; `result` says the same as an
+    /// `isError` result, for a caller with no JSON-RPC in between
+    /// (`Server::call`, a task's result). Boxed: nearly every answer has
+    /// none.
+    pub(crate) protocol_error: Option<Box<rmcp::ErrorData>>,
 }
 
 impl Answer {
@@ -44,6 +50,7 @@ impl Answer {
                 tier: None,
                 usage: None,
             },
+            protocol_error: None,
         }
     }
 
@@ -101,10 +108,27 @@ impl Answer {
         self
     }
 
+    /// The answer goes out over MCP as the JSON-RPC error `error`, the one
+    /// a tool's `Err(ErrorData)` says.
+    pub(crate) fn as_protocol_error(mut self, error: rmcp::ErrorData) -> Answer {
+        self.protocol_error = Some(Box::new(error));
+        self
+    }
+
     /// The result as it goes out.
     #[inline]
     pub(crate) fn into_result(self) -> CallToolResult {
         self.result
+    }
+
+    /// The answer as it goes out over MCP: its result, or the JSON-RPC
+    /// error a tool's `Err(ErrorData)` says.
+    #[inline]
+    pub(crate) fn into_response(self) -> Result<CallToolResult, rmcp::ErrorData> {
+        match self.protocol_error {
+            None => Ok(self.result),
+            Some(error) => Err(*error),
+        }
     }
 
     /// The outcome.

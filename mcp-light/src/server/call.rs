@@ -446,7 +446,7 @@ impl Server {
 #[inline]
 pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
     match done {
-        Ok(answer) => Ok(answer.into_result().into()),
+        Ok(answer) => answer.into_response().map(Into::into),
         Err(stopped) => stopped,
     }
 }
