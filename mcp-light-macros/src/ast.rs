@@ -43,9 +43,9 @@ pub struct Owner {
     /// The impl's type, which generated code names where the method's own
     /// `Self` is out of reach (items nested in the tool's definition).
     pub self_ty: Type,
-    /// The names of the impl's methods that carry a tool attribute, which a
-    /// write's `retrieve = Self::...` may name.
-    pub tools: Vec<Ident>,
+    /// The impl's methods that carry a tool attribute, which a write's
+    /// `retrieve = Self::...` may name.
+    pub tools: Vec<ToolMethod>,
     /// `#[mcp_tools(crate = path)]`: where mcp-light is reachable, for every
     /// tool of the impl that does not say.
     pub krate: Option<Path>,
@@ -66,6 +66,14 @@ impl Owner {
         ReplaceSelf(&self.self_ty).visit_path_mut(&mut path);
         path
     }
+}
+
+/// A method of a `#[mcp_tools]` impl that carries a tool attribute.
+#[derive(Clone)]
+pub struct ToolMethod {
+    pub ident: Ident,
+    /// Whether its attribute says `action = "retrieve"`.
+    pub retrieve: bool,
 }
 
 /// Replaces `Self`, as a type and as a path's first segment, by the impl's

@@ -14,8 +14,8 @@ use quote::{ToTokens, quote};
 use syn::parse::Parser;
 use syn::{ImplItem, ItemFn, ItemImpl, Path};
 
-use crate::ast::{Owner, Tool};
-use crate::attr::{self, Attr};
+use crate::ast::{Owner, Tool, ToolMethod};
+use crate::attr::{self, Attr, ToolArgs};
 use crate::ctxt::Ctxt;
 use crate::expand::{self, MethodTokens};
 use crate::symbol::CRATE;
@@ -150,20 +150,32 @@ fn check_impl(cx: &Ctxt, item: &ItemImpl) {
     }
 }
 
-/// The names of the methods that carry a tool attribute.
-fn tool_methods(item: &ItemImpl) -> Vec<syn::Ident> {
+/// The methods that carry a tool attribute, and whether each says it is a
+/// retrieve tool (`action = "retrieve"`), read leniently: each method's
+/// own checks report what is wrong with its attributes.
+fn tool_methods(item: &ItemImpl) -> Vec<ToolMethod> {
     item.items
         .iter()
-        .filter_map(|impl_item| match impl_item {
-            ImplItem::Fn(method)
-                if method
-                    .attrs
-                    .iter()
-                    .any(|attr| Attr::from_path(attr.path()).is_some()) =>
-            {
-                Some(method.sig.ident.clone())
+        .filter_map(|impl_item| {
+            let ImplItem::Fn(method) = impl_item else {
+                return None;
+            };
+            let mut tool = false;
+            let mut retrieve = false;
+            for attribute in &method.attrs {
+                let Some(attr) = Attr::from_path(attribute.path()) else {
+                    continue;
+                };
+                tool = true;
+                let args = ToolArgs::parse_attribute(&Ctxt::new(), attr, attribute);
+                retrieve |= args
+                    .action
+                    .is_some_and(|action| action.value() == "retrieve");
             }
-            _ => None,
+            tool.then(|| ToolMethod {
+                ident: method.sig.ident.clone(),
+                retrieve,
+            })
         })
         .collect()
 }

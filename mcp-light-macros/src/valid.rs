@@ -523,18 +523,29 @@ fn check_retrieve(cx: &Ctxt, tool: &Tool, path: &Path) -> Option<Path> {
         Some(method) if path.segments.len() == 2 => &method.ident,
         _ => return Some(owner.resolve_path(path)),
     };
-    if owner.tools.iter().any(|tool| tool == named) {
+    if owner.tools.iter().any(|tool| tool.ident == *named) {
         return Some(owner.resolve_path(path));
     }
-    let known: Vec<String> = owner.tools.iter().map(|t| format!("`Self::{t}`")).collect();
+    let retrieves: Vec<String> = owner
+        .tools
+        .iter()
+        .filter(|tool| tool.retrieve)
+        .map(|tool| format!("`Self::{}`", tool.ident))
+        .collect();
+    let instead = match retrieves.as_slice() {
+        [] => String::new(),
+        [one] => format!(", or name this impl's retrieve tool, {one}"),
+        many => format!(
+            ", or name one of this impl's retrieve tools: {}",
+            many.join(", ")
+        ),
+    };
     cx.error_spanned_by(
         path,
         format_args!(
             "`{}` is not a tool method of this impl: annotate `{named}` with \
-             `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`, or name one of its \
-             tools ({})",
+             `#[mcp_tool(resource = \"...\", action = \"retrieve\")]`{instead}",
             path.to_token_stream().to_string().replace(' ', ""),
-            known.join(", ")
         ),
     );
     None

@@ -202,6 +202,25 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tool's own arguments declare a field mcp-light adds to its
+    /// schema: `verify` on a write, a negotiation field on a heavy read.
+    /// Only a struct taken whole (rmcp's `Parameters<T>`) can; a named
+    /// parameter is refused by the compiler.
+    #[error(
+        "the tool `{tool}` (`{function}`) takes an argument `{field}`, which mcp-light adds to \
+         the schema of every {added_to}: keep the tool a `#[mcp_tool]`, which publishes its \
+         arguments as they are, or rename the field"
+    )]
+    AddedFieldTaken {
+        /// The tool.
+        tool: String,
+        /// The path of its function.
+        function: String,
+        /// The field both declare.
+        field: &'static str,
+        /// What kind of tool gains the field: "write", "heavy read".
+        added_to: &'static str,
+    },
 }
 
 /// Why a continuation store could not do what was asked (the store's

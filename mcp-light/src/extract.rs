@@ -65,7 +65,7 @@ use crate::{Caller, Context, ToolError};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be taken from the call",
     label = "a destructured parameter is taken from the call, and `{Self}` is not `FromCall`",
-    note = "the call provides `State(value): State<T>` (host state), `&Context` and `&Caller`; to make `{Self}` an argument of the tool instead, give the parameter a plain name: `value: {Self}`"
+    note = "the call provides `State(value): State<T>` (host state), `&Context`, `&Caller`, and rmcp's `Parameters(args): Parameters<T>` (the whole arguments object); to take `{Self}` from the call, implement `FromCall` for it"
 )]
 pub trait FromCall: Sized {
     /// Takes the value from the call; an `Err` is answered as the tool's

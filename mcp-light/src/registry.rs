@@ -97,26 +97,35 @@ impl Registry {
             });
         }
         let registered = |name: &str| defs.binary_search_by_key(&name, |def| def.name()).is_ok();
-        let tools =
-            defs.iter()
-                .map(|&def| {
-                    let params = schema::params(def.params_schema(), def.schema_as_written())
-                        .map_err(|problem| BuildError::BadSchema {
-                            tool: def.name().to_owned(),
-                            reason: problem.to_string(),
-                        })?;
-                    Ok(PublishedTool {
-                        def,
-                        input_schema: PublishedSchema::new(schema::publish(
-                            &params,
-                            def.kind(),
-                            &heavy,
-                        )),
-                        params_schema: Arc::new(params),
-                        retrieve_published: def.retrieve().is_some_and(registered),
-                    })
+        let tools = defs
+            .iter()
+            .map(|&def| {
+                let params = schema::params(def.params_schema(), def.schema_as_written()).map_err(
+                    |problem| BuildError::BadSchema {
+                        tool: def.name().to_owned(),
+                        reason: problem.to_string(),
+                    },
+                )?;
+                if let Some((field, added_to)) = schema::added_field_taken(&params, def.kind()) {
+                    return Err(BuildError::AddedFieldTaken {
+                        tool: def.name().to_owned(),
+                        function: def.function().to_owned(),
+                        field,
+                        added_to,
+                    });
+                }
+                Ok(PublishedTool {
+                    def,
+                    input_schema: PublishedSchema::new(schema::publish(
+                        &params,
+                        def.kind(),
+                        &heavy,
+                    )),
+                    params_schema: Arc::new(params),
+                    retrieve_published: def.retrieve().is_some_and(registered),
                 })
-                .collect::<Result<_, BuildError>>()?;
+            })
+            .collect::<Result<_, BuildError>>()?;
         Ok(Registry { tools })
     }
 

@@ -145,6 +145,26 @@ pub(crate) fn publish(
     schema
 }
 
+/// The first field mcp-light adds to the schema of a tool of `kind` that
+/// the tool's own parameters already declare, with what gains it: a
+/// struct taken whole (rmcp's `Parameters<T>`) can declare one, where the
+/// compiler refuses a named parameter.
+pub(crate) fn added_field_taken(
+    params: &Map<String, Value>,
+    kind: ToolKind,
+) -> Option<(&'static str, &'static str)> {
+    let properties = params.get("properties").and_then(Value::as_object)?;
+    let (added, added_to): (&[&'static str], _) = match kind {
+        ToolKind::Write { .. } => (&[VERIFY], "write"),
+        ToolKind::Heavy => (&heavy::NEGOTIATION_FIELDS, "heavy read"),
+        ToolKind::Read => return None,
+    };
+    added
+        .iter()
+        .find(|field| properties.contains_key(**field))
+        .map(|field| (*field, added_to))
+}
+
 /// `verify: {"type": "boolean", "default": false}`, in a few words.
 pub(crate) fn verify_property() -> Value {
     json!({

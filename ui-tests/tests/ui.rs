@@ -100,7 +100,7 @@ macro_rules! pass_cases {
     };
 }
 
-const PASS: [(&str, &str); 13] = pass_cases![
+const PASS: [(&str, &str); 14] = pass_cases![
     crate_path,
     crud,
     duplicate_names,
@@ -108,6 +108,7 @@ const PASS: [(&str, &str); 13] = pass_cases![
     heavy_and_light,
     heavy_streams,
     light_key,
+    methods,
     named_like_a_module,
     param_attributes,
     result_roles,
