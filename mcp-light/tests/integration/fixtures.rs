@@ -274,6 +274,7 @@ pub fn linked() -> ServerBuilder {
         .with_state(Inventory::default())
         .with_state(crate::blocking::Gate::default())
         .with_state(crate::talkback::Seen::default())
+        .with_state(crate::methods::Garage::default())
 }
 
 /// A builder for a server over every tool above, `inventory` and `store`.

@@ -20,6 +20,7 @@ mod headers;
 mod heavy;
 mod hostile;
 mod layering;
+mod methods;
 mod output_schema;
 mod panics;
 mod properties;
