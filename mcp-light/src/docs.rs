@@ -22,6 +22,8 @@ macro_rules! links {
          [axum]: crate::docs::axum\n\
          [http by hand]: crate::docs::http_by_hand\n\
          [content recipes]: crate::docs::recipes#a-tool-that-answers-images-audio-or-resources\n\
+         [talking back]: crate::docs::talking_back\n\
+         [tasks]: crate::docs::tasks\n\
          [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
          [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
          [contract: answers on the wire]: crate::docs::contract#answers-on-the-wire\n\
@@ -88,6 +90,11 @@ pub mod tasks {
 pub mod content {
     #![doc = links!()]
     #![doc = include_str!("../docs/content.md")]
+}
+
+pub mod coming_from_rmcp {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/coming-from-rmcp.md")]
 }
 
 pub mod conformance {

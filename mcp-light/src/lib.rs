@@ -13,6 +13,7 @@
 //! [talking back]: crate::docs::talking_back
 //! [tasks]: crate::docs::tasks
 //! [content]: crate::docs::content
+//! [coming from rmcp]: crate::docs::coming_from_rmcp
 //! [conformance]: crate::docs::conformance
 //! [docs]: crate::docs
 //! [BENCHMARKS.md]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md
@@ -88,12 +89,14 @@ pub use state::State;
 /// Registers a plain tool.
 ///
 /// ```text
-/// #[mcp_tool(name = "...", resource = "...", action = "...", crate = path, inline,
-///            task, schema = "as_written", scopes = ["..."])]   // all optional
+/// #[mcp_tool(name = "...", description = "...", resource = "...", action = "...", crate = path,
+///            inline, task, schema = "as_written", scopes = ["..."])]   // all optional
 /// ```
 ///
-/// The function's doc comment becomes the tool's description and its result
-/// the answer. `name` defaults to the function's name. `resource` and
+/// The function's doc comment becomes the tool's description (unless
+/// `description = "..."` says it, as on rmcp's `#[tool]`) and its result
+/// the answer. `name` defaults to the function's name. On a method, the
+/// attribute goes inside a [`mcp_tools`] impl. `resource` and
 /// `action` let a dispatcher route to it; a tool with `action = "retrieve"`
 /// can be named by a write's `retrieve = path`. `crate = path` names
 /// mcp-light for a crate that re-exports it (`crate = my_api::mcp_light`):
@@ -151,7 +154,11 @@ pub use state::State;
 ///   and `#[schemars(...)]`, and `#[header("Name")]` to have HTTP clients
 ///   mirror it in the `Mcp-Param-Name` header (`x-mcp-header`), which
 ///   rmcp's HTTP server checks against the argument on protocol 2026-07-28
-///   (a required string, integer or boolean).
+///   (a required string, integer or boolean). A doc comment on it is the
+///   argument's description.
+/// * rmcp's `Parameters<T>`, under any pattern, is **the whole arguments
+///   object**: `T`'s schema is the input schema, flat, and an argument `T`
+///   does not declare is refused, naming the ones it does ([`mcp_tools`]).
 /// * a reference (`ctx: &Context`, `caller: &Caller`) is **borrowed from the
 ///   call** ([`FromCallRef`](extract::FromCallRef)).
 /// * a destructuring pattern (`State(db): State<Db>`) is **taken from the
@@ -219,8 +226,8 @@ pub use mcp_light_macros::mcp_tool;
 /// Makes a write tool answer a lean confirmation envelope.
 ///
 /// ```text
-/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", status = 201, crate = path, inline,
-///             task, schema = "as_written", scopes = ["..."], view = false)]
+/// #[mcp_light(<kind>, retrieve = path, resource = "...", action = "...", name = "...", description = "...",
+///             status = 201, crate = path, inline, task, schema = "as_written", scopes = ["..."], view = false)]
 /// ```
 ///
 /// `<kind>` is one of `create`, `update`, `partial_update`, `destroy`,
@@ -309,8 +316,8 @@ pub use mcp_light_macros::mcp_light;
 /// Makes a read tool answer a probe and a continuation token.
 ///
 /// ```text
-/// #[mcp_heavy(name = "...", resource = "...", action = "...", crate = path, inline,
-///             task, schema = "as_written", scopes = ["..."], view = false)]   // all optional
+/// #[mcp_heavy(name = "...", description = "...", resource = "...", action = "...", crate = path,
+///             inline, task, schema = "as_written", scopes = ["..."], view = false)]   // all optional
 /// ```
 ///
 /// `view = false`, here and on `#[mcp_light]`, keeps the tool from naming
