@@ -445,14 +445,17 @@ fn check_params<'a>(cx: &Ctxt, tool: &'a Tool, kind: Kind) -> Option<&'a Param> 
                 ident,
                 format_args!(
                     "`{VERIFY}` is injected by mcp-light into every write tool's schema \
-                     (`{VERIFY}: true` returns the full result): rename this parameter"
+                     (`{VERIFY}: true` returns the full result), so a write takes no argument of \
+                     that name: keep this tool a `#[mcp_tool]`, which publishes its arguments as \
+                     they are"
                 ),
             ),
             Kind::Heavy if NEGOTIATION_FIELDS.contains(&key.as_str()) => cx.error_spanned_by(
                 ident,
                 format_args!(
                     "`{key}` is one of the negotiation fields `#[mcp_heavy]` adds to the tool's \
-                     schema ({}): rename this parameter",
+                     schema ({}), so a heavy read takes no argument of that name: keep this tool \
+                     a `#[mcp_tool]`, which publishes its arguments as they are",
                     NEGOTIATION_FIELDS.join(", ")
                 ),
             ),

@@ -209,7 +209,7 @@ pub enum BuildError {
     #[error(
         "the tool `{tool}` (`{function}`) takes an argument `{field}`, which mcp-light adds to \
          the schema of every {added_to}: keep the tool a `#[mcp_tool]`, which publishes its \
-         arguments as they are, or rename the field"
+         arguments as they are"
     )]
     AddedFieldTaken {
         /// The tool.
