@@ -484,7 +484,7 @@ impl Responder {
             why: error.into(),
         });
         match protocol {
-            Some(protocol) => answer.as_protocol_error(protocol),
+            Some(protocol) => answer.answered_over_mcp_as(protocol),
             None => answer,
         }
     }

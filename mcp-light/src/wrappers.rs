@@ -237,6 +237,10 @@ mod tests {
     }
 
     #[test]
+    #[allow(
+        clippy::needless_borrow,
+        reason = "written as generated code writes it, where the borrow picks the tag"
+    )]
     fn a_json_success_answers_as_its_value() {
         use json_kind::*;
         let wrapped: Result<Json<u32>, ToolError> = Ok(Json(7));

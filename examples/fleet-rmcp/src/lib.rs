@@ -305,7 +305,12 @@ pub fn new_vehicle(n: usize) -> NewVehicle {
         colour: "white".into(),
         fuel: Fuel::Diesel,
         odometer_km: 1_000 * n as u32,
-        depot: if n % 2 == 0 { "north" } else { "south" }.into(),
+        depot: if n.is_multiple_of(2) {
+            "north"
+        } else {
+            "south"
+        }
+        .into(),
         driver: None,
         notes: "leased until 2027, serviced every 30,000 km".into(),
     }

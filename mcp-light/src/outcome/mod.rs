@@ -110,7 +110,7 @@ impl Answer {
 
     /// The answer goes out over MCP as the JSON-RPC error `error`, the one
     /// a tool's `Err(ErrorData)` says.
-    pub(crate) fn as_protocol_error(mut self, error: rmcp::ErrorData) -> Answer {
+    pub(crate) fn answered_over_mcp_as(mut self, error: rmcp::ErrorData) -> Answer {
         self.protocol_error = Some(Box::new(error));
         self
     }
