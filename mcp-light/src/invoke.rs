@@ -80,24 +80,40 @@ impl Invocation {
     /// type, a missing field or an unknown field is answered with an
     /// `isError` result naming the field.
     #[allow(clippy::result_large_err)]
-    #[inline]
     pub fn parse<A: DeserializeOwned>(self) -> Result<(Context, A, Responder), Answer> {
-        self.parse_by(
-            |args| A::deserialize(args),
-            |args| serde_path_to_error::deserialize(args),
-        )
+        let args = Value::Object(self.args);
+        // The plain deserializer first: tracking the path costs more than the
+        // parse itself, and only a failure needs it, to name the field.
+        if let Ok(parsed) = A::deserialize(&args) {
+            let responder = self.responder;
+            self.ctx.bind(&responder.called.tool, responder.tool, args);
+            return Ok((self.ctx, parsed, responder));
+        }
+        let tracked = serde_path_to_error::deserialize::<_, A>(&args).err();
+        Err(refused(
+            self.responder.tool,
+            self.routed.as_deref(),
+            tracked,
+        ))
     }
 
     /// Parses the call's arguments as the whole arguments object of rmcp's
     /// `Parameters<T>`: as `T` reads them, except that an argument its
     /// struct does not declare is refused, naming the ones it does.
     #[allow(clippy::result_large_err)]
-    #[inline]
     pub fn parse_whole<P: WholeArguments>(self) -> Result<(Context, P, Responder), Answer> {
-        self.parse_by(
-            |args| wrappers::parse_closed(args),
-            |args| serde_path_to_error::deserialize(Closed(args)),
-        )
+        let args = Value::Object(self.args);
+        if let Ok(parsed) = wrappers::parse_closed::<P>(&args) {
+            let responder = self.responder;
+            self.ctx.bind(&responder.called.tool, responder.tool, args);
+            return Ok((self.ctx, parsed, responder));
+        }
+        let tracked = serde_path_to_error::deserialize::<_, P>(Closed(&args)).err();
+        Err(refused(
+            self.responder.tool,
+            self.routed.as_deref(),
+            tracked,
+        ))
     }
 
     /// The argument that identifies what a destroy taking rmcp's
@@ -109,43 +125,35 @@ impl Invocation {
             .find_map(|key| self.args.get(key).map(|id| (key, id.clone())))
             .unwrap_or(("id", Value::Null))
     }
+}
 
-    /// Parses the arguments with `plain`; only when that fails, again with
-    /// `tracked`, which finds the field to blame: tracking the path costs
-    /// more than the parse itself.
-    #[allow(clippy::result_large_err)]
-    #[inline]
-    fn parse_by<A>(
-        self,
-        plain: impl FnOnce(&Value) -> Result<A, serde_json::Error>,
-        tracked: impl FnOnce(&Value) -> Result<A, serde_path_to_error::Error<serde_json::Error>>,
-    ) -> Result<(Context, A, Responder), Answer> {
-        let args = Value::Object(self.args);
-        if let Ok(parsed) = plain(&args) {
-            let responder = self.responder;
-            self.ctx.bind(&responder.called.tool, responder.tool, args);
-            return Ok((self.ctx, parsed, responder));
+/// The answer to arguments `tool` cannot take: the field to blame and why,
+/// as the path-tracking parse found them, and through a dispatcher the
+/// schema its `params` must match.
+#[cold]
+fn refused(
+    tool: &'static str,
+    routed: Option<&Routed>,
+    tracked: Option<serde_path_to_error::Error<serde_json::Error>>,
+) -> Answer {
+    let (at, problem) = match tracked {
+        Some(error) => {
+            let at = error.path().to_string();
+            let problem = args::json_terms(&error.inner().to_string());
+            ((at != ".").then_some(at), problem)
         }
-        let tool = self.responder.tool;
-        let (at, problem) = match tracked(&args) {
-            Err(error) => {
-                let at = error.path().to_string();
-                let problem = args::json_terms(&error.inner().to_string());
-                ((at != ".").then_some(at), problem)
-            }
-            // Not reached: the same value just failed to deserialize.
-            Ok(_) => (None, "they do not match its schema".to_owned()),
-        };
-        let error = CallError::InvalidArguments {
-            tool: tool.into(),
-            at,
-            problem,
-        };
-        Err(Answer::error(match &self.routed {
-            Some(routed) => CallError::Taught(routed.teach(&error.to_string())),
-            None => error,
-        }))
-    }
+        // Not reached: the same value just failed to deserialize.
+        None => (None, "they do not match its schema".to_owned()),
+    };
+    let error = CallError::InvalidArguments {
+        tool: tool.into(),
+        at,
+        problem,
+    };
+    Answer::error(match routed {
+        Some(routed) => CallError::Taught(routed.teach(&error.to_string())),
+        None => error,
+    })
 }
 
 /// An answer in the making: ready already, or still to be worked out (a
@@ -473,7 +481,10 @@ impl Responder {
 
     /// The answer of a tool that returned `Err`: an `isError` result with
     /// its message; over MCP, rmcp's `ErrorData` answers as the JSON-RPC
-    /// error it is, as rmcp would have sent it.
+    /// error it is, as rmcp would have sent it. Cold: the calls that
+    /// succeed carry none of it.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn failed(&self, error: ToolError) -> Answer {
         let protocol = error
             .source()

@@ -160,6 +160,9 @@ pub(crate) enum ErrorKind {
     Unanswerable,
     /// The tool failed, panicked or was cancelled.
     Tool,
+    /// The tool failed with rmcp's `ErrorData`, which goes out over MCP as
+    /// that JSON-RPC error.
+    JsonRpc,
     /// The tool ran past the server's deadline.
     Deadline,
     /// The tool's result cannot be serialized.
@@ -179,6 +182,7 @@ impl ErrorKind {
             ErrorKind::Scope => "scope",
             ErrorKind::Unanswerable => "unanswerable",
             ErrorKind::Tool => "tool",
+            ErrorKind::JsonRpc => "jsonrpc",
             ErrorKind::Deadline => "deadline",
             ErrorKind::Serialization => "serialization",
             ErrorKind::Token => "token",

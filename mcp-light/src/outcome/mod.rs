@@ -27,12 +27,6 @@ pub(crate) use write::WriteOutcome;
 pub struct Answer {
     pub(crate) result: CallToolResult,
     pub(crate) outcome: Outcome,
-    /// The JSON-RPC error a tool's `Err(ErrorData)` (rmcp's) answers over
-    /// MCP, as rmcp would have sent it; `result` says the same as an
-    /// `isError` result, for a caller with no JSON-RPC in between
-    /// (`Server::call`, a task's result). Boxed: nearly every answer has
-    /// none.
-    pub(crate) protocol_error: Option<Box<rmcp::ErrorData>>,
 }
 
 impl Answer {
@@ -50,7 +44,6 @@ impl Answer {
                 tier: None,
                 usage: None,
             },
-            protocol_error: None,
         }
     }
 
@@ -109,26 +102,37 @@ impl Answer {
     }
 
     /// The answer goes out over MCP as the JSON-RPC error `error`, the one
-    /// a tool's `Err(ErrorData)` says.
+    /// a tool's `Err(ErrorData)` says, as rmcp would have sent it. A caller
+    /// with no JSON-RPC in between (`Server::call`, a task's result) reads
+    /// it as this `isError` result, its `structuredContent` the error's
+    /// code, message and data. Kept in the result rather than beside it, so
+    /// that an answer, which every call moves, grows by nothing.
     pub(crate) fn answered_over_mcp_as(mut self, error: rmcp::ErrorData) -> Answer {
-        self.protocol_error = Some(Box::new(error));
+        self.result.structured_content = serde_json::to_value(&error).ok();
+        self.outcome.shape = Shape::Error(ErrorKind::JsonRpc);
         self
+    }
+
+    /// The JSON-RPC error an answer of [`ErrorKind::JsonRpc`] goes out as.
+    /// Cold, and by reference: the answers that succeed pay nothing for it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_protocol_error(&mut self) -> rmcp::ErrorData {
+        // Written by `answered_over_mcp_as` from an `ErrorData`, so it
+        // reads back; the fallback keeps a broken invariant from panicking.
+        self.result
+            .structured_content
+            .take()
+            .and_then(|error| serde_json::from_value(error).ok())
+            .unwrap_or_else(|| {
+                rmcp::ErrorData::internal_error("the tool's error could not be read back", None)
+            })
     }
 
     /// The result as it goes out.
     #[inline]
     pub(crate) fn into_result(self) -> CallToolResult {
         self.result
-    }
-
-    /// The answer as it goes out over MCP: its result, or the JSON-RPC
-    /// error a tool's `Err(ErrorData)` says.
-    #[inline]
-    pub(crate) fn into_response(self) -> Result<CallToolResult, rmcp::ErrorData> {
-        match self.protocol_error {
-            None => Ok(self.result),
-            Some(error) => Err(*error),
-        }
     }
 
     /// The outcome.

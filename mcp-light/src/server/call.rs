@@ -442,11 +442,28 @@ impl Server {
 }
 
 /// The response to a call over MCP, from what [`Server::call_over_mcp`]
-/// came to.
+/// came to. A tool's `Err(ErrorData)` goes out as that JSON-RPC error; the
+/// test for it reads the answer where it lies, and the conversion is cold,
+/// so that every other answer is built in place as before.
 #[inline]
 pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
+    if let Ok(answer) = &done
+        && answer.outcome.shape == Shape::Error(ErrorKind::JsonRpc)
+    {
+        return protocol_error(done);
+    }
     match done {
-        Ok(answer) => answer.into_response().map(Into::into),
+        Ok(answer) => Ok(answer.into_result().into()),
+        Err(stopped) => stopped,
+    }
+}
+
+/// The JSON-RPC error a tool's `Err(ErrorData)` answered.
+#[cold]
+#[inline(never)]
+fn protocol_error(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
+    match done {
+        Ok(mut answer) => Err(answer.take_protocol_error()),
         Err(stopped) => stopped,
     }
 }
