@@ -431,6 +431,26 @@ impl Server {
         self.inner.composed_tools
     }
 
+    /// Whether a call of `name`, which reaches `named` here
+    /// ([`Server::named`]), is one of the composed handler's tools: a name
+    /// this server does not serve, which the handler advertises tools for
+    /// and its `get_tool` knows. A name this server serves costs nothing
+    /// more. `named` is taken by value: a call's own copy is never
+    /// borrowed, so its future does not keep it across the handler's call.
+    #[inline]
+    pub(crate) fn reaches_composed(&self, named: Option<Named>, name: &str) -> bool {
+        named.is_none() && self.composed_knows(name)
+    }
+
+    /// Whether the composed handler advertises tools and its `get_tool`
+    /// knows `name`; out of the call path's way, as a name this server
+    /// does not serve is rare.
+    #[cold]
+    #[inline(never)]
+    fn composed_knows(&self, name: &str) -> bool {
+        self.inner.composed_tools && self.delegate().get_tool(name).is_some()
+    }
+
     /// Every tool `tools/list` shows: the registered tools, then the
     /// dispatchers, as far as the [`Surface`] publishes them, each with its
     /// output schema when the server publishes them. Worked out once, by

@@ -53,7 +53,7 @@ impl Server {
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
-        if named.is_none() && self.composes_tools() && self.delegate().get_tool(tool).is_some() {
+        if self.reaches_composed(named, tool) {
             let reached = crate::compose::ReachedOverMcp(tool).to_string();
             let mut answer = Answer::error(CallError::Protocol(reached));
             self.report(&mut answer);

@@ -74,6 +74,7 @@ use tracing::Instrument;
 use crate::compose::{Delegate, composed_methods, listed_beside, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::server::{Client, responded};
+use crate::store::BoxFuture;
 use crate::{Caller, Server};
 use traced::Traced;
 
@@ -226,15 +227,41 @@ impl McpHandler {
     /// call. mcp-light's per-tool settings (scopes, the argument-string
     /// bound, the deadline) are its own tools'; the transport's bounds and
     /// authentication were met before the request got here.
-    async fn call_composed(
+    ///
+    /// Boxed, and out of line: the call path's own future and code carry
+    /// neither.
+    #[cold]
+    #[inline(never)]
+    fn call_composed(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-        traced: Traced,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(self.traced_composed_call(request, context))
+    }
+
+    /// [`McpHandler::call_composed`]'s call, in its request's span.
+    async fn traced_composed_call(
+        &self,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let metrics = self.server.tool_metrics(None);
+        let traced = self.traced_request(
+            CALL_TOOL,
+            Some(&request.name),
+            &context,
+            &http,
+            metrics.listened(),
+        );
+        // The arguments the HTTP guard took out of the body, put back.
+        if let Some(taken) = http.arguments() {
+            request.arguments = Some(taken);
+        }
         // The handler's tools are not known when the server is built: their
         // keys are registered per call, and only when a recorder takes them.
-        let counted = self.server.tool_metrics(None).listened().then(|| {
+        let counted = metrics.listened().then(|| {
             crate::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(request.name.to_string()))
         });
         let done = self
@@ -242,9 +269,7 @@ impl McpHandler {
             .call_tool(request, context)
             .instrument(traced.span().clone())
             .await;
-        let keys = counted
-            .as_ref()
-            .unwrap_or_else(|| self.server.tool_metrics(None));
+        let keys = counted.as_ref().unwrap_or(metrics);
         traced.finish_composed_call(keys, &done);
         done
     }
@@ -368,12 +393,16 @@ impl ServerHandler for McpHandler {
         mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // What HTTP carries for the call, read once.
-        let mut http = HttpRequest::take(&mut context.extensions);
         // Looked up once: what the call reaches, whether its metrics are
         // taken (else it is not timed), and whether the tool needs its
         // client.
         let named = self.server.named(&request.name);
+        // A name mcp-light does not know may be the composed handler's.
+        if self.server.reaches_composed(named, &request.name) {
+            return self.call_composed(request, context).await;
+        }
+        // What HTTP carries for the call, read once.
+        let mut http = HttpRequest::take(&mut context.extensions);
         let metrics = self.server.tool_metrics(named);
         let traced = self.traced_request(
             CALL_TOOL,
@@ -382,17 +411,6 @@ impl ServerHandler for McpHandler {
             &http,
             metrics.listened(),
         );
-        if let Some(taken) = http.arguments() {
-            request.arguments = Some(taken);
-        }
-        // A name mcp-light does not know may be the composed handler's.
-        if named.is_none()
-            && self.server.composes_tools()
-            && self.composed().get_tool(&request.name).is_some()
-        {
-            // Boxed: the call path's own future does not carry the handler's.
-            return Box::pin(self.call_composed(request, context, traced)).await;
-        }
         let caller = self.caller(&mut http);
         // Only a server with scoped tools reads what a token grants.
         let granted = if self.server.scoped() {
@@ -400,6 +418,9 @@ impl ServerHandler for McpHandler {
         } else {
             None
         };
+        if let Some(taken) = http.arguments() {
+            request.arguments = Some(taken);
+        }
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         // Tasks are protocol 2026-07-28's, for a request that declares them.
         let tasks_declared = self.server.offers_tasks()
