@@ -454,7 +454,8 @@ impl Server {
     /// Every tool `tools/list` shows: the registered tools, then the
     /// dispatchers, as far as the [`Surface`] publishes them, each with its
     /// output schema when the server publishes them. Worked out once, by
-    /// [`ServerBuilder::build`].
+    /// [`ServerBuilder::build`]. Over MCP, the tools of a handler composed
+    /// with [`ServerBuilder::with_handler`] follow them.
     pub fn tools(&self) -> &[Tool] {
         &self.inner.tools
     }

@@ -571,8 +571,9 @@ impl ServerBuilder {
     ///   that brings one gets the handler's later page alone.
     /// - A `tools/call` of a name this server serves is this server's. Any
     ///   other name goes to the handler, as it came (its `task` too: the
-    ///   handler decides its own tasks), when the handler's `get_tool`
-    ///   knows it. rmcp's `#[tool_handler]` answers `get_tool` from the
+    ///   handler decides its own tasks, and a handler that advertises tasks
+    ///   answers `tasks/*` for the ones it made), when the handler's
+    ///   `get_tool` knows it. rmcp's `#[tool_handler]` answers `get_tool` from the
     ///   router; a handler written by hand implements it for each tool it
     ///   serves (rmcp's Streamable HTTP server reads it too, to check
     ///   `Mcp-Param-*` headers). A name neither knows answers mcp-light's

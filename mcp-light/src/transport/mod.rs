@@ -387,7 +387,8 @@ impl ServerHandler for McpHandler {
     /// A call of a tool mcp-light serves, answered by [`Server::call`]'s
     /// path; of a name it does not, handed as it came to the composed
     /// handler when that advertises tools and its `get_tool` knows the
-    /// name (see [`McpHandler::call_composed`]).
+    /// name, in the request's span and counted under the tool's name
+    /// ([`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)).
     async fn call_tool(
         &self,
         mut request: CallToolRequestParams,

@@ -848,3 +848,38 @@ async fn a_handlers_tools_are_served_over_streamable_http() {
     let echo = echo.message(4).unwrap();
     assert_eq!(echo["result"]["content"][0]["text"], "over HTTP", "{echo}");
 }
+
+/// A tool of rmcp's router under the name of one of the viewer's tools.
+#[cfg(feature = "apps")]
+#[derive(Clone)]
+struct Paging {
+    tool_router: ToolRouter<Paging>,
+}
+
+#[cfg(feature = "apps")]
+#[tool_router]
+impl Paging {
+    #[tool(description = "Pages something else")]
+    fn view_page(&self) -> String {
+        "a page".to_owned()
+    }
+}
+
+#[cfg(feature = "apps")]
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Paging {}
+
+#[cfg(feature = "apps")]
+#[test]
+fn a_name_of_the_viewers_tools_is_refused_too() {
+    let paging = Paging {
+        tool_router: Paging::tool_router(),
+    };
+    let refused = Server::from_tools(tools![compose_count_books])
+        .with_handler(paging)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("`view_page`"), "{refused}");
+    assert!(refused.contains("the MCP Apps viewer"), "{refused}");
+}
