@@ -345,7 +345,10 @@ impl Server {
             .collect::<Vec<_>>()
             .join(", ");
         if composed_tools {
-            known.push_str(", and the tools of ");
+            if !known.is_empty() {
+                known.push_str(", and ");
+            }
+            known.push_str("the tools of ");
             known.push_str(crate::compose::HANDLER);
             known.push_str(" that tools/list shows");
         }
