@@ -1,6 +1,7 @@
 //! Serving mcp-light's tools beside an rmcp [`ServerHandler`] that answers
 //! everything else: prompts, resources and their templates, subscriptions,
-//! completions, skills, tasks, custom requests, and every notification.
+//! completions, skills, tasks, custom requests, every notification, and
+//! tools of its own.
 //!
 //! mcp-light has tools and nothing more. A server that also needs prompts
 //! or resources writes them with rmcp (by hand or with its prompt router)
@@ -9,6 +10,12 @@
 //! mcp-light, every other request and notification to the handler, and the
 //! capabilities the client sees are the handler's with mcp-light's tools
 //! added.
+//!
+//! A handler that advertises tools (an rmcp `#[tool_router]` server being
+//! ported one tool at a time) has them served too, after mcp-light's:
+//! `tools/list` lists mcp-light's tools then the handler's, and a call of a
+//! name mcp-light does not serve goes to the handler when its `get_tool`
+//! knows the name. A name both serve is refused ([`served_twice`]).
 //!
 //! Which `ServerHandler` methods reach the handler is written once, in
 //! `composed_methods!`: the object-safe `Delegate` that `Server` holds and
@@ -21,26 +28,29 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CancelTaskParams, CancelledNotificationParam, CompleteRequestParams, CompleteResult,
-    CustomNotification, CustomRequest, CustomResult, DiscoverResult, GetPromptRequestParams,
-    GetPromptResponse, GetSkillRequestParams, GetSkillResult, GetTaskParams, GetTaskResult,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListSkillsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
+    CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
+    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
+use crate::error::BuildError;
 use crate::store::BoxFuture;
 
 /// Calls `$then!` with every `ServerHandler` method whose call reaches the
 /// composed handler, a request's with its MCP method (`= "prompts/get"`)
 /// for its span ([`crate::telemetry`]), in four groups: `passed_on` methods are the handler's
-/// to answer, `completed` ones are answered by the handler and then given
-/// mcp-light's tools, logging and name; `async` methods answer a future,
-/// `sync` ones a value. Every other method (`tools/list`, `tools/call`,
-/// `logging/setLevel`) is mcp-light's alone.
+/// to answer; `completed` ones are answered by the handler and then given
+/// mcp-light's tools, logging and name, or (the tools, for a handler that
+/// advertises tools) answered by mcp-light and by the handler for what
+/// mcp-light does not serve; `async` methods answer a future, `sync` ones a
+/// value. The one other method, `logging/setLevel`, is mcp-light's alone.
 ///
 /// A method rmcp adds to `ServerHandler` belongs here, unless mcp-light
 /// answers it itself: clippy refuses the served handler while it is in
@@ -145,8 +155,18 @@ macro_rules! composed_methods {
                     request: CancelTaskParams,
                     context: RequestContext<RoleServer>
                 ) -> Result<(), ErrorData>;
+                // The handler's tools after mcp-light's, and its calls.
+                fn list_tools(
+                    request: Option<PaginatedRequestParams>,
+                    context: RequestContext<RoleServer>
+                ) -> Result<ListToolsResult, ErrorData>;
+                fn call_tool(
+                    request: CallToolRequestParams,
+                    context: RequestContext<RoleServer>
+                ) -> Result<CallToolResponse, ErrorData>;
             }
             completed sync {
+                fn get_tool(name: &str) -> Option<Tool>;
                 fn get_info() -> ServerConfig;
                 fn negotiate_initialize(
                     request: &InitializeRequestParams
@@ -262,4 +282,136 @@ impl ServerHandler for NoHandler {}
 /// The delegate of a server that composes nothing.
 pub(crate) fn no_handler() -> Arc<dyn Delegate> {
     Arc::new(NoHandler)
+}
+
+/// How the errors about its tools name the composed handler.
+pub(crate) const HANDLER: &str = "the handler composed with `with_handler`";
+
+/// The refusal of a tool name that mcp-light serves as `served_by` (a
+/// function's path, a dispatcher, the viewer) and the composed handler
+/// serves too: one of the two could never be called. [`ServerBuilder::build`](crate::ServerBuilder::build)
+/// answers it when the handler's `get_tool` knows the name, and
+/// `tools/list` when only the handler's list shows it.
+pub(crate) fn served_twice(name: &str, served_by: String) -> BuildError {
+    BuildError::DuplicateName {
+        name: name.to_owned(),
+        first: served_by,
+        second: HANDLER.to_owned(),
+    }
+}
+
+/// Why [`Server::call`](crate::Server::call) does not call a tool of the
+/// composed handler: rmcp's `call_tool` takes the request's context (its
+/// peer, its cancellation, its extensions), which a call in process does
+/// not have.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReachedOverMcp<'a>(pub(crate) &'a str);
+
+impl std::fmt::Display for ReachedOverMcp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is a tool of {HANDLER}, which answers its calls over MCP only: Server::call \
+             has no request context to hand it; call it through a transport, or through the \
+             handler Server::into_handler makes",
+            self.0
+        )
+    }
+}
+
+/// The `tools/list` answer of a server whose composed handler advertises
+/// tools: `own` (mcp-light's tools, as this client is shown them) then the
+/// handler's `listed`, as the handler listed them. The handler's cursor is
+/// the answer's: a request that brings one (mcp-light never hands one out)
+/// asks for a later page of the handler's, which is answered alone. Its
+/// `_meta` is kept; its cache hints are not, since they speak of its tools
+/// only and mcp-light's list gives none.
+///
+/// Refused with [`served_twice`] when the handler lists a name
+/// `served_by` says mcp-light serves.
+pub(crate) fn listed_beside(
+    own: &[Tool],
+    mut listed: ListToolsResult,
+    first_page: bool,
+    served_by: impl Fn(&str) -> Option<String>,
+) -> Result<ListToolsResult, BuildError> {
+    if let Some((name, served_by)) = listed
+        .tools
+        .iter()
+        .find_map(|tool| served_by(&tool.name).map(|by| (&tool.name, by)))
+    {
+        return Err(served_twice(name, served_by));
+    }
+    if first_page {
+        listed.tools.splice(0..0, own.iter().cloned());
+    }
+    listed.ttl_ms = None;
+    listed.cache_scope = None;
+    Ok(listed)
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CacheScope, JsonObject};
+
+    use super::*;
+
+    fn tool(name: &'static str) -> Tool {
+        Tool::new(name, "a tool", Arc::new(JsonObject::new()))
+    }
+
+    fn names(listed: &ListToolsResult) -> Vec<&str> {
+        listed.tools.iter().map(|tool| &*tool.name).collect()
+    }
+
+    fn handlers(tools: Vec<Tool>) -> ListToolsResult {
+        ListToolsResult {
+            next_cursor: Some("page-2".to_owned()),
+            ttl_ms: Some(60_000),
+            cache_scope: Some(CacheScope::Public),
+            ..ListToolsResult::with_all_items(tools)
+        }
+    }
+
+    #[test]
+    fn the_first_page_lists_mcp_lights_tools_then_the_handlers_with_its_cursor() {
+        let own = [tool("count"), tool("inventory")];
+        let listed = handlers(vec![tool("legacy_echo"), tool("legacy_sum")]);
+        let merged = listed_beside(&own, listed, true, |_| None).unwrap();
+        assert_eq!(
+            names(&merged),
+            ["count", "inventory", "legacy_echo", "legacy_sum"]
+        );
+        assert_eq!(merged.next_cursor.as_deref(), Some("page-2"));
+        // The handler's hints spoke of its tools alone.
+        assert_eq!((merged.ttl_ms, merged.cache_scope), (None, None));
+    }
+
+    #[test]
+    fn a_later_page_is_the_handlers_alone() {
+        let listed = handlers(vec![tool("legacy_sum")]);
+        let merged = listed_beside(&[tool("count")], listed, false, |_| None).unwrap();
+        assert_eq!(names(&merged), ["legacy_sum"]);
+    }
+
+    #[test]
+    fn a_name_both_serve_is_refused_naming_both() {
+        let listed = handlers(vec![tool("legacy_echo"), tool("count")]);
+        let served_by = |name: &str| (name == "count").then(|| "tools::count".to_owned());
+        let refused = listed_beside(&[tool("count")], listed, true, served_by).unwrap_err();
+        let message = refused.to_string();
+        assert!(message.contains("`count`"), "{message}");
+        assert!(message.contains("tools::count"), "{message}");
+        assert!(message.contains(HANDLER), "{message}");
+    }
+
+    #[test]
+    fn server_call_says_where_a_handlers_tool_is_reached() {
+        let message = ReachedOverMcp("legacy_echo").to_string();
+        assert!(
+            message
+                .starts_with("`legacy_echo` is a tool of the handler composed with `with_handler`")
+        );
+        assert!(message.contains("Server::into_handler"), "{message}");
+    }
 }

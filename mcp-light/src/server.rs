@@ -94,8 +94,12 @@ struct Built {
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     usage: Option<Arc<UsageReport>>,
     /// Answers what is not a tool: prompts, resources, completions
-    /// ([`ServerBuilder::with_handler`]).
+    /// ([`ServerBuilder::with_handler`]), and its own tools if it has any.
     delegate: Arc<dyn Delegate>,
+    /// Whether `delegate` advertises tools, read once from its `get_info`:
+    /// only then are its tools listed and called, and only then does a
+    /// name mcp-light does not serve cost a look at them.
+    composed_tools: bool,
     /// The ask timeout and the request-state key of tools that talk back.
     talkback: Arc<Talkback>,
     /// Bounds on one call: argument strings, the tool's run time.
@@ -114,7 +118,8 @@ struct Built {
     /// foldhash: the names are fixed at build time, so a caller's string
     /// is only ever looked up, never inserted.
     names: HashMap<Box<str>, Named, foldhash::fast::RandomState>,
-    /// The published names, as an unknown tool's error lists them.
+    /// The published names, as an unknown tool's error lists them (with a
+    /// word of the composed handler's tools, when it has some).
     known: String,
     /// Where calls that became tasks are kept, and how they run.
     tasks: Tasks,
@@ -333,12 +338,21 @@ impl Server {
             }
             crate::apps::listed_for_views(&tools, &viewed, &heavy)
         };
-        let known = tools
+        let composed_tools = delegate.get_info().capabilities.tools.is_some();
+        let mut known = tools
             .iter()
             .map(|tool| tool.name.as_ref())
             .collect::<Vec<_>>()
             .join(", ");
-        Ok(Server {
+        if composed_tools {
+            if !known.is_empty() {
+                known.push_str(", and ");
+            }
+            known.push_str("the tools of ");
+            known.push_str(crate::compose::HANDLER);
+            known.push_str(" that tools/list shows");
+        }
+        let server = Server {
             inner: Arc::new(Built {
                 continuations: Arc::new(Continuations::new(store, heavy)),
                 registry,
@@ -348,6 +362,7 @@ impl Server {
                 state,
                 usage,
                 delegate,
+                composed_tools,
                 talkback,
                 limits,
                 tools,
@@ -361,13 +376,89 @@ impl Server {
                 offers_tasks,
                 scoped,
             }),
-        })
+        };
+        server.refuse_tools_served_twice()?;
+        Ok(server)
+    }
+
+    /// Refuses a composed handler that serves a tool under a name this
+    /// server serves too, as far as the handler's `get_tool` tells: every
+    /// name mcp-light answers a call of (a tool, one only a dispatcher
+    /// reaches, a dispatcher, and with the `apps` feature a tool of the
+    /// viewer) is asked about once, when the server is built. A handler
+    /// whose `get_tool` knows nothing is caught by `tools/list` instead.
+    fn refuse_tools_served_twice(&self) -> Result<(), BuildError> {
+        if !self.inner.composed_tools {
+            return Ok(());
+        }
+        let names = self.inner.names.keys().map(|name| &**name);
+        #[cfg(feature = "apps")]
+        let names = names.chain(crate::apps::ViewTool::ALL.map(crate::apps::ViewTool::name));
+        for name in names {
+            if self.delegate().get_tool(name).is_some()
+                && let Some(served_by) = self.served_by(name)
+            {
+                return Err(crate::compose::served_twice(name, served_by));
+            }
+        }
+        Ok(())
+    }
+
+    /// What serves a call of `name` on this server's side, as an error
+    /// names it: a tool's function, a dispatcher, the viewer. `None` for a
+    /// name mcp-light does not answer.
+    pub(crate) fn served_by(&self, name: &str) -> Option<String> {
+        match self.named(name) {
+            Some(Named::Tool { tool, .. }) => {
+                Some(self.inner.registry.at(tool).def().function().to_owned())
+            }
+            Some(Named::Routed { .. }) => self
+                .inner
+                .registry
+                .get(name)
+                .map(|routed| routed.def().function().to_owned()),
+            Some(Named::Dispatcher { .. }) => {
+                Some(format!("ServerBuilder::with_dispatcher(\"{name}\")"))
+            }
+            #[cfg(feature = "apps")]
+            None if crate::apps::ViewTool::named(name).is_some() => {
+                Some("the MCP Apps viewer (the `apps` feature)".to_owned())
+            }
+            None => None,
+        }
+    }
+
+    /// Whether the handler composed with [`ServerBuilder::with_handler`]
+    /// advertises tools: its tools are then served after this server's.
+    pub(crate) fn composes_tools(&self) -> bool {
+        self.inner.composed_tools
+    }
+
+    /// Whether a call of `name`, which reaches `named` here
+    /// ([`Server::named`]), is one of the composed handler's tools: a name
+    /// this server does not serve, which the handler advertises tools for
+    /// and its `get_tool` knows. A name this server serves costs nothing
+    /// more. `named` is taken by value: a call's own copy is never
+    /// borrowed, so its future does not keep it across the handler's call.
+    #[inline]
+    pub(crate) fn reaches_composed(&self, named: Option<Named>, name: &str) -> bool {
+        named.is_none() && self.composed_knows(name)
+    }
+
+    /// Whether the composed handler advertises tools and its `get_tool`
+    /// knows `name`; out of the call path's way, as a name this server
+    /// does not serve is rare.
+    #[cold]
+    #[inline(never)]
+    fn composed_knows(&self, name: &str) -> bool {
+        self.inner.composed_tools && self.delegate().get_tool(name).is_some()
     }
 
     /// Every tool `tools/list` shows: the registered tools, then the
     /// dispatchers, as far as the [`Surface`] publishes them, each with its
     /// output schema when the server publishes them. Worked out once, by
-    /// [`ServerBuilder::build`].
+    /// [`ServerBuilder::build`]. Over MCP, the tools of a handler composed
+    /// with [`ServerBuilder::with_handler`] follow them.
     pub fn tools(&self) -> &[Tool] {
         &self.inner.tools
     }

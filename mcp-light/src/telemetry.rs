@@ -71,9 +71,12 @@
 //! `mcp_light.full.bytes` counts each tool run once; a redemption adds its
 //! answer to `mcp_light.answer.bytes` and nothing to the full bytes, so
 //! `1 - answer/full` is the share of bytes the callers' contexts were
-//! spared. A tool label names a tool this server publishes; any other name
-//! a caller sends is counted as `_OTHER`, so callers cannot grow the
-//! label set. The store counts what was written for continuation tokens,
+//! spared. A tool label names a tool this server publishes, or one of the
+//! tools of the rmcp handler composed with
+//! [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler) (a
+//! name its `get_tool` knows; its calls count no bytes: their answers are
+//! the handler's); any other name a caller sends is counted as `_OTHER`,
+//! so callers cannot grow the label set. The store counts what was written for continuation tokens,
 //! and the in-memory store what it evicted (`reason` `full` or `expired`).
 //!
 //! Prometheus exporters write the names with underscores and the unit:

@@ -495,7 +495,9 @@ impl ServerBuilder {
     }
 
     /// Serves `handler` beside this server's tools: `tools/list`,
-    /// `tools/call` and `logging/setLevel` are mcp-light's, every other
+    /// `tools/call` and `logging/setLevel` are mcp-light's (with the
+    /// handler's own tools after mcp-light's, when it advertises some:
+    /// see "The handler's own tools" below), every other
     /// request (prompts, resources, their templates and directories,
     /// subscriptions, completions, skills, tasks, custom requests) and
     /// every notification (progress, cancellations, roots, custom ones) is
@@ -508,9 +510,8 @@ impl ServerBuilder {
     /// [`Server::http_service`] serve the composition; a second call
     /// replaces the handler.
     ///
-    /// The handler's own tools, if it has any, are not served: tools are
-    /// mcp-light's. A client's cancellation of a tool call still stops the
-    /// tool ([`Context::cancelled`](crate::Context::cancelled)); `handler` hears of it too.
+    /// A client's cancellation of a tool call still stops the tool
+    /// ([`Context::cancelled`](crate::Context::cancelled)); `handler` hears of it too.
     ///
     /// Write the handler with [`mcp_light::rmcp`](https://docs.rs/rmcp/3.11), the rmcp
     /// this server is built on.
@@ -554,6 +555,131 @@ impl ServerBuilder {
     /// }
     ///
     /// let server = Server::from_registry().with_handler(Prompts).build()?;
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    ///
+    /// # The handler's own tools
+    ///
+    /// A handler that advertises tools in its `get_info` has them served
+    /// beside this server's: an rmcp server ported to mcp-light one tool at
+    /// a time keeps the tools not ported yet in its `#[tool_router]`, and
+    /// clients see one server.
+    ///
+    /// - `tools/list` answers this server's tools, as this client is shown
+    ///   them, then the handler's, as the handler lists them. When the
+    ///   handler pages its list, its cursor is the answer's, and a request
+    ///   that brings one gets the handler's later page alone.
+    /// - A `tools/call` of a name this server serves is this server's. Any
+    ///   other name goes to the handler, as it came (its `task` too: the
+    ///   handler decides its own tasks, and a handler that advertises tasks
+    ///   answers `tasks/*` for the ones it made), when the handler's
+    ///   `get_tool` knows it. rmcp's `#[tool_handler]` answers `get_tool` from the
+    ///   router; a handler written by hand implements it for each tool it
+    ///   serves (rmcp's Streamable HTTP server reads it too, to check
+    ///   `Mcp-Param-*` headers). A name neither knows answers mcp-light's
+    ///   unknown-tool error, which lists this server's tools and points to
+    ///   `tools/list` for the handler's.
+    /// - A name both serve is refused: by [`ServerBuilder::build`] when the
+    ///   handler's `get_tool` knows a name this server answers (a tool, one
+    ///   only a dispatcher reaches, a dispatcher, a tool of the `apps`
+    ///   viewer), with an error naming the function and the handler; by
+    ///   `tools/list`, with the same sentence as a JSON-RPC error, logged,
+    ///   when only the handler's list shows it.
+    /// - A call of the handler's runs in the request's span and is counted
+    ///   under its tool's name, like any call; the transport's bounds and
+    ///   authentication apply to it as to every request. mcp-light's
+    ///   settings of its own tools do not: OAuth scopes per tool
+    ///   (`scopes = [...]`), the argument-string bound
+    ///   ([`ServerBuilder::with_max_argument_string`]) and the deadline
+    ///   ([`ServerBuilder::with_tool_deadline`]) are for mcp-light's tools,
+    ///   and the handler checks its own.
+    /// - [`Server::call`] does not call them: rmcp's `call_tool` takes an
+    ///   MCP request's context, which a call in process has none of, so
+    ///   their names answer an `isError` result saying the tool is the
+    ///   handler's and is reached over MCP.
+    ///
+    /// Whether the handler advertises tools is read once, by `build`: a
+    /// handler without tools costs nothing per request.
+    ///
+    /// rmcp's macros need its `macros` feature: on the `rmcp` the ported
+    /// server already depends on, which must be the rmcp mcp-light is built
+    /// on (3.11), or `with_handler` does not take the handler.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::rmcp::handler::server::ServerHandler;
+    /// use mcp_light::rmcp::handler::server::router::tool::ToolRouter;
+    /// use mcp_light::rmcp::handler::server::wrapper::Parameters;
+    /// // rmcp's macros write `rmcp::...` paths.
+    /// use mcp_light::rmcp::{self, tool, tool_handler, tool_router};
+    ///
+    /// /// What `legacy_echo` takes.
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Echo {
+    ///     text: String,
+    /// }
+    ///
+    /// /// The tools not ported yet, in rmcp's own router.
+    /// #[derive(Clone)]
+    /// struct Legacy {
+    ///     tool_router: ToolRouter<Legacy>,
+    /// }
+    ///
+    /// #[tool_router]
+    /// impl Legacy {
+    ///     fn new() -> Legacy {
+    ///         Legacy { tool_router: Self::tool_router() }
+    ///     }
+    ///
+    ///     #[tool(description = "Answers its text")]
+    ///     fn legacy_echo(&self, Parameters(Echo { text }): Parameters<Echo>) -> String {
+    ///         text
+    ///     }
+    /// }
+    ///
+    /// #[tool_handler(router = self.tool_router)]
+    /// impl ServerHandler for Legacy {}
+    ///
+    /// /// Counts the open tickets; ported already.
+    /// #[mcp_tool]
+    /// fn ticket_count() -> u32 {
+    ///     3
+    /// }
+    ///
+    /// let server = Server::from_tools(tools![ticket_count]).with_handler(Legacy::new()).build()?;
+    /// // Over MCP both are served: `tools/list` shows `ticket_count`, then
+    /// // `legacy_echo`, and a call of `legacy_echo` reaches `Legacy`.
+    /// let served = server.clone().into_handler(Caller::Process);
+    /// assert!(served.get_tool("ticket_count").is_some());
+    /// assert!(served.get_tool("legacy_echo").is_some());
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// // In process, only mcp-light's own are called.
+    /// let answer = server.call("legacy_echo", serde_json::json!({"text": "hi"}), Caller::Process).await;
+    /// assert_eq!(answer.is_error, Some(true));
+    /// # });
+    ///
+    /// /// Counts the open tickets, the rmcp way: the name is taken.
+    /// #[derive(Clone)]
+    /// struct Clashing {
+    ///     tool_router: ToolRouter<Clashing>,
+    /// }
+    ///
+    /// #[tool_router]
+    /// impl Clashing {
+    ///     #[tool(description = "Counts the open tickets")]
+    ///     fn ticket_count(&self) -> String {
+    ///         "3".to_owned()
+    ///     }
+    /// }
+    ///
+    /// #[tool_handler(router = self.tool_router)]
+    /// impl ServerHandler for Clashing {}
+    ///
+    /// let clashing = Clashing { tool_router: Clashing::tool_router() };
+    /// let refused = Server::from_tools(tools![ticket_count]).with_handler(clashing).build();
+    /// let message = refused.unwrap_err().to_string();
+    /// assert!(message.contains("ticket_count"), "{message}");
+    /// assert!(message.contains("the handler composed with `with_handler`"), "{message}");
     /// # Ok::<(), mcp_light::BuildError>(())
     /// ```
     pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> ServerBuilder {

@@ -43,9 +43,22 @@ impl Server {
     /// answer an `isError` result that says what is wrong. The
     /// [testing recipe](crate::docs::recipes#testing-a-tool-with-servercall)
     /// uses it in unit tests.
+    ///
+    /// A tool of the rmcp handler composed with
+    /// [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
+    /// is not called: rmcp's `call_tool` takes the context of an MCP
+    /// request, which a call in process has none of. Its name answers an
+    /// `isError` result saying so; call it over MCP (a transport, or the
+    /// handler [`Server::into_handler`] makes).
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
+        if self.reaches_composed(named, tool) {
+            let reached = crate::compose::ReachedOverMcp(tool).to_string();
+            let mut answer = Answer::error(CallError::Protocol(reached));
+            self.report(&mut answer);
+            return answer.into_result();
+        }
         let span = tracing::Span::none();
         let Ok(answer) = self
             .answer(named, tool, arguments, caller, None, None, None, &span, run)

@@ -11,6 +11,8 @@
 //! completions, skills, tasks, progress, cancellations) goes to the rmcp
 //! handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), if any, and the
 //! handshake answers what that handler says with mcp-light's tools added.
+//! A handler that advertises tools has them listed after mcp-light's, and
+//! called for the names mcp-light does not serve.
 //! With the `apps` feature, the MCP Apps viewer's resource and tools are
 //! mcp-light's too (`crate::apps`).
 //! Framing, sessions and HTTP are rmcp's.
@@ -67,10 +69,12 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
+use tracing::Instrument;
 
-use crate::compose::{Delegate, composed_methods, pass_on};
+use crate::compose::{Delegate, composed_methods, listed_beside, pass_on};
 use crate::context::{SessionLogLevel, Talk, is_stateless};
 use crate::server::{Client, responded};
+use crate::store::BoxFuture;
 use crate::{Caller, Server};
 use traced::Traced;
 
@@ -143,7 +147,8 @@ pub enum ServeError {
 /// [`Server::serve_http`] use it; build one with [`Server::into_handler`] to
 /// serve it over another rmcp transport. Requests that are not about tools
 /// or logging, and every notification, go to the handler composed with
-/// [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler).
+/// [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), and so do the calls of its own
+/// tools, when it advertises some.
 #[derive(Debug, Clone)]
 pub struct McpHandler {
     server: Server,
@@ -215,6 +220,59 @@ impl McpHandler {
         config.server_info = self.server.implementation().clone();
         config
     }
+
+    /// A call of one of the composed handler's tools: handed to it as it
+    /// came (its `task` too: the handler decides its own tasks), in the
+    /// request's span, timed and counted under the tool's name like any
+    /// call. mcp-light's per-tool settings (scopes, the argument-string
+    /// bound, the deadline) are its own tools'; the transport's bounds and
+    /// authentication were met before the request got here.
+    ///
+    /// Boxed, and out of line: the call path's own future and code carry
+    /// neither.
+    #[cold]
+    #[inline(never)]
+    fn call_composed(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(self.traced_composed_call(request, context))
+    }
+
+    /// [`McpHandler::call_composed`]'s call, in its request's span.
+    async fn traced_composed_call(
+        &self,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let metrics = self.server.tool_metrics(None);
+        let traced = self.traced_request(
+            CALL_TOOL,
+            Some(&request.name),
+            &context,
+            &http,
+            metrics.listened(),
+        );
+        // The arguments the HTTP guard took out of the body, put back.
+        if let Some(taken) = http.arguments() {
+            request.arguments = Some(taken);
+        }
+        // The handler's tools are not known when the server is built: their
+        // keys are registered per call, and only when a recorder takes them.
+        let counted = metrics.listened().then(|| {
+            crate::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(request.name.to_string()))
+        });
+        let done = self
+            .composed()
+            .call_tool(request, context)
+            .instrument(traced.span().clone())
+            .await;
+        let keys = counted.as_ref().unwrap_or(metrics);
+        traced.finish_composed_call(keys, &done);
+        done
+    }
 }
 
 // Every method is written out, here or by `pass_on!`: a method rmcp adds
@@ -271,9 +329,13 @@ impl ServerHandler for McpHandler {
         Ok(answer)
     }
 
+    /// mcp-light's tools, as this client is shown them; then, when the
+    /// composed handler advertises tools, the handler's as it lists them
+    /// (a later page of its list alone: see `compose::listed_beside`). A
+    /// name both list is refused with a JSON-RPC error, and logged.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let http = HttpRequest::take(&mut context.extensions);
@@ -288,26 +350,60 @@ impl ServerHandler for McpHandler {
         );
         #[cfg(not(feature = "apps"))]
         let tools = self.server.tools();
+        if self.server.composes_tools() {
+            let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
+            let listed = self
+                .composed()
+                .list_tools(request, context)
+                .instrument(traced.span().clone())
+                .await;
+            let done = listed.and_then(|listed| {
+                listed_beside(tools, listed, first_page, |name| {
+                    self.server.served_by(name)
+                })
+                .map_err(|refused| {
+                    tracing::error!(error = %refused, "tools/list refused");
+                    ErrorData::internal_error(refused.to_string(), None)
+                })
+            });
+            traced.finish(&done);
+            return done;
+        }
         let done = Ok(ListToolsResult::with_all_items(tools.to_vec()));
         traced.finish(&done);
         done
     }
 
+    /// The tool mcp-light publishes as `name`, else the composed handler's,
+    /// when it advertises tools.
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.server.tool(name).cloned()
+        match self.server.tool(name) {
+            Some(tool) => Some(tool.clone()),
+            None if self.server.composes_tools() => self.composed().get_tool(name),
+            None => None,
+        }
     }
 
+    /// A call of a tool mcp-light serves, answered by [`Server::call`]'s
+    /// path; of a name it does not, handed as it came to the composed
+    /// handler when that advertises tools and its `get_tool` knows the
+    /// name, in the request's span and counted under the tool's name
+    /// ([`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)).
     async fn call_tool(
         &self,
         mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // What HTTP carries for the call, read once.
-        let mut http = HttpRequest::take(&mut context.extensions);
         // Looked up once: what the call reaches, whether its metrics are
         // taken (else it is not timed), and whether the tool needs its
         // client.
         let named = self.server.named(&request.name);
+        // A name mcp-light does not know may be the composed handler's.
+        if self.server.reaches_composed(named, &request.name) {
+            return self.call_composed(request, context).await;
+        }
+        // What HTTP carries for the call, read once.
+        let mut http = HttpRequest::take(&mut context.extensions);
         let metrics = self.server.tool_metrics(named);
         let traced = self.traced_request(
             CALL_TOOL,
@@ -513,7 +609,11 @@ fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
         .enable_tools()
         .enable_logging()
         .build();
-    capabilities.tools = own.tools;
+    // A handler whose tools are served beside mcp-light's keeps what it
+    // says of them (`listChanged`).
+    if capabilities.tools.is_none() {
+        capabilities.tools = own.tools;
+    }
     capabilities.logging = own.logging;
     // The viewer is a resource.
     #[cfg(feature = "apps")]

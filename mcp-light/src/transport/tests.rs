@@ -75,7 +75,14 @@ const RMCP_METHODS: &[&str] = &[
 const RMCP_READ: &str = "3.11.";
 
 /// The methods mcp-light answers without the composed handler.
-const OWN: &[&str] = &["list_tools", "get_tool", "call_tool", "set_level"];
+const OWN: &[&str] = &["set_level"];
+
+/// The composed methods that reach the handler only when it advertises
+/// tools.
+const TOOLS: &[&str] = &["list_tools", "get_tool", "call_tool"];
+
+/// The one tool [`Recorder`] knows, when it advertises tools.
+const RECORDED_TOOL: &str = "recorded_tool";
 
 #[test]
 fn the_method_list_was_read_from_the_rmcp_in_use() {
@@ -128,7 +135,7 @@ fn every_rmcp_method_is_composed_or_mcp_lights_own_and_never_both() {
 
 #[tokio::test]
 async fn each_composed_method_reaches_the_handler_and_each_own_one_does_not() {
-    let recorder = Recorder::default();
+    let recorder = Recorder::with_tools();
     let handler = Server::from_registry()
         .with_handler(recorder.clone())
         .build()
@@ -157,6 +164,28 @@ async fn each_composed_method_reaches_the_handler_and_each_own_one_does_not() {
                 "{method} never reached the composed handler, which heard {heard:?}"
             );
         }
+    }
+}
+
+#[tokio::test]
+async fn a_handler_without_tools_hears_nothing_of_tools() {
+    let recorder = Recorder::default();
+    let handler = Server::from_registry()
+        .with_handler(recorder.clone())
+        .build()
+        .unwrap()
+        .into_handler(Caller::Process);
+    let session = tokio::time::timeout(Duration::from_secs(10), Session::open(handler.clone()))
+        .await
+        .expect("the session opens");
+    recorder.take();
+    for &method in TOOLS {
+        session.drive(method, &handler).await;
+        let heard = recorder.take();
+        assert!(
+            heard.is_empty(),
+            "driving {method} reached a handler without tools: {heard:?}"
+        );
     }
 }
 
@@ -269,11 +298,11 @@ impl Session {
                 drop(handler.unsubscribe(request, self.request()).await)
             }
             "call_tool" => {
-                let request = CallToolRequestParams::new("no_such_tool");
+                let request = CallToolRequestParams::new(RECORDED_TOOL);
                 drop(handler.call_tool(request, self.request()).await)
             }
             "list_tools" => drop(handler.list_tools(page(), self.request()).await),
-            "get_tool" => drop(handler.get_tool("no_such_tool")),
+            "get_tool" => drop(handler.get_tool(RECORDED_TOOL)),
             "on_custom_request" => {
                 let request = CustomRequest::new("x/custom", None);
                 drop(handler.on_custom_request(request, self.request()).await)
@@ -333,9 +362,22 @@ impl Session {
 #[derive(Clone, Default)]
 struct Recorder {
     heard: Arc<Mutex<Vec<&'static str>>>,
+    /// Whether it advertises tools (it knows [`RECORDED_TOOL`] then).
+    tools: bool,
 }
 
 impl Recorder {
+    fn with_tools() -> Recorder {
+        Recorder {
+            tools: true,
+            ..Recorder::default()
+        }
+    }
+
+    fn config(&self) -> ServerConfig {
+        recorder_config(self.tools)
+    }
+
     fn hear(&self, method: &'static str) {
         self.heard
             .lock()
@@ -374,12 +416,15 @@ impl Recorder {
 }
 
 /// The recorder's configuration: resources, so that a listen stream has
-/// something to accept.
-fn recorder_config() -> ServerConfig {
-    let capabilities = ServerCapabilities::builder()
+/// something to accept, and `tools` if it says so.
+fn recorder_config(tools: bool) -> ServerConfig {
+    let mut capabilities = ServerCapabilities::builder()
         .enable_resources()
         .enable_resources_list_changed()
         .build();
+    if tools {
+        capabilities.tools = ServerCapabilities::builder().enable_tools().build().tools;
+    }
     ServerConfig::new(capabilities)
 }
 
@@ -396,7 +441,7 @@ impl ServerHandler for Recorder {
         _: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         self.hear("initialize");
-        Ok(recorder_config())
+        Ok(self.config())
     }
 
     fn negotiate_initialize(
@@ -404,7 +449,7 @@ impl ServerHandler for Recorder {
         _: &InitializeRequestParams,
     ) -> Result<InitializeResult, ErrorData> {
         self.hear("negotiate_initialize");
-        Ok(recorder_config())
+        Ok(self.config())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -415,10 +460,7 @@ impl ServerHandler for Recorder {
     async fn discover(&self, _: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
         self.hear("discover");
         let versions = ProtocolVersion::KNOWN_VERSIONS.to_vec();
-        Ok(DiscoverResult::from_server_info(
-            versions,
-            recorder_config(),
-        ))
+        Ok(DiscoverResult::from_server_info(versions, self.config()))
     }
 
     async fn complete(
@@ -520,12 +562,16 @@ impl ServerHandler for Recorder {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.refuse("list_tools")
+        // Answered: a session opens with a `tools/list`.
+        self.hear("list_tools");
+        let tools = self.get_tool(RECORDED_TOOL).into_iter().collect();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
-    fn get_tool(&self, _: &str) -> Option<Tool> {
+    fn get_tool(&self, name: &str) -> Option<Tool> {
         self.hear("get_tool");
-        None
+        (self.tools && name == RECORDED_TOOL)
+            .then(|| Tool::new(RECORDED_TOOL, "recorded", Arc::new(Default::default())))
     }
 
     async fn on_custom_request(
@@ -566,7 +612,7 @@ impl ServerHandler for Recorder {
 
     fn get_info(&self) -> ServerConfig {
         self.hear("get_info");
-        recorder_config()
+        self.config()
     }
 
     async fn get_task(

@@ -146,6 +146,32 @@ impl Traced {
         }
     }
 
+    /// Ends a call the composed handler answered, counted under `keys`,
+    /// with what its response says: an `isError` result is an error of the
+    /// tool; nothing is known of its sizes. A task it answered with is
+    /// counted now, since mcp-light does not follow the handler's tasks to
+    /// their end.
+    pub(crate) fn finish_composed_call(
+        self,
+        keys: &ToolMetrics,
+        done: &Result<CallToolResponse, ErrorData>,
+    ) {
+        let counted = keys.listened();
+        if !counted && self.span.is_disabled() {
+            return;
+        }
+        let facts = composed_facts(done);
+        if counted && let Some(started) = self.started {
+            if facts.label == Label::Task {
+                facts.count(keys);
+            }
+            facts.record(keys, started.elapsed().as_secs_f64());
+        }
+        if !self.span.is_disabled() {
+            self.record_end(&facts, true);
+        }
+    }
+
     /// Records on the span, in one go, what the request came to: a call's
     /// outcome, sizes and token (for a tool `call`), and a failure.
     fn record_end(&self, facts: &Facts, call: bool) {
@@ -246,6 +272,20 @@ fn facts_of(done: &Result<Answer, Stopped>) -> Facts {
         Err(Ok(CallToolResponse::InputRequired(_))) => Facts::bare(Label::InputRequired, None),
         Err(Ok(_)) => Facts::bare(Label::Full, None),
         Err(Err(error)) => Facts::bare(Label::Error, Some(ErrorType::Code(error.code.0))),
+    }
+}
+
+/// What a call the composed handler answered came to, as its response
+/// says.
+fn composed_facts(done: &Result<CallToolResponse, ErrorData>) -> Facts {
+    match done {
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+            Facts::bare(Label::Error, Some(ErrorType::Tool))
+        }
+        Ok(CallToolResponse::Task(_)) => Facts::bare(Label::Task, None),
+        Ok(CallToolResponse::InputRequired(_)) => Facts::bare(Label::InputRequired, None),
+        Ok(_) => Facts::bare(Label::Full, None),
+        Err(error) => Facts::bare(Label::Error, Some(ErrorType::Code(error.code.0))),
     }
 }
 
@@ -358,6 +398,31 @@ mod tests {
         assert!(
             parse_traceparent("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-x")
                 .is_some()
+        );
+    }
+
+    #[test]
+    fn a_composed_handlers_answer_is_labelled_by_its_response() {
+        use rmcp::model::{CallToolResult, ContentBlock};
+
+        let answered = Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+            ContentBlock::text("ok"),
+        ])));
+        let facts = composed_facts(&answered);
+        assert_eq!((facts.label, facts.error), (Label::Full, None));
+        let failed = Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+            ContentBlock::text("no"),
+        ])));
+        let facts = composed_facts(&failed);
+        assert_eq!(
+            (facts.label, facts.error),
+            (Label::Error, Some(ErrorType::Tool))
+        );
+        let refused = Err(ErrorData::invalid_params("tool not found", None));
+        let facts = composed_facts(&refused);
+        assert_eq!(
+            (facts.label, facts.error),
+            (Label::Error, Some(ErrorType::Code(-32602)))
         );
     }
 

@@ -5,8 +5,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcp_light::CallToolResult;
 use mcp_light::prelude::*;
 use rmcp::handler::server::ServerHandler;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     ArgumentInfo, CallToolRequest, CallToolRequestParams, CancelTaskParams,
     CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest,
@@ -20,9 +23,11 @@ use rmcp::model::{
     Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, Skill, SkillFrontmatter,
     SkillResources, Task, TaskPayload, TaskStatus, UpdateTaskParams,
 };
+use rmcp::model::{JsonObject, ListToolsResult, Tool};
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService,
 };
+use rmcp::{tool, tool_handler, tool_router};
 use serde_json::json;
 
 use crate::fixtures::connect;
@@ -506,4 +511,375 @@ async fn progress_and_cancellations_reach_the_handler_and_a_cancelled_tool_still
         "the handler heard {:?}, not the cancellation of {id:?}",
         archive.heard().cancelled
     );
+}
+
+// ---- an rmcp `#[tool_router]` server's tools, served beside mcp-light's --
+
+/// What `legacy_echo` takes.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to answer.
+    text: String,
+}
+
+/// What `legacy_sum` takes.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SumArgs {
+    a: i64,
+    b: i64,
+}
+
+/// Two tools not ported yet, in rmcp's own router.
+#[derive(Clone)]
+struct Legacy {
+    tool_router: ToolRouter<Legacy>,
+}
+
+#[tool_router]
+impl Legacy {
+    fn new() -> Legacy {
+        Legacy {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Answers its text")]
+    fn legacy_echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
+        text
+    }
+
+    #[tool(description = "Adds two numbers")]
+    fn legacy_sum(&self, Parameters(SumArgs { a, b }): Parameters<SumArgs>) -> String {
+        (a + b).to_string()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Legacy {}
+
+/// One tool of rmcp's router under the name of an mcp-light tool.
+#[derive(Clone)]
+struct Clashing {
+    tool_router: ToolRouter<Clashing>,
+}
+
+#[tool_router]
+impl Clashing {
+    fn new() -> Clashing {
+        Clashing {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Counts the books again")]
+    fn compose_count_books(&self) -> String {
+        "4".to_owned()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Clashing {}
+
+/// A handler that lists the name of an mcp-light tool but whose
+/// `get_tool` knows nothing: rmcp's default.
+#[derive(Clone)]
+struct Undescribed;
+
+impl ServerHandler for Undescribed {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+        let tool = Tool::new("compose_count_books", "counts", Arc::new(JsonObject::new()));
+        Ok(ListToolsResult::with_all_items(vec![tool]))
+    }
+}
+
+/// mcp-light's `compose_count_books` beside [`Legacy`].
+pub(crate) fn beside_legacy() -> Server {
+    Server::from_tools(tools![compose_count_books])
+        .with_handler(Legacy::new())
+        .build()
+        .unwrap()
+}
+
+/// The text of a call's first content.
+fn text(result: &CallToolResult) -> &str {
+    &result.content[0].as_text().expect("text content").text
+}
+
+#[tokio::test]
+async fn a_tool_routers_tools_are_listed_after_mcp_lights_and_each_call_reaches_its_server() {
+    let client = connect(beside_legacy()).await;
+    let info = client.peer_info().unwrap();
+    assert!(info.capabilities.tools.is_some(), "{info:?}");
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|tool| &*tool.name).collect();
+    assert_eq!(names, ["compose_count_books", "legacy_echo", "legacy_sum"]);
+    // The handler's, exactly as its router lists them.
+    assert_eq!(tools[1..], Legacy::new().tool_router.list_all());
+
+    let count = client
+        .call_tool(CallToolRequestParams::new("compose_count_books"))
+        .await
+        .unwrap();
+    assert_eq!(count.structured_content, Some(json!({"result": 3})));
+    let echo = client
+        .call_tool(
+            CallToolRequestParams::new("legacy_echo")
+                .with_arguments(json!({"text": "hello"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!((text(&echo), echo.is_error), ("hello", Some(false)));
+    let sum = client
+        .call_tool(
+            CallToolRequestParams::new("legacy_sum")
+                .with_arguments(json!({"a": 2, "b": 40}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&sum), "42");
+    // The handler's own refusal of its arguments comes back as it sent it.
+    let refused = client
+        .call_tool(CallToolRequestParams::new("legacy_sum"))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        !text(&refused).contains("compose_count_books"),
+        "{refused:?}"
+    );
+
+    // A name neither serves: mcp-light's answer, which names the handler.
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("legacy_product"))
+        .await
+        .unwrap();
+    assert_eq!(unknown.is_error, Some(true));
+    let message = text(&unknown);
+    assert!(
+        message.starts_with("unknown tool `legacy_product`"),
+        "{message}"
+    );
+    assert!(message.contains("compose_count_books"), "{message}");
+    assert!(
+        message.contains("the handler composed with `with_handler`"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_handlers_tools_are_served_on_2026_07_28_too() {
+    let client = connect_as(
+        beside_legacy(),
+        task_client(),
+        ProtocolVersion::V_2026_07_28,
+    )
+    .await;
+    let names: Vec<_> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|tool| tool.name)
+        .collect();
+    assert_eq!(names, ["compose_count_books", "legacy_echo", "legacy_sum"]);
+    let echo = client
+        .call_tool(
+            CallToolRequestParams::new("legacy_echo")
+                .with_arguments(json!({"text": "stateless"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text(&echo), "stateless");
+}
+
+#[test]
+fn a_name_both_serve_is_refused_when_the_server_is_built_naming_both() {
+    let refused = Server::from_tools(tools![compose_count_books])
+        .with_handler(Clashing::new())
+        .build()
+        .unwrap_err();
+    let message = refused.to_string();
+    assert!(message.contains("`compose_count_books`"), "{message}");
+    assert!(
+        message.contains("compose::compose_count_books"),
+        "the function's path: {message}"
+    );
+    assert!(
+        message.contains("the handler composed with `with_handler`"),
+        "{message}"
+    );
+    assert!(message.contains("rename one"), "the fix: {message}");
+    // The same name is free beside a handler that does not advertise
+    // tools: its tools are not served.
+    Server::from_tools(tools![compose_count_books])
+        .with_handler(Library)
+        .build()
+        .unwrap();
+}
+
+#[test]
+fn a_dispatchers_name_is_refused_too() {
+    let refused = Server::from_tools(tools![compose_count_books])
+        .with_dispatcher("legacy_echo")
+        .with_handler(Legacy::new())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("`legacy_echo`"), "{refused}");
+    assert!(
+        refused.contains("ServerBuilder::with_dispatcher(\"legacy_echo\")"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn a_name_only_the_handlers_list_shows_is_refused_by_tools_list_with_the_same_sentence() {
+    let server = Server::from_tools(tools![compose_count_books])
+        .with_handler(Undescribed)
+        .build()
+        .expect("its get_tool says nothing, so nothing is known to clash");
+    let client = connect(server).await;
+    let refused = client.list_all_tools().await.unwrap_err().to_string();
+    let at_build = Server::from_tools(tools![compose_count_books])
+        .with_handler(Clashing::new())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains(&at_build), "{refused}\nvs\n{at_build}");
+    // mcp-light's tool is still served, and a name the handler's
+    // `get_tool` does not know is not handed to it.
+    let count = client
+        .call_tool(CallToolRequestParams::new("compose_count_books"))
+        .await
+        .unwrap();
+    assert_eq!(count.structured_content, Some(json!({"result": 3})));
+}
+
+#[tokio::test]
+async fn server_call_says_a_handlers_tool_is_reached_over_mcp() {
+    let server = beside_legacy();
+    let refused = server
+        .call("legacy_echo", json!({"text": "hi"}), Caller::Process)
+        .await;
+    assert_eq!(refused.is_error, Some(true));
+    let message = text(&refused);
+    assert!(
+        message.starts_with(
+            "`legacy_echo` is a tool of the handler composed with `with_handler`, which answers \
+             its calls over MCP only"
+        ),
+        "{message}"
+    );
+    let count = server
+        .call("compose_count_books", json!({}), Caller::Process)
+        .await;
+    assert_eq!(count.structured_content, Some(json!({"result": 3})));
+}
+
+#[tokio::test]
+async fn a_handlers_tools_are_served_over_streamable_http() {
+    use crate::raw_http::{INITIALIZE, post, serve};
+
+    let served = serve(beside_legacy(), mcp_light::transport::HttpOptions::new()).await;
+    // A 2025-era session, whose calls' arguments the HTTP guard takes out
+    // of the body before rmcp reads it.
+    let opened = post(served.addr, INITIALIZE, &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(
+        post(served.addr, initialized, &in_session).await.status,
+        202
+    );
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let listed = post(served.addr, list, &in_session)
+        .await
+        .message(2)
+        .unwrap();
+    let names: Vec<_> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["compose_count_books", "legacy_echo", "legacy_sum"]);
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"legacy_sum","arguments":{"a":40,"b":2}}}"#;
+    let sum = post(served.addr, call, &in_session)
+        .await
+        .message(3)
+        .unwrap();
+    assert_eq!(sum["result"]["content"][0]["text"], "42", "{sum}");
+
+    // A 2026-07-28 request, on its own.
+    let call = json!({
+        "jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {
+            "name": "legacy_echo", "arguments": {"text": "over HTTP"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    })
+    .to_string();
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "legacy_echo"),
+    ];
+    let echo = post(served.addr, &call, &headers).await;
+    assert_eq!(echo.status, 200, "{}", echo.text());
+    let echo = echo.message(4).unwrap();
+    assert_eq!(echo["result"]["content"][0]["text"], "over HTTP", "{echo}");
+}
+
+/// A tool of rmcp's router under the name of one of the viewer's tools.
+#[cfg(feature = "apps")]
+#[derive(Clone)]
+struct Paging {
+    tool_router: ToolRouter<Paging>,
+}
+
+#[cfg(feature = "apps")]
+#[tool_router]
+impl Paging {
+    #[tool(description = "Pages something else")]
+    fn view_page(&self) -> String {
+        "a page".to_owned()
+    }
+}
+
+#[cfg(feature = "apps")]
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Paging {}
+
+#[cfg(feature = "apps")]
+#[test]
+fn a_name_of_the_viewers_tools_is_refused_too() {
+    let paging = Paging {
+        tool_router: Paging::tool_router(),
+    };
+    let refused = Server::from_tools(tools![compose_count_books])
+        .with_handler(paging)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("`view_page`"), "{refused}");
+    assert!(refused.contains("the MCP Apps viewer"), "{refused}");
 }

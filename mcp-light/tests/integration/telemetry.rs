@@ -311,6 +311,45 @@ async fn a_request_the_composed_handler_answers_has_its_span_too() {
     assert!(prompts.contains_key("jsonrpc.request.id"), "{prompts:?}");
 }
 
+#[tokio::test]
+async fn a_call_the_composed_handler_answers_is_traced_and_counted_under_its_tool() {
+    let (spans, _guard) = spans();
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _recording = metrics::set_default_local_recorder(&recorder);
+    let client = connect(crate::compose::beside_legacy()).await;
+    let sum = call(
+        &client,
+        "legacy_sum",
+        json!({"a": 1, "b": 2}),
+        Some(TRACEPARENT),
+    )
+    .await;
+    assert_eq!(sum.is_error, Some(false));
+    call(&client, "legacy_sum", json!({"a": "one"}), None).await;
+
+    let span = spans.named("tools/call legacy_sum");
+    let field = |name: &str| span.get(name).map(String::as_str);
+    assert_eq!(field("gen_ai.tool.name"), Some("legacy_sum"));
+    assert_eq!(field("mcp_light.outcome"), Some("error"));
+    assert_eq!(field("error.type"), Some("tool_error"));
+
+    let recorded = Recorded::take(&snapshotter);
+    let tool = ("gen_ai.tool.name", "legacy_sum");
+    for outcome in ["full", "error"] {
+        let counted = recorded.counted(telemetry::CALLS, &[tool, ("mcp_light.outcome", outcome)]);
+        assert_eq!(counted, 1, "{outcome}");
+    }
+    assert!(
+        recorded
+            .get(
+                telemetry::OPERATION_DURATION,
+                &[("mcp.method.name", "tools/call"), tool]
+            )
+            .is_some()
+    );
+}
+
 /// Every metric recorded since the last snapshot (a snapshot takes the
 /// counts it reads), with its unit.
 pub(crate) struct Recorded(Vec<(CompositeKey, Option<Unit>, DebugValue)>);
