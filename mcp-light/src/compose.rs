@@ -293,10 +293,9 @@ pub(crate) const HANDLER: &str = "the handler composed with `with_handler`";
 /// answers it when the handler's `get_tool` knows the name, and
 /// `tools/list` when only the handler's list shows it.
 pub(crate) fn served_twice(name: &str, served_by: String) -> BuildError {
-    BuildError::DuplicateName {
+    BuildError::ServedTwice {
         name: name.to_owned(),
-        first: served_by,
-        second: HANDLER.to_owned(),
+        served_by,
     }
 }
 

@@ -135,6 +135,21 @@ pub enum BuildError {
         /// The path of the other function.
         second: String,
     },
+    /// mcp-light and the handler composed with
+    /// [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler) serve a tool of one
+    /// name: one of the two could never be called.
+    #[error(
+        "the tool `{name}` is served twice: by {served_by} and by the handler composed with \
+         `with_handler`; rename one (`name = \"...\"` in mcp-light's attribute, \
+         `#[tool(name = \"...\")]` in rmcp's), or take it out of the handler's router once it \
+         has moved"
+    )]
+    ServedTwice {
+        /// The name both serve.
+        name: String,
+        /// What serves it in mcp-light: a function's path, a dispatcher, the viewer.
+        served_by: String,
+    },
     /// A dispatcher was given the name of a registered tool.
     #[error(
         "the dispatcher name `{name}` is already the name of the tool `{function}`; pick another name"

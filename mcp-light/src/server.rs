@@ -405,20 +405,21 @@ impl Server {
     }
 
     /// What serves a call of `name` on this server's side, as an error
-    /// names it: a tool's function, a dispatcher, the viewer. `None` for a
-    /// name mcp-light does not answer.
+    /// names it (code in backticks): a tool's function, a dispatcher, the
+    /// viewer. `None` for a name mcp-light does not answer.
     pub(crate) fn served_by(&self, name: &str) -> Option<String> {
         match self.named(name) {
-            Some(Named::Tool { tool, .. }) => {
-                Some(self.inner.registry.at(tool).def().function().to_owned())
-            }
+            Some(Named::Tool { tool, .. }) => Some(format!(
+                "`{}`",
+                self.inner.registry.at(tool).def().function()
+            )),
             Some(Named::Routed { .. }) => self
                 .inner
                 .registry
                 .get(name)
-                .map(|routed| routed.def().function().to_owned()),
+                .map(|routed| format!("`{}`", routed.def().function())),
             Some(Named::Dispatcher { .. }) => {
-                Some(format!("ServerBuilder::with_dispatcher(\"{name}\")"))
+                Some(format!("`ServerBuilder::with_dispatcher(\"{name}\")`"))
             }
             #[cfg(feature = "apps")]
             None if crate::apps::ViewTool::named(name).is_some() => {

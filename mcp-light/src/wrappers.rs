@@ -217,7 +217,7 @@ mod tests {
         let error = parse_closed::<Parameters<Update>>(&nested).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "unknown field `data`, expected one of `id`, `odometer_km`, `km`"
+            "unknown field `data`, expected one of `id`, `km`, `odometer_km`"
         );
     }
 

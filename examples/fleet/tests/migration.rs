@@ -100,10 +100,13 @@ fn new_vehicles(range: std::ops::RangeInclusive<usize>) -> Value {
     json!({ "vehicles": vehicles })
 }
 
-/// What a schema says of its arguments: each property without the
-/// spelling of its type, the required list, the descriptions.
+/// What a schema says of its arguments: each property's description, the
+/// required list. A description is found however the schema spells the
+/// property: on it, behind its `$ref` (rmcp keeps a type's definition in
+/// `$defs`; mcp-light inlines one used once), or on a branch of its
+/// `anyOf`.
 fn arguments(tool: &Tool) -> (Map<String, Value>, Value) {
-    let schema = &tool.input_schema;
+    let schema = Value::Object((*tool.input_schema).clone());
     let properties = schema["properties"]
         .as_object()
         .cloned()
@@ -111,10 +114,8 @@ fn arguments(tool: &Tool) -> (Map<String, Value>, Value) {
     let described = properties
         .into_iter()
         .map(|(name, property)| {
-            (
-                name,
-                property.get("description").cloned().unwrap_or(Value::Null),
-            )
+            let description = description(&property, &schema).unwrap_or(Value::Null);
+            (name, description)
         })
         .collect();
     let mut required: Vec<Value> = schema
@@ -124,6 +125,21 @@ fn arguments(tool: &Tool) -> (Map<String, Value>, Value) {
         .unwrap_or_default();
     required.sort_by_key(Value::to_string);
     (described, Value::Array(required))
+}
+
+fn description(property: &Value, root: &Value) -> Option<Value> {
+    if let Some(description) = property.get("description") {
+        return Some(description.clone());
+    }
+    if let Some(reference) = property.get("$ref").and_then(Value::as_str) {
+        let name = reference.trim_start_matches("#/$defs/");
+        return description(&root["$defs"][name], root);
+    }
+    property
+        .get("anyOf")
+        .and_then(Value::as_array)?
+        .iter()
+        .find_map(|branch| description(branch, root))
 }
 
 #[tokio::test]
