@@ -397,7 +397,8 @@ pub use mcp_light_macros::mcp_heavy;
 /// * `Json<T>` answers as `T`, and `Result<Json<T>, ErrorData>` as
 ///   `Result<T, E>`; an `Err(ErrorData)` answers over MCP as the JSON-RPC
 ///   error rmcp would have sent ([`Server::call`] and a task's result
-///   carry it as an `isError` result).
+///   carry it as an `isError` result whose `structuredContent` is the
+///   error's `code`, `message` and `data`).
 /// * `description = "..."` and `name = "..."` on the attribute, as on
 ///   rmcp's `#[tool]`; without `description`, the doc comment is it.
 /// * A doc comment on a named parameter is that argument's description.

@@ -246,6 +246,10 @@ fn main() {
             assert_eq!(absent.is_error, Some(true));
             let text = serde_json::to_string(&absent.content).unwrap();
             assert!(text.contains("no vehicle 9"), "{text}");
+            // What goes out over MCP as the JSON-RPC error, in process.
+            let error = absent.structured_content.unwrap();
+            assert_eq!(error["code"], -32602);
+            assert_eq!(error["message"], "no vehicle 9");
 
             let deleted = call("vehicle_delete", json!({"id": 1})).await;
             assert_eq!(
