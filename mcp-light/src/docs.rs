@@ -23,6 +23,7 @@ macro_rules! links {
          [http by hand]: crate::docs::http_by_hand\n\
          [content recipes]: crate::docs::recipes#a-tool-that-answers-images-audio-or-resources\n\
          [talking back]: crate::docs::talking_back\n\
+         [coming from rmcp]: crate::docs::coming_from_rmcp\n\
          [tasks]: crate::docs::tasks\n\
          [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
          [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
