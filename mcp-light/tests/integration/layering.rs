@@ -31,6 +31,8 @@ const LAYERS: &[&[&str]] = &[
         "content",
         "args",
         "answer",
+        // rmcp's `Parameters<T>` and `Json<T>`, taken as they are.
+        "wrappers",
         // Every default, named once, beside nothing it could import.
         "defaults",
     ],

@@ -93,6 +93,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         "mcp_heavy",
         "mcp_light",
         "mcp_tool",
+        "mcp_tools",
         "tools",
         "BulkResult",
         "KeyFields",
