@@ -662,7 +662,7 @@ fn status_code(int: &LitInt) -> Option<u16> {
 
 /// Consumes whatever follows an argument's name (`= value` or `(...)`), so
 /// parsing can go on after an error.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {

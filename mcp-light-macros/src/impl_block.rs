@@ -12,7 +12,7 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::parse::Parser;
-use syn::{ImplItem, ItemFn, ItemImpl, Path};
+use syn::{ImplItem, ImplItemFn, ItemFn, ItemImpl, Path};
 
 use crate::ast::{Owner, Tool, ToolMethod};
 use crate::attr::{self, Attr, ToolArgs};
@@ -55,12 +55,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut items = Vec::with_capacity(item.items.len());
     for impl_item in std::mem::take(&mut item.items) {
         let function = match &impl_item {
-            ImplItem::Fn(method)
-                if method
-                    .attrs
-                    .iter()
-                    .any(|attr| Attr::from_path(attr.path()).is_some()) =>
-            {
+            ImplItem::Fn(method) if is_tool(method) => {
                 // A method's tokens are a function's, unless it is a
                 // specializing `default fn`, which no tool is.
                 syn::parse2::<ItemFn>(method.to_token_stream())
@@ -119,10 +114,7 @@ fn parse_args(cx: &Ctxt, args: TokenStream) -> Option<Path> {
                  method says what kind of tool it is with `#[mcp_tool]`, `#[mcp_light]` or \
                  `#[mcp_heavy]`",
             );
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            }
-            Ok(())
+            attr::skip_value(&meta)
         }
     });
     if let Err(error) = parser.parse2(args) {
@@ -156,26 +148,26 @@ fn check_impl(cx: &Ctxt, item: &ItemImpl) {
 fn tool_methods(item: &ItemImpl) -> Vec<ToolMethod> {
     item.items
         .iter()
-        .filter_map(|impl_item| {
-            let ImplItem::Fn(method) = impl_item else {
-                return None;
-            };
-            let mut tool = false;
-            let mut retrieve = false;
-            for attribute in &method.attrs {
-                let Some(attr) = Attr::from_path(attribute.path()) else {
-                    continue;
-                };
-                tool = true;
-                let args = ToolArgs::parse_attribute(&Ctxt::new(), attr, attribute);
-                retrieve |= args
-                    .action
-                    .is_some_and(|action| action.value() == "retrieve");
-            }
-            tool.then(|| ToolMethod {
+        .filter_map(|impl_item| match impl_item {
+            ImplItem::Fn(method) if is_tool(method) => Some(ToolMethod {
                 ident: method.sig.ident.clone(),
-                retrieve,
-            })
+                retrieve: method.attrs.iter().any(|attribute| {
+                    Attr::from_path(attribute.path()).is_some_and(|attr| {
+                        let args = ToolArgs::parse_attribute(&Ctxt::new(), attr, attribute);
+                        args.action
+                            .is_some_and(|action| action.value() == "retrieve")
+                    })
+                }),
+            }),
+            _ => None,
         })
         .collect()
+}
+
+/// Whether a method carries a tool attribute.
+fn is_tool(method: &ImplItemFn) -> bool {
+    method
+        .attrs
+        .iter()
+        .any(|attr| Attr::from_path(attr.path()).is_some())
 }

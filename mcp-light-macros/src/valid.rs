@@ -22,10 +22,8 @@ pub struct Plan<'a> {
     pub action: Option<String>,
     /// `retrieve = path`, a method's `Self::` resolved to the impl's type.
     pub retrieve: Option<Path>,
-    /// The identifying parameter of a destroy and its key in the input;
-    /// `None` for a destroy that takes rmcp's `Parameters<T>`, whose
-    /// envelope reads the call's `id` (or `pk`).
-    pub destroy_id: Option<(&'a Param, String)>,
+    /// What a destroy's envelope confirms as the id of what it deleted.
+    pub destroy_id: Option<DestroyId<'a>>,
     /// rmcp's `Parameters<T>`, when the tool takes its arguments whole.
     pub whole: Option<&'a Param>,
     /// The path generated code reaches mcp-light by (`crate = path`).
@@ -42,6 +40,15 @@ pub struct Plan<'a> {
     pub scopes: Vec<String>,
     /// `view = false` on one of the tool's attributes.
     pub no_view: bool,
+}
+
+/// Where a destroy's envelope takes its `id` from.
+pub enum DestroyId<'a> {
+    /// The identifying parameter, and its key in the input.
+    Argument(&'a Param, String),
+    /// The call's `id` (else `pk`) argument: the destroy takes rmcp's
+    /// `Parameters<T>`, whose fields the macros cannot see.
+    Called,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -96,7 +103,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
                 ..
             },
             Some(_),
-        ) if whole.is_some() => None,
+        ) if whole.is_some() => Some(DestroyId::Called),
         (
             Kind::Write {
                 kind: WriteKind::Destroy,
@@ -236,23 +243,21 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
                  put `#[mcp_tools]` on the `impl` block (where rmcp has `#[tool_router]`)"
             ),
         ),
-        (Some(receiver), Some(_)) if !matches!(receiver.kind, ReceiverKind::Reference(..)) => cx
-            .error_spanned_by(
+        (Some(receiver), Some(_)) => match receiver.kind {
+            ReceiverKind::Reference(_, _, None) => {}
+            ReceiverKind::Reference(_, _, Some(_)) => cx.error_spanned_by(
+                receiver,
+                "a tool's `&self` is the server's state, which every call shares, so it is \
+                 never borrowed mutably: take `&self`, and keep what changes behind a `Mutex` \
+                 or an atomic",
+            ),
+            _ => cx.error_spanned_by(
                 receiver,
                 "a tool's `self` is the server's state, which every call shares, so the tool \
-             borrows it: take `&self`",
+                 borrows it: take `&self`",
             ),
-        (Some(receiver), Some(_))
-            if matches!(receiver.kind, ReceiverKind::Reference(_, _, Some(_))) =>
-        {
-            cx.error_spanned_by(
-                receiver,
-                "a tool's `&self` is the server's state, which every call shares, so it is never \
-             borrowed mutably: take `&self`, and keep what changes behind a `Mutex` or an \
-             atomic",
-            )
-        }
-        _ => {}
+        },
+        (None, _) => {}
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -654,7 +659,7 @@ fn destroy_id<'a>(
     cx: &Ctxt,
     tool: &'a Tool,
     kind_span: proc_macro2::Span,
-) -> Option<(&'a Param, String)> {
+) -> Option<DestroyId<'a>> {
     let args = || tool.params.iter().filter(|p| matches!(p.role, Role::Arg));
     let mut marked = args().filter(|p| p.attrs.id.is_some());
     let param = match (marked.next(), marked.next()) {
@@ -682,5 +687,5 @@ fn destroy_id<'a>(
             }
         }
     };
-    Some((param, param.key()?))
+    Some(DestroyId::Argument(param, param.key()?))
 }

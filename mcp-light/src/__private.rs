@@ -33,10 +33,6 @@ pub fn params_schema_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
     crate::schema::generate_as_written::<A>()
 }
 
-/// Checks at compile time that a parameter typed `Parameters<..>` is
-/// rmcp's, the whole arguments object.
-pub fn assert_whole_arguments<P: WholeArguments>() {}
-
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.
 pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or(serde_json::Value::Null)

@@ -187,6 +187,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::error::ToolError;
 
     #[derive(Debug, Deserialize, PartialEq)]
     struct Update {
@@ -250,6 +251,4 @@ mod tests {
         let out = (&plain).tool_json_kind().unwrap_json(plain);
         assert_eq!(out.unwrap(), 8);
     }
-
-    use crate::error::ToolError;
 }

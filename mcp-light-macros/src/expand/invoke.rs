@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use super::{argument_bounds, respan, result_assertions, success_span};
 use crate::ast::{Param, Role};
 use crate::attr::WriteKind;
-use crate::valid::{Kind, Plan};
+use crate::valid::{DestroyId, Kind, Plan};
 
 /// How a parameter taken from the call is taken: the trait, qualified by the
 /// type it is taken as, and its method, spanned at the parameter's type so
@@ -135,16 +135,8 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
 
     // The destroy envelope's id comes from the arguments, read before they
     // move into the call.
-    let whole_destroy = plan.whole.is_some()
-        && matches!(
-            plan.kind,
-            Kind::Write {
-                kind: WriteKind::Destroy,
-                ..
-            }
-        );
     let (early_id, id_binding, id_args) = match &plan.destroy_id {
-        Some((param, key)) => {
+        Some(DestroyId::Argument(param, key)) => {
             let ident = &param.ident;
             (
                 None,
@@ -153,7 +145,7 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
             )
         }
         // Read from the call's arguments, before they are parsed.
-        None if whole_destroy => (
+        Some(DestroyId::Called) => (
             Some(quote!(let (__id_key, __id) = __invocation.identifier();)),
             None,
             Some(quote!(__id_key, __id,)),

@@ -136,15 +136,7 @@ fn every_rmcp_method_is_composed_or_mcp_lights_own_and_never_both() {
 #[tokio::test]
 async fn each_composed_method_reaches_the_handler_and_each_own_one_does_not() {
     let recorder = Recorder::with_tools();
-    let handler = Server::from_registry()
-        .with_handler(recorder.clone())
-        .build()
-        .unwrap()
-        .into_handler(Caller::Process);
-    let session = tokio::time::timeout(Duration::from_secs(10), Session::open(handler.clone()))
-        .await
-        .expect("the session opens");
-    recorder.take();
+    let (handler, session) = composing(&recorder).await;
     for &method in RMCP_METHODS {
         tokio::time::timeout(Duration::from_secs(10), session.drive(method, &handler))
             .await
@@ -170,6 +162,20 @@ async fn each_composed_method_reaches_the_handler_and_each_own_one_does_not() {
 #[tokio::test]
 async fn a_handler_without_tools_hears_nothing_of_tools() {
     let recorder = Recorder::default();
+    let (handler, session) = composing(&recorder).await;
+    for &method in TOOLS {
+        session.drive(method, &handler).await;
+        let heard = recorder.take();
+        assert!(
+            heard.is_empty(),
+            "driving {method} reached a handler without tools: {heard:?}"
+        );
+    }
+}
+
+/// The handler of a server composed with `recorder`, and a live session
+/// with it; what opening the session made `recorder` hear is forgotten.
+async fn composing(recorder: &Recorder) -> (McpHandler, Session) {
     let handler = Server::from_registry()
         .with_handler(recorder.clone())
         .build()
@@ -179,14 +185,7 @@ async fn a_handler_without_tools_hears_nothing_of_tools() {
         .await
         .expect("the session opens");
     recorder.take();
-    for &method in TOOLS {
-        session.drive(method, &handler).await;
-        let heard = recorder.take();
-        assert!(
-            heard.is_empty(),
-            "driving {method} reached a handler without tools: {heard:?}"
-        );
-    }
+    (handler, session)
 }
 
 /// A live session with `handler`, on 2026-07-28 (where
