@@ -7,7 +7,11 @@
 //! that with [`Continuations::take_token`]'s `discloses`), and only when a
 //! store took the result. A redemption checks the owner — the caller's
 //! identity and the tool it called — before anything is served, and never
-//! runs the tool again.
+//! runs the tool again. The entry keeps the OAuth scopes the tool that made
+//! it required: every redemption, on whatever route it comes (the tool, a
+//! dispatcher, the viewer's own tools), is checked against what the
+//! caller's access token grants now, and one that lacks them gets the
+//! answer an unknown token gets.
 //!
 //! While the store is failing, answers go on without tokens: the first
 //! failure of an outage is logged, the recovery once more.
@@ -27,6 +31,7 @@ use crate::outcome::error::Name;
 use crate::outcome::{
     Answer, CallError, Served as ServedMode, Shape as AnswerShape, TokenUse, Unkept,
 };
+use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{
     ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner, StoreError,
@@ -43,13 +48,28 @@ pub(crate) struct Called {
     pub(crate) caller: Caller,
     /// The tool the caller called: the dispatcher, when routed.
     pub(crate) tool: Cow<'static, str>,
+    /// The OAuth scopes the tool that runs requires (the routed tool's,
+    /// through a dispatcher): what a result it keeps asks of every
+    /// redemption.
+    pub(crate) scopes: &'static [&'static str],
 }
 
 impl Called {
+    /// `caller`'s call of the tool named `tool`, before it is known which
+    /// tool runs (and so which scopes what it keeps needs).
+    pub(crate) fn new(caller: Caller, tool: Cow<'static, str>) -> Called {
+        Called {
+            caller,
+            tool,
+            scopes: &[],
+        }
+    }
+
     fn owner(&self) -> Owner {
         Owner {
             caller: self.caller.identity(),
             tool: self.tool.clone().into_owned(),
+            scopes: self.scopes.iter().map(|&scope| scope.to_owned()).collect(),
         }
     }
 }
@@ -209,7 +229,9 @@ impl Continuations {
     /// Serves the result stored under `token` to `called`, as the remaining
     /// `args` (the negotiation fields) ask; the tool is never run. With a
     /// `usage` report, the stored result's counts go in the answer's
-    /// outcome.
+    /// outcome. With `granted` (the caller's access token says what it
+    /// grants), the entry is served only if they hold every scope the tool
+    /// that made it required.
     ///
     /// A list is served by range at any size: a page (or a filtered page)
     /// reads just its items, a summary the digest kept beside the list.
@@ -221,6 +243,7 @@ impl Continuations {
         token: Value,
         mut args: Map<String, Value>,
         usage: Option<&UsageReport>,
+        granted: Option<&GrantedScopes>,
     ) -> Answer {
         let tool = &called.tool;
         let negotiation = match heavy::take_negotiation(&mut args, &self.heavy) {
@@ -239,6 +262,7 @@ impl Continuations {
             token: &token,
             called,
             usage,
+            granted,
         };
         match redemption.serve(negotiation).await {
             Ok(answer) => answer.with_token(TokenUse::Redeemed, self.store_name),
@@ -265,6 +289,8 @@ struct Redemption<'r> {
     token: &'r Token,
     called: &'r Called,
     usage: Option<&'r UsageReport>,
+    /// What the caller's access token grants, when it says.
+    granted: Option<&'r GrantedScopes>,
 }
 
 /// A redemption's answer; `Err` for one that ends it early (refused,
@@ -373,19 +399,27 @@ impl Redemption<'_> {
         Ok(entry)
     }
 
+    /// Refuses an entry that is not this caller's through this tool, or
+    /// whose maker's scopes the caller's access token no longer grants.
     fn check_owner(&self, owner: &Owner) -> Result<(), Answer> {
-        if *owner == self.called.owner() {
+        let called = self.called;
+        let granted = match self.granted {
+            Some(granted) => owner.scopes.iter().all(|scope| granted.contains(scope)),
+            None => true,
+        };
+        if granted && owner.tool == called.tool && owner.caller == called.caller.identity() {
             Ok(())
         } else {
             // Word for word the answer to an unknown token: a caller cannot
-            // tell someone else's live token from a dead one.
+            // tell someone else's live token, or one it may no longer read,
+            // from a dead one.
             Err(self.refused())
         }
     }
 
     /// The one answer to a token this caller cannot redeem through this
-    /// tool, whatever the reason: unknown, expired, or another caller's or
-    /// another tool's.
+    /// tool, whatever the reason: unknown, expired, another caller's or
+    /// another tool's, or made by a tool whose scopes the caller lacks.
     fn refused(&self) -> Answer {
         Answer::error(CallError::TokenRefused {
             tool: self.called.tool.clone(),
@@ -548,10 +582,7 @@ mod tests {
             (Caller::Process, "process"),
             (Caller::Anonymous, "anonymous"),
         ] {
-            let called = Called {
-                caller: caller.clone(),
-                tool: Cow::Borrowed("device_list"),
-            };
+            let called = Called::new(caller.clone(), Cow::Borrowed("device_list"));
             assert_eq!(
                 called.owner(),
                 Owner::new(written, "device_list"),
@@ -560,10 +591,10 @@ mod tests {
             assert_eq!(caller.identity(), written);
         }
         // A principal named like a session is still a principal.
-        let spoof = Called {
-            caller: Caller::Principal(Principal::from("session:3f2a")),
-            tool: Cow::Borrowed("device_list"),
-        };
+        let spoof = Called::new(
+            Caller::Principal(Principal::from("session:3f2a")),
+            Cow::Borrowed("device_list"),
+        );
         assert_ne!(spoof.owner(), Owner::new("session:3f2a", "device_list"));
     }
 }

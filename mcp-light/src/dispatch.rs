@@ -38,8 +38,13 @@ pub(crate) enum Route<'r> {
         args: Map<String, Value>,
         routed: Routed,
     },
-    /// `describe: true`: the action's `params` schema, nothing run.
-    Describe(Described<'r>),
+    /// `describe: true`: the action's `params` schema, nothing run; `tool`
+    /// is the tool the action reaches, whose scopes a caller needs to read
+    /// it.
+    Describe {
+        tool: &'r PublishedTool,
+        answer: Described<'r>,
+    },
 }
 
 /// One tool that reaches many: `{resource, action, params, verify, ...}`.
@@ -100,6 +105,43 @@ impl Dispatcher {
             input_schema,
             routes,
         })
+    }
+
+    /// The dispatcher as a caller sees it who may use only the tools
+    /// `allows` names: its other actions gone from its routes, its
+    /// description and its schema's enums. It may have none left
+    /// ([`Dispatcher::reaches_nothing`]).
+    pub(crate) fn only(
+        &self,
+        registry: &Registry,
+        heavy: &HeavyConfig,
+        allows: impl Fn(&str) -> bool,
+    ) -> Dispatcher {
+        let routes: BTreeMap<_, BTreeMap<_, _>> = self
+            .routes
+            .iter()
+            .map(|(resource, actions)| {
+                let actions = actions
+                    .iter()
+                    .filter(|(_, tool)| registry.get(tool).is_some() && allows(tool))
+                    .map(|(action, tool)| (*action, *tool))
+                    .collect::<BTreeMap<_, _>>();
+                (*resource, actions)
+            })
+            .filter(|(_, actions)| !actions.is_empty())
+            .collect();
+        Dispatcher {
+            name: self.name.clone(),
+            description: describe(&routes),
+            input_schema: PublishedSchema::new(input_schema(&routes, heavy)),
+            routes,
+        }
+    }
+
+    /// Whether it routes to no tool at all: a cut that allows none of its
+    /// actions ([`Dispatcher::only`]), which is not listed.
+    pub(crate) fn reaches_nothing(&self) -> bool {
+        self.routes.is_empty()
     }
 
     /// The dispatcher's tool name.
@@ -168,13 +210,20 @@ impl Dispatcher {
     /// tool's: `params`, plus `verify` and the negotiation fields from the
     /// top level. With `describe: true`, answers the action's `params`
     /// schema instead.
+    ///
+    /// `shown` is the dispatcher as the caller sees it, when that is less
+    /// ([`Dispatcher::only`]): a refusal lists only its resources and
+    /// actions. A call that names an action the caller is not shown is
+    /// still routed, for the caller's scopes to refuse by name.
     pub(crate) fn route<'r>(
         &self,
         registry: &'r Registry,
         mut args: Map<String, Value>,
+        shown: Option<&Dispatcher>,
     ) -> Result<Route<'r>, RouteError> {
         let name = &self.name;
-        let resources = || self.routes.keys().copied().collect::<Vec<_>>().join(", ");
+        let shown = shown.unwrap_or(self);
+        let resources = || shown.routes.keys().copied().collect::<Vec<_>>().join(", ");
         let resource = match args::take(&mut args, RESOURCE) {
             Some(Value::String(resource)) => resource,
             None => {
@@ -190,16 +239,27 @@ impl Dispatcher {
                 });
             }
         };
-        let Some(actions) = self.routes.get(resource.as_str()) else {
-            return Err(RouteError::UnknownResource {
-                dispatcher: name.clone(),
-                resource,
-                resources: resources(),
-            });
+        let unknown_resource = |resource| RouteError::UnknownResource {
+            dispatcher: name.clone(),
+            resource,
+            resources: resources(),
         };
-        let action_list = || actions.keys().copied().collect::<Vec<_>>().join(", ");
+        let Some(actions) = self.routes.get(resource.as_str()) else {
+            return Err(unknown_resource(resource));
+        };
+        // The actions the caller is shown; none when the whole resource is
+        // hidden from it.
+        let shown_actions = shown.routes.get(resource.as_str());
+        let action_list = || {
+            shown_actions
+                .into_iter()
+                .flat_map(|actions| actions.keys().copied())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let action = match args::take(&mut args, ACTION) {
             Some(Value::String(action)) => action,
+            None if shown_actions.is_none() => return Err(unknown_resource(resource)),
             None => {
                 return Err(RouteError::NoAction {
                     dispatcher: name.clone(),
@@ -207,6 +267,7 @@ impl Dispatcher {
                     actions: action_list(),
                 });
             }
+            Some(_) if shown_actions.is_none() => return Err(unknown_resource(resource)),
             Some(other) => {
                 return Err(RouteError::ActionNotAString {
                     resource,
@@ -216,6 +277,9 @@ impl Dispatcher {
             }
         };
         let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
+            if shown_actions.is_none() {
+                return Err(unknown_resource(resource));
+            }
             return Err(RouteError::UnknownAction {
                 action,
                 resource,
@@ -223,7 +287,12 @@ impl Dispatcher {
             });
         };
         match args::take(&mut args, DESCRIBE) {
-            Some(Value::Bool(true)) => return Ok(Route::Describe(describe_action(tool))),
+            Some(Value::Bool(true)) => {
+                return Ok(Route::Describe {
+                    tool,
+                    answer: describe_action(tool),
+                });
+            }
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
             Some(other) => return Err(RouteError::DescribeNotABool { got: other }),
         }

@@ -32,8 +32,11 @@ const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(15 
 
 mod builder;
 mod call;
+mod shown;
 #[cfg(feature = "apps")]
 mod views;
+
+use shown::{Cuts, Listed};
 
 pub use builder::ServerBuilder;
 pub(crate) use call::{Client, missing_state, responded};
@@ -106,6 +109,13 @@ struct Built {
     limits: CallLimits,
     /// The `tools/list` answer: published tools, then dispatchers.
     tools: Vec<Tool>,
+    /// What each of `tools` is.
+    listed: Vec<Listed>,
+    /// Whether `tools` carry their output schemas.
+    output_schemas: bool,
+    /// What callers with fewer scopes than the tools name are shown,
+    /// worked out once per set.
+    cuts: Cuts,
     /// The `tools/list` answer of a client that shows MCP Apps views:
     /// `tools` naming the viewer, then the viewer's own tools.
     #[cfg(feature = "apps")]
@@ -274,6 +284,7 @@ impl Server {
             dispatchers.push(dispatcher);
         }
         let mut tools = Vec::new();
+        let mut listed = Vec::new();
         // Which of `tools` a client that shows views is pointed at the
         // viewer for.
         #[cfg(feature = "apps")]
@@ -296,6 +307,7 @@ impl Server {
                 }
                 _ => {
                     tools.push(listed_tool(published, output_schemas));
+                    listed.push(Listed::Tool(place));
                     #[cfg(feature = "apps")]
                     viewed.push(published.def().has_view());
                     metrics.push(Arc::new(ToolMetrics::new(Cow::Borrowed(published.name()))));
@@ -310,6 +322,7 @@ impl Server {
         if surface.publishes_dispatchers() {
             for (place, dispatcher) in dispatchers.iter().enumerate() {
                 tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
+                listed.push(Listed::Dispatcher(place));
                 #[cfg(feature = "apps")]
                 viewed.push(crate::apps::dispatcher_has_view(dispatcher, &registry));
                 metrics.push(Arc::new(ToolMetrics::new(Cow::Owned(
@@ -352,6 +365,10 @@ impl Server {
             known.push_str(crate::compose::HANDLER);
             known.push_str(" that tools/list shows");
         }
+        let cuts = match scoped {
+            true => Cuts::new(shown::named_scopes(&registry, &listed, &dispatchers)),
+            false => Cuts::default(),
+        };
         let server = Server {
             inner: Arc::new(Built {
                 continuations: Arc::new(Continuations::new(store, heavy)),
@@ -366,6 +383,9 @@ impl Server {
                 talkback,
                 limits,
                 tools,
+                listed,
+                output_schemas,
+                cuts,
                 #[cfg(feature = "apps")]
                 viewed_tools,
                 metrics,

@@ -63,11 +63,15 @@ use crate::token::Token;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whom a stored result belongs to: the caller's identity and the outer tool
-/// it was minted through. Redemption by anyone else is refused.
+/// it was minted through, and the OAuth scopes the tool that made it
+/// required. Redemption by anyone else is refused, and so is a redemption
+/// by the same caller whose access token no longer grants those scopes.
 ///
-/// `#[non_exhaustive]`: build one with [`Owner::new`]. A store that keeps
-/// entries elsewhere writes both fields down and builds the owner again
-/// from them when it reads the entry back.
+/// `#[non_exhaustive]`: build one with [`Owner::new`] (and
+/// [`Owner::with_scopes`]). A store that keeps entries elsewhere writes
+/// every field down and builds the owner again from them when it reads the
+/// entry back: a store that drops `scopes` lets a caller who lost a scope
+/// go on reading what it minted with it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Owner {
@@ -75,6 +79,11 @@ pub struct Owner {
     pub caller: String,
     /// The name of the tool the caller called (the dispatcher, when routed).
     pub tool: String,
+    /// The OAuth scopes the tool that made the entry required (the routed
+    /// tool's, through a dispatcher); empty when it required none. Every
+    /// redemption by a caller whose access token says what it grants is
+    /// checked against them.
+    pub scopes: Vec<String>,
 }
 
 impl Owner {
@@ -92,7 +101,22 @@ impl Owner {
         Owner {
             caller: caller.into(),
             tool: tool.into(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// The owner, with the OAuth scopes the tool that made the entry
+    /// required.
+    ///
+    /// ```
+    /// use mcp_light::store::Owner;
+    ///
+    /// let owner = Owner::new("principal:alice", "inventory").with_scopes(["inventory:read"]);
+    /// assert_eq!(owner.scopes, ["inventory:read"]);
+    /// ```
+    pub fn with_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Owner {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 }
 

@@ -471,10 +471,7 @@ mod tests {
         use crate::store::{ContinuationStore, Entry, MemoryStore, Owner, StoredItems};
         let store = MemoryStore::default();
         let token = crate::token::Token::mint().unwrap();
-        let owner = Owner {
-            caller: "process".into(),
-            tool: "device_list".into(),
-        };
+        let owner = Owner::new("process", "device_list");
         let body = serde_json::to_vec(list).unwrap();
         let entry = Entry::new(owner, origin, body);
         store.put(&token, entry).await.unwrap();

@@ -258,9 +258,12 @@ impl Server {
         S: Escape,
     {
         Ok(match waits {
-            Waits::Redeem(called, token, args) => {
+            Waits::Redeem(called, token, args, granted) => {
                 let usage = self.inner.usage.as_deref();
-                let redeemed = self.inner.continuations.redeem(&called, token, args, usage);
+                let redeemed =
+                    self.inner
+                        .continuations
+                        .redeem(&called, token, args, usage, granted.as_ref());
                 Box::pin(redeemed).await
             }
             Waits::Run(invoked, support, name) => match (tasking, owner) {
@@ -316,7 +319,7 @@ impl Server {
         }
         let target = match named {
             Some(Named::Dispatcher { dispatcher, .. }) => {
-                Target::Dispatcher(&self.inner.dispatchers[dispatcher])
+                Target::Dispatcher(&self.inner.dispatchers[dispatcher], dispatcher)
             }
             Some(Named::Tool { tool: place, .. }) => Target::Tool(self.inner.registry.at(place)),
             Some(Named::Routed {
@@ -341,7 +344,7 @@ impl Server {
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
         let (name, discloses) = match target {
-            Target::Dispatcher(dispatcher) => (
+            Target::Dispatcher(dispatcher, _) => (
                 Cow::Owned(dispatcher.name().to_owned()),
                 dispatcher.discloses_continuation(),
             ),
@@ -355,21 +358,31 @@ impl Server {
         {
             return Prepared::Answer(refused);
         }
-        let called = Called { caller, tool: name };
+        let called = Called::new(caller, name);
         if let Some(token) = Continuations::take_token(discloses, &mut args) {
-            if let Target::Dispatcher(dispatcher) = target {
+            if let Target::Dispatcher(dispatcher, _) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Prepared::Wait(Waits::Redeem(called, token, args));
+            return Prepared::Wait(Waits::Redeem(called, token, args, granted.cloned()));
         }
         let (published, args, routed) = match target {
-            Target::Dispatcher(dispatcher) => match dispatcher.route(&self.inner.registry, args) {
-                Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
-                Ok(Route::Describe(answer)) => {
-                    return Prepared::Answer(Answer::shaped(&answer, Shape::Full));
+            Target::Dispatcher(dispatcher, place) => {
+                // A caller with scopes is told only of the actions it may use.
+                let cut = granted.and_then(|granted| self.cut(granted));
+                let shown = cut.as_ref().map(|cut| cut.dispatcher(place));
+                match dispatcher.route(&self.inner.registry, args, shown) {
+                    Ok(Route::Run { tool, args, routed }) => (tool, args, Some(Box::new(routed))),
+                    Ok(Route::Describe { tool, answer }) => {
+                        if let Some(granted) = granted
+                            && let Some(refused) = scope_refusal(tool.def(), granted)
+                        {
+                            return Prepared::Answer(refused);
+                        }
+                        return Prepared::Answer(Answer::shaped(&answer, Shape::Full));
+                    }
+                    Err(error) => return Prepared::refused(CallError::Route(error.to_string())),
                 }
-                Err(error) => return Prepared::refused(CallError::Route(error.to_string())),
-            },
+            }
             Target::Tool(published) => (published, args, None),
         };
         let def = published.def();
@@ -412,6 +425,11 @@ impl Server {
         talk: Option<Arc<Talk>>,
     ) -> Result<Invocation, Box<Answer>> {
         let def = tool.def();
+        // What it keeps asks every redemption for the scopes it requires.
+        let called = Called {
+            scopes: def.scopes(),
+            ..called
+        };
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
         let verify = match args::take(&mut args, VERIFY) {
@@ -602,8 +620,9 @@ impl Prepared {
 /// What a prepared call waits for.
 enum Waits {
     /// A continuation token to redeem for this caller, with the
-    /// negotiation fields left in the arguments.
-    Redeem(Called, Value, Map<String, Value>),
+    /// negotiation fields left in the arguments, and what the caller's
+    /// access token grants when it says.
+    Redeem(Called, Value, Map<String, Value>, Option<GrantedScopes>),
     /// A tool to run (its first poll made bare before anything else waits),
     /// whether it may answer as a task, and its name.
     Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
@@ -645,7 +664,8 @@ type Run<'t> = Deadline<'t, BoxFuture<'static, Answer>>;
 /// The tool a call names: a dispatcher, or a registered tool.
 #[derive(Clone, Copy)]
 enum Target<'s> {
-    Dispatcher(&'s Dispatcher),
+    /// A dispatcher, at its place among the server's.
+    Dispatcher(&'s Dispatcher, usize),
     Tool(&'s PublishedTool),
 }
 

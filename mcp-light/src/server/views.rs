@@ -94,13 +94,10 @@ impl Server {
         match (token, ids) {
             (Some(token), None) => {
                 args.insert("mode".to_owned(), Value::from(view.mode()));
-                let called = Called {
-                    caller,
-                    tool: viewed,
-                };
+                let called = Called::new(caller, viewed);
                 Ok(self
                     .continuations()
-                    .redeem(&called, token, args, None)
+                    .redeem(&called, token, args, None, granted.as_ref())
                     .await)
             }
             (None, Some(Value::Array(ids))) if view == ViewTool::Fetch => {

@@ -770,6 +770,7 @@ fn cost(token: &Token, owner: &Owner, digest: Option<&[u8]>, body: usize) -> usi
     body + digest.map_or(0, <[u8]>::len)
         + owner.caller.len()
         + owner.tool.len()
+        + owner.scopes.iter().map(String::len).sum::<usize>()
         + token.as_str().len()
         + ENTRY_OVERHEAD
 }

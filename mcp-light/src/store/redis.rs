@@ -100,6 +100,10 @@ pub struct RedisStore<C = ConnectionManager> {
 struct Meta {
     caller: String,
     tool: String,
+    /// The scopes the tool that made the entry required; absent for none
+    /// (and in a record written before they were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    scopes: Vec<String>,
     origin: StoredOrigin,
     /// The body's length in bytes.
     len: u64,
@@ -143,6 +147,7 @@ impl Meta {
         Owner {
             caller: self.caller.clone(),
             tool: self.tool.clone(),
+            scopes: self.scopes.clone(),
         }
     }
 
@@ -499,6 +504,7 @@ where
         let meta = Meta {
             caller: self.owner.caller.clone(),
             tool: self.owner.tool.clone(),
+            scopes: self.owner.scopes.clone(),
             origin: self.origin.into(),
             len: self.size,
             part_bytes: store.config.part_bytes,

@@ -219,15 +219,15 @@ fn scope_refusal(server: &Server, granted: &GrantedScopes, bytes: &[u8]) -> Opti
         #[serde(borrow)]
         arguments: Option<&'a RawValue>,
     }
-    /// A dispatcher's routing fields; `describe: true` runs nothing.
+    /// A dispatcher's routing fields. A `describe: true` of an action is
+    /// checked as a call of it: an action the caller may not use is not
+    /// shown to it, nor its schema.
     #[derive(Deserialize)]
     struct Routing<'a> {
         #[serde(borrow)]
         resource: Option<Cow<'a, str>>,
         #[serde(borrow)]
         action: Option<Cow<'a, str>>,
-        #[serde(borrow)]
-        describe: Option<&'a RawValue>,
     }
 
     let head = serde_json::from_slice::<Head<'_>>(bytes).ok()?;
@@ -238,13 +238,12 @@ fn scope_refusal(server: &Server, granted: &GrantedScopes, bytes: &[u8]) -> Opti
     let routing = params
         .arguments
         .and_then(|arguments| serde_json::from_str::<Routing<'_>>(arguments.get()).ok());
-    let route = routing.as_ref().and_then(|routing| {
-        let describes = routing.describe.is_some_and(|d| d.get() == "true");
-        match (&routing.resource, &routing.action) {
-            (Some(resource), Some(action)) if !describes => Some((&**resource, &**action)),
+    let route = routing
+        .as_ref()
+        .and_then(|routing| match (&routing.resource, &routing.action) {
+            (Some(resource), Some(action)) => Some((&**resource, &**action)),
             _ => None,
-        }
-    });
+        });
     let needed = server.scopes_of_call(&params.name, route);
     if needed.is_empty() {
         return None;

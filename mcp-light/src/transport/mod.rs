@@ -338,18 +338,24 @@ impl ServerHandler for McpHandler {
         request: Option<PaginatedRequestParams>,
         mut context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let http = HttpRequest::take(&mut context.extensions);
+        let mut http = HttpRequest::take(&mut context.extensions);
         let traced = self.traced_request(LIST_TOOLS, None, &context, &http, true);
         // A client that shows MCP Apps views gets the tools naming the
         // viewer, and the viewer's own; every other the list as built.
         #[cfg(feature = "apps")]
-        let tools = self.server.tools_for(
-            context
-                .client_capabilities()
-                .is_some_and(|capabilities| crate::apps::declared(&capabilities)),
-        );
+        let views = context
+            .client_capabilities()
+            .is_some_and(|capabilities| crate::apps::declared(&capabilities));
         #[cfg(not(feature = "apps"))]
-        let tools = self.server.tools();
+        let views = false;
+        // A caller whose token says what it grants sees only what it may
+        // use, on a server whose tools name scopes.
+        let granted = if self.server.scoped() {
+            http.scopes()
+        } else {
+            None
+        };
+        let tools = self.server.tools_shown(views, granted.as_ref());
         if self.server.composes_tools() {
             let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
             let listed = self
@@ -358,7 +364,7 @@ impl ServerHandler for McpHandler {
                 .instrument(traced.span().clone())
                 .await;
             let done = listed.and_then(|listed| {
-                listed_beside(tools, listed, first_page, |name| {
+                listed_beside(&tools, listed, first_page, |name| {
                     self.server.served_by(name)
                 })
                 .map_err(|refused| {

@@ -1,0 +1,259 @@
+//! What a caller whose access token says what it grants is shown: the
+//! tools, the dispatchers' actions and the viewer's own tools it may use,
+//! and nothing else.
+//!
+//! A surface an agent can see is one it can be steered toward, so on a
+//! server whose tools name OAuth scopes, `tools/list` is cut to the
+//! caller's granted scopes. The cut is worked out once per distinct set of
+//! the scopes the tools name (a token's other scopes change nothing) and
+//! kept, so a listing is a lookup; a caller whose token does not say what
+//! it grants (no authentication, a static bearer token, [`Server::call`])
+//! is shown the list the server was built with, unchanged.
+//!
+//! A call by name of a tool the caller is not shown is still answered
+//! 403 `insufficient_scope` naming the scope: MCP's step-up path, for a
+//! client that can ask the authorization server for more.
+
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use rmcp::model::Tool;
+
+use crate::dispatch::Dispatcher;
+#[cfg(feature = "apps")]
+use crate::heavy::HeavyConfig;
+use crate::principal::GrantedScopes;
+use crate::registry::Registry;
+
+use super::{Server, listed_dispatcher};
+
+/// How many distinct scope sets keep their cut. Each is a subset of the
+/// scopes the tools name, so a server sees a handful; past this bound a
+/// set's cut is worked out for its request and dropped, so no caller can
+/// grow the server's memory by presenting ever new sets.
+const KEPT_CUTS: usize = 256;
+
+/// What is published, in `tools/list`'s order: a registered tool at its
+/// place in the registry, or a dispatcher at its place among them.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Listed {
+    Tool(usize),
+    Dispatcher(usize),
+}
+
+/// The cuts a scoped server has worked out, by the set of named scopes a
+/// caller holds.
+#[derive(Debug, Default)]
+pub(super) struct Cuts {
+    /// Every scope a published tool or a dispatcher's action names, sorted:
+    /// a caller's scopes are read as which of these it holds.
+    named: Box<[&'static str]>,
+    kept: RwLock<HashMap<Box<[u64]>, Arc<Cut>, foldhash::fast::RandomState>>,
+}
+
+/// What one set of granted scopes is shown.
+#[derive(Debug)]
+pub(crate) struct Cut {
+    /// `tools/list`, as [`Server::tools`] but only what the scopes allow.
+    tools: Vec<Tool>,
+    /// `tools/list` for a client that shows MCP Apps views.
+    #[cfg(feature = "apps")]
+    viewed_tools: Vec<Tool>,
+    /// Each dispatcher as the caller sees it, at its place: only its
+    /// actions the scopes allow, maybe none.
+    dispatchers: Vec<Dispatcher>,
+}
+
+/// The tools a caller is shown: the server's own list, or its cut.
+#[derive(Debug)]
+pub(crate) enum Shown<'s> {
+    /// Everything the server publishes.
+    All(&'s [Tool]),
+    /// A cut of it, shared with every caller who holds the same scopes;
+    /// its list for a client that shows views when `true`.
+    Cut(
+        Arc<Cut>,
+        #[cfg_attr(not(feature = "apps"), allow(dead_code))] bool,
+    ),
+}
+
+impl std::ops::Deref for Shown<'_> {
+    type Target = [Tool];
+
+    fn deref(&self) -> &[Tool] {
+        match self {
+            Shown::All(tools) => tools,
+            #[cfg(feature = "apps")]
+            Shown::Cut(cut, true) => &cut.viewed_tools,
+            Shown::Cut(cut, _) => &cut.tools,
+        }
+    }
+}
+
+impl Cuts {
+    /// The cuts of a server whose published tools and dispatchers' actions
+    /// name `scopes`.
+    pub(super) fn new<'a>(scopes: impl IntoIterator<Item = &'a &'static str>) -> Cuts {
+        let mut named: Vec<&'static str> = scopes.into_iter().copied().collect();
+        named.sort_unstable();
+        named.dedup();
+        Cuts {
+            named: named.into(),
+            kept: RwLock::default(),
+        }
+    }
+
+    /// Which of the named scopes `granted` holds, one bit each; `None`
+    /// when it holds them all, and so is shown everything.
+    fn key(&self, granted: &GrantedScopes) -> Option<Box<[u64]>> {
+        let mut key = vec![0u64; self.named.len().div_ceil(64)];
+        let mut all = true;
+        for (bit, scope) in self.named.iter().enumerate() {
+            if granted.contains(scope) {
+                key[bit / 64] |= 1 << (bit % 64);
+            } else {
+                all = false;
+            }
+        }
+        (!all).then(|| key.into())
+    }
+}
+
+impl Server {
+    /// What `tools/list` answers a caller whose token grants `granted`
+    /// (`None`: it does not say, and is shown everything), a client that
+    /// shows MCP Apps views when `views`.
+    pub(crate) fn tools_shown(&self, views: bool, granted: Option<&GrantedScopes>) -> Shown<'_> {
+        match granted.and_then(|granted| self.cut(granted)) {
+            Some(cut) => Shown::Cut(cut, views),
+            #[cfg(feature = "apps")]
+            None => Shown::All(self.tools_for(views)),
+            #[cfg(not(feature = "apps"))]
+            None => {
+                let _ = views;
+                Shown::All(self.tools())
+            }
+        }
+    }
+
+    /// What `tools/list` answers a caller whose access token grants
+    /// `granted`, on a server whose tools name OAuth scopes: the tools
+    /// those scopes allow, each dispatcher with only the actions they
+    /// allow (left out when none is). A server none of whose tools names a
+    /// scope shows every caller [`Server::tools`]. A caller may still call
+    /// a tool it is not shown: the call is answered `insufficient_scope`,
+    /// naming the scope to ask for.
+    ///
+    /// Worked out once per distinct set of the scopes the tools name, and
+    /// kept.
+    pub fn tools_granted(&self, granted: &GrantedScopes) -> Vec<Tool> {
+        self.tools_shown(false, Some(granted)).to_vec()
+    }
+
+    /// The cut `granted` is shown, worked out the first time a set like it
+    /// is seen; `None` on a server without scopes, or for scopes that
+    /// allow everything.
+    pub(super) fn cut(&self, granted: &GrantedScopes) -> Option<Arc<Cut>> {
+        let cuts = &self.inner.cuts;
+        if !self.inner.scoped {
+            return None;
+        }
+        let key = cuts.key(granted)?;
+        let kept = cuts.kept.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(cut) = kept.get(&key) {
+            return Some(Arc::clone(cut));
+        }
+        let full = kept.len() >= KEPT_CUTS;
+        drop(kept);
+        let cut = Arc::new(self.cut_for(granted));
+        if !full {
+            let mut kept = cuts.kept.write().unwrap_or_else(PoisonError::into_inner);
+            kept.entry(key).or_insert_with(|| Arc::clone(&cut));
+        }
+        Some(cut)
+    }
+
+    /// Works out what `granted` is shown, from the list the server was
+    /// built with.
+    fn cut_for(&self, granted: &GrantedScopes) -> Cut {
+        let built = &*self.inner;
+        let registry = &built.registry;
+        let allows = |name: &str| {
+            registry
+                .get(name)
+                .is_some_and(|tool| granted.missing(tool.def().scopes()).is_empty())
+        };
+        let heavy = built.continuations.heavy();
+        let dispatchers: Vec<Dispatcher> = built
+            .dispatchers
+            .iter()
+            .map(|dispatcher| dispatcher.only(registry, heavy, allows))
+            .collect();
+        let mut tools = Vec::new();
+        #[cfg(feature = "apps")]
+        let mut viewed = Vec::new();
+        for (listed, tool) in built.listed.iter().zip(&built.tools) {
+            match *listed {
+                Listed::Tool(place) => {
+                    let def = registry.at(place).def();
+                    if granted.missing(def.scopes()).is_empty() {
+                        tools.push(tool.clone());
+                        #[cfg(feature = "apps")]
+                        viewed.push(def.has_view());
+                    }
+                }
+                Listed::Dispatcher(place) => {
+                    let cut = &dispatchers[place];
+                    if !cut.reaches_nothing() {
+                        tools.push(listed_dispatcher(cut, registry, built.output_schemas));
+                        #[cfg(feature = "apps")]
+                        viewed.push(crate::apps::dispatcher_has_view(cut, registry));
+                    }
+                }
+            }
+        }
+        Cut {
+            #[cfg(feature = "apps")]
+            viewed_tools: viewed_tools(&tools, &viewed, heavy),
+            tools,
+            dispatchers,
+        }
+    }
+}
+
+impl Cut {
+    /// The dispatcher at `place` as this cut sees it: only the actions its
+    /// scopes allow, maybe none.
+    pub(super) fn dispatcher(&self, place: usize) -> &Dispatcher {
+        &self.dispatchers[place]
+    }
+}
+
+/// What a client that shows views is listed of a cut: the tools with their
+/// view, then the viewer's own tools, when any tool listed has a view.
+#[cfg(feature = "apps")]
+fn viewed_tools(tools: &[Tool], viewed: &[bool], heavy: &HeavyConfig) -> Vec<Tool> {
+    if viewed.contains(&true) {
+        crate::apps::listed_for_views(tools, viewed, heavy)
+    } else {
+        tools.to_vec()
+    }
+}
+
+/// The scopes every published tool and every dispatcher's action names.
+pub(super) fn named_scopes<'r>(
+    registry: &'r Registry,
+    listed: &'r [Listed],
+    dispatchers: &'r [Dispatcher],
+) -> impl Iterator<Item = &'static &'static str> + 'r {
+    let tools = listed.iter().flat_map(move |listed| match *listed {
+        Listed::Tool(place) => registry.at(place).def().scopes().iter(),
+        Listed::Dispatcher(_) => [].iter(),
+    });
+    let routed = dispatchers
+        .iter()
+        .flat_map(|dispatcher| dispatcher.routed_tools())
+        .filter_map(|name| registry.get(name))
+        .flat_map(|tool| tool.def().scopes().iter());
+    tools.chain(routed)
+}
