@@ -169,7 +169,9 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 fn alice() -> Owner {
-    Owner::new("principal:alice", "device_list")
+    // With the scopes its tool required: the store keeps them with the
+    // entry, and every read gives them back.
+    Owner::new("principal:alice", "device_list").with_scopes(["inventory:read"])
 }
 
 #[tokio::test]

@@ -360,7 +360,9 @@ pub(crate) fn chunks_of(
 }
 
 fn alice() -> Owner {
-    Owner::new("principal:alice", "device_list")
+    // With the scopes its tool required: the store keeps them with the
+    // entry, and every read gives them back.
+    Owner::new("principal:alice", "device_list").with_scopes(["inventory:read"])
 }
 
 #[tokio::test]

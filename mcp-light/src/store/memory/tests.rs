@@ -7,10 +7,7 @@ const TTL: Duration = Duration::from_secs(300);
 
 fn entry(body_len: usize) -> Entry {
     Entry::new(
-        Owner {
-            caller: "session-4f2a".to_owned(),
-            tool: "device_list".to_owned(),
-        },
+        Owner::new("session-4f2a", "device_list"),
         Origin::Read,
         vec![b'x'; body_len],
     )
@@ -69,10 +66,7 @@ async fn put_then_get_returns_the_entry() {
     let (store, _) = store();
     let token = token();
     let stored = Entry::new(
-        Owner {
-            caller: "alice".to_owned(),
-            tool: "crm".to_owned(),
-        },
+        Owner::new("alice", "crm").with_scopes(["crm:read"]),
         Origin::BulkWrite,
         &br#"[{"id":1},{"id":2}]"#[..],
     );
