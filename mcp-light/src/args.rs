@@ -246,6 +246,14 @@ fn render_path(path: &[Step<'_>]) -> String {
     out
 }
 
+/// The field a serde refusal of an unknown field names (`unknown field
+/// `data`, expected ...` or, for a struct with a flattened field, `unknown
+/// field `data``); `None` for any other refusal.
+pub(crate) fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(field, _)| field)
+}
+
 /// A serde message about JSON input, in the words of JSON instead of
 /// Rust's: `expected struct NewDevice` becomes `expected an object`,
 /// `invalid type: sequence` becomes `invalid type: array`, `expected u16`

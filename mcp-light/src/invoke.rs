@@ -28,9 +28,11 @@ use crate::error::ToolError;
 use crate::keep;
 use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
+use crate::outcome::error::Takes;
 use crate::outcome::{
     Answer, CallError, Counts, EnvelopeShape, ErrorKind, Shape, TokenUse, WriteOutcome,
 };
+use crate::schema;
 use crate::store::{BoxFuture, Origin};
 use crate::token::Token;
 use crate::usage::UsageReport;
@@ -91,9 +93,10 @@ impl Invocation {
         }
         let tracked = serde_path_to_error::deserialize::<_, A>(&args).err();
         Err(refused(
-            self.responder.tool,
+            &self.responder,
             self.routed.as_deref(),
             tracked,
+            &args,
         ))
     }
 
@@ -110,9 +113,10 @@ impl Invocation {
         }
         let tracked = serde_path_to_error::deserialize::<_, P>(Closed(&args)).err();
         Err(refused(
-            self.responder.tool,
+            &self.responder,
             self.routed.as_deref(),
             tracked,
+            &args,
         ))
     }
 
@@ -127,32 +131,52 @@ impl Invocation {
     }
 }
 
-/// The answer to arguments `tool` cannot take: the field to blame and why,
-/// as the path-tracking parse found them, and through a dispatcher the
-/// schema its `params` must match.
+/// The answer to arguments the tool `responder` answers for cannot take: the field to blame and why,
+/// as the path-tracking parse found them, and what the tool takes, so that
+/// the caller corrects the call without reading `tools/list` again; through
+/// a dispatcher, the schema its `params` must match. An unknown argument
+/// whose value is an object is most likely the fields wrapped in one more
+/// level: the refusal says they go at the top level.
 #[cold]
+#[inline(never)]
 fn refused(
-    tool: &'static str,
+    responder: &Responder,
     routed: Option<&Routed>,
     tracked: Option<serde_path_to_error::Error<serde_json::Error>>,
+    args: &Value,
 ) -> Answer {
-    let (at, problem) = match tracked {
+    let (at, message) = match tracked {
         Some(error) => {
             let at = error.path().to_string();
-            let problem = args::json_terms(&error.inner().to_string());
-            ((at != ".").then_some(at), problem)
+            ((at != ".").then_some(at), error.into_inner().to_string())
         }
         // Not reached: the same value just failed to deserialize.
         None => (None, "they do not match its schema".to_owned()),
     };
-    let error = CallError::InvalidArguments {
-        tool: tool.into(),
-        at,
-        problem,
-    };
-    Answer::error(match routed {
-        Some(routed) => CallError::Taught(routed.teach(&error.to_string())),
-        None => error,
+    let tool = responder.tool.into();
+    // Through a dispatcher the schema its `params` must match says it all.
+    if let Some(routed) = routed {
+        let error = CallError::InvalidArguments {
+            tool,
+            at,
+            problem: args::json_terms(&message),
+        };
+        return Answer::error(CallError::Taught(routed.teach(&error.to_string())));
+    }
+    let takes = Takes(schema::declared_fields(&(responder.params_schema)()));
+    Answer::error(match (&at, args::unknown_field(&message)) {
+        (None, Some(field)) => CallError::UnknownArgument {
+            wrapped: args.get(field).is_some_and(Value::is_object),
+            field: field.to_owned(),
+            tool,
+            takes,
+        },
+        _ => CallError::ArgumentsRefused {
+            tool,
+            at,
+            problem: args::json_terms(&message),
+            takes,
+        },
     })
 }
 
@@ -199,6 +223,9 @@ pub struct Responder {
     pub(crate) continuations: Arc<Continuations>,
     /// The name of the tool that runs (the routed one, behind a dispatcher).
     pub(crate) tool: &'static str,
+    /// Its parameters' schema, which a refusal of its arguments reads for
+    /// what it takes.
+    pub(crate) params_schema: fn() -> schemars::Schema,
     pub(crate) kind: ToolKind,
     /// Who called which tool (the dispatcher, when routed): the owner of
     /// anything this call stores.

@@ -113,6 +113,56 @@ pub(crate) fn params(
     }
 }
 
+/// The names of the arguments a tool whose parameters' schema is `schema`
+/// declares, in its order: its `properties`, with those of the branches a flattened field
+/// adds (`allOf`, `anyOf`, `oneOf`), each once. Worked out from the schema
+/// when a call is refused, so it names exactly what `tools/list` shows.
+pub(crate) fn declared_fields(schema: &schemars::Schema) -> Vec<String> {
+    fn gather(
+        schema: &Map<String, Value>,
+        defs: Option<&Map<String, Value>>,
+        names: &mut Vec<String>,
+    ) {
+        // A schema that is only a reference (a struct taken whole, named
+        // in `$defs`) declares what it points at.
+        if let Some(target) = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|path| path.rsplit('/').next())
+            .and_then(|name| defs?.get(name))
+            .and_then(Value::as_object)
+        {
+            gather(target, defs, names);
+        }
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            for name in properties.keys() {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        for branches in ["allOf", "anyOf", "oneOf"] {
+            for branch in schema
+                .get(branches)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(branch) = branch.as_object() {
+                    gather(branch, defs, names);
+                }
+            }
+        }
+    }
+    let Some(schema) = schema.as_object() else {
+        return Vec::new();
+    };
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let mut names = Vec::new();
+    gather(schema, defs, &mut names);
+    names
+}
+
 /// Why a tool's parameters' schema cannot be published: the reason of a
 /// [`BuildError::BadSchema`](crate::BuildError::BadSchema).
 #[derive(Debug, thiserror::Error)]

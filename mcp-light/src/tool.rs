@@ -101,6 +101,12 @@ impl ToolDef {
         (self.parts.params_schema)()
     }
 
+    /// What makes [`ToolDef::params_schema`], for a refusal of the tool's
+    /// arguments to read when it is needed.
+    pub(crate) fn params_schema_fn(&self) -> fn() -> schemars::Schema {
+        self.parts.params_schema
+    }
+
     /// The host state the function takes (`State<T>` parameters), which
     /// [`ServerBuilder::build`](crate::ServerBuilder::build) looks for.
     pub fn state_needs(&self) -> Vec<StateNeed> {

@@ -58,6 +58,30 @@ pub(crate) enum CallError {
         at: Option<String>,
         problem: String,
     },
+    /// Arguments a tool's own parse refused, with what the tool takes.
+    #[error(
+        "invalid arguments for `{tool}`{}: {problem}; `{tool}` takes {takes}",
+        At(at.as_deref())
+    )]
+    ArgumentsRefused {
+        tool: Name,
+        at: Option<String>,
+        problem: String,
+        takes: Takes,
+    },
+    /// A top-level argument the tool does not declare: what it takes, and,
+    /// when the argument is an object (the fields wrapped in one more
+    /// level), that they go at the top level.
+    #[error(
+        "invalid arguments for `{tool}`: unknown field `{field}`; `{tool}` takes {takes}{}",
+        Unwrap(wrapped.then_some(field.as_str()))
+    )]
+    UnknownArgument {
+        tool: Name,
+        field: String,
+        takes: Takes,
+        wrapped: bool,
+    },
     /// Invalid arguments of a call a dispatcher routed, with the schema its
     /// `params` must match.
     #[error("{0}")]
@@ -199,6 +223,8 @@ impl CallError {
             | CallError::Bounds(_)
             | CallError::Route(_)
             | CallError::InvalidArguments { .. }
+            | CallError::ArgumentsRefused { .. }
+            | CallError::UnknownArgument { .. }
             | CallError::Taught(_)
             | CallError::TooLargeWhole { .. } => ErrorKind::Arguments,
             CallError::OnlyThroughDispatcher { .. } | CallError::UnknownTool { .. } => {
@@ -223,6 +249,48 @@ impl CallError {
 
 /// ` at `field``, when a field is to blame.
 struct At<'a>(Option<&'a str>);
+
+/// The argument names a tool declares, as a refusal lists them: the first
+/// [`Takes::LISTED`], then how many more its schema has.
+#[derive(Debug)]
+pub(crate) struct Takes(pub(crate) Vec<String>);
+
+impl Takes {
+    /// How many names a refusal spells out: enough for most tools, and a
+    /// bound on the message for a tool with hundreds.
+    const LISTED: usize = 12;
+}
+
+impl std::fmt::Display for Takes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("no arguments");
+        }
+        for (i, name) in self.0.iter().take(Takes::LISTED).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{name}`")?;
+        }
+        match self.0.len().checked_sub(Takes::LISTED) {
+            Some(more) if more > 0 => write!(f, " and {more} more (see its input schema)"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `; send them at the top level, not inside `field``, for an unknown
+/// argument that wraps the fields in an object.
+struct Unwrap<'a>(Option<&'a str>);
+
+impl std::fmt::Display for Unwrap<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(field) => write!(f, "; send them at the top level, not inside `{field}`"),
+            None => Ok(()),
+        }
+    }
+}
 
 impl fmt::Display for At<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -460,6 +460,7 @@ impl Server {
             responder: Responder {
                 continuations: Arc::clone(&self.inner.continuations),
                 tool: def.name(),
+                params_schema: def.params_schema_fn(),
                 kind: def.kind(),
                 called,
                 discloses,

@@ -157,3 +157,162 @@ async fn optional_parameters_may_be_left_out() {
         json!([1, 3])
     );
 }
+
+/// The fields a vehicle's update may change.
+#[derive(Deserialize, JsonSchema)]
+pub struct VehiclePatch {
+    pub plate: Option<String>,
+    pub odometer_km: Option<u32>,
+}
+
+/// Updates a vehicle: its id, and the patch's fields beside it.
+#[mcp_tool]
+fn vehicle_update(id: u32, #[serde(flatten)] patch: VehiclePatch) -> u32 {
+    id + patch.odometer_km.unwrap_or(0) + patch.plate.map_or(0, |plate| plate.len() as u32)
+}
+
+/// A vehicle update taken whole, as rmcp's `Parameters<T>` takes it.
+#[derive(Deserialize, JsonSchema)]
+pub struct VehicleUpdate {
+    pub id: u32,
+    pub plate: Option<String>,
+}
+
+/// Updates a vehicle, its arguments taken whole.
+#[mcp_tool]
+fn vehicle_update_whole(Parameters(update): Parameters<VehicleUpdate>) -> u32 {
+    update.id
+}
+
+fn vehicles() -> Server {
+    Server::from_tools(mcp_light::tools![vehicle_update, vehicle_update_whole])
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn fields_wrapped_in_an_object_are_refused_naming_the_fields_and_where_they_go() {
+    let server = vehicles();
+    let wrapped = json!({"id": 7, "data": {"plate": "KX-1", "odometer_km": 9}});
+    let text = error_text(
+        &server
+            .call("vehicle_update", wrapped, Caller::Process)
+            .await,
+    );
+    assert_eq!(
+        text,
+        "invalid arguments for `vehicle_update`: unknown field `data`; `vehicle_update` takes \
+         `id`, `plate`, `odometer_km`; send them at the top level, not inside `data`"
+    );
+    // Taken whole, the same.
+    let wrapped = json!({"id": 7, "data": {"plate": "KX-1"}});
+    let text = error_text(
+        &server
+            .call("vehicle_update_whole", wrapped, Caller::Process)
+            .await,
+    );
+    assert_eq!(
+        text,
+        "invalid arguments for `vehicle_update_whole`: unknown field `data`; \
+         `vehicle_update_whole` takes `id`, `plate`; send them at the top level, not inside `data`"
+    );
+    // Sent as the refusal says, the call runs.
+    let flat = json!({"id": 7, "plate": "KX-1", "odometer_km": 9});
+    let answer = server.call("vehicle_update", flat, Caller::Process).await;
+    assert_eq!(ok_json(&answer), json!(20));
+}
+
+#[tokio::test]
+async fn every_refusal_of_arguments_names_what_the_tool_takes() {
+    let server = vehicles();
+    // An unknown field that wraps nothing: no word of the top level.
+    let text = error_text(
+        &server
+            .call(
+                "vehicle_update",
+                json!({"id": 1, "colour": "red"}),
+                Caller::Process,
+            )
+            .await,
+    );
+    assert_eq!(
+        text,
+        "invalid arguments for `vehicle_update`: unknown field `colour`; `vehicle_update` takes \
+         `id`, `plate`, `odometer_km`"
+    );
+    // A missing field and a wrong type, flattened or not.
+    let text = error_text(
+        &server
+            .call("vehicle_update", json!({}), Caller::Process)
+            .await,
+    );
+    assert!(
+        text.starts_with("invalid arguments for `vehicle_update`: missing field `id`"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("`vehicle_update` takes `id`, `plate`, `odometer_km`"),
+        "{text}"
+    );
+    let text = error_text(
+        &server
+            .call(
+                "vehicle_update_whole",
+                json!({"id": "seven"}),
+                Caller::Process,
+            )
+            .await,
+    );
+    assert!(
+        text.contains("`id`: invalid type: string \"seven\""),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("`vehicle_update_whole` takes `id`, `plate`"),
+        "{text}"
+    );
+}
+
+/// A tool with many arguments, for the bound on a refusal's list.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Wide {
+    pub f01: u8,
+    pub f02: u8,
+    pub f03: u8,
+    pub f04: u8,
+    pub f05: u8,
+    pub f06: u8,
+    pub f07: u8,
+    pub f08: u8,
+    pub f09: u8,
+    pub f10: u8,
+    pub f11: u8,
+    pub f12: u8,
+    pub f13: u8,
+    pub f14: u8,
+    pub f15: u8,
+}
+
+/// Takes fifteen arguments.
+#[mcp_tool]
+fn wide_tool(Parameters(wide): Parameters<Wide>) -> u8 {
+    wide.f01
+}
+
+#[tokio::test]
+async fn a_refusal_lists_a_wide_tools_arguments_up_to_a_bound() {
+    let server = Server::from_tools(mcp_light::tools![wide_tool])
+        .build()
+        .unwrap();
+    let text = error_text(
+        &server
+            .call("wide_tool", json!({"x": 1}), Caller::Process)
+            .await,
+    );
+    assert!(
+        text.ends_with("`f10`, `f11`, `f12` and 3 more (see its input schema)"),
+        "{text}"
+    );
+    assert!(!text.contains("`f13`"), "{text}");
+}

@@ -639,7 +639,8 @@ async fn binding_errors_speak_json_not_rust() {
     let text = error_text(&h.call("device_create", json!({"device": "edge"})).await);
     assert_eq!(
         text,
-        "invalid arguments for `device_create` at `device`: invalid type: string \"edge\", expected an object"
+        "invalid arguments for `device_create` at `device`: invalid type: string \"edge\", expected an object; \
+         `device_create` takes `device`"
     );
     let text = error_text(
         &h.call("device_bulk_create", json!({"devices": {"a": 1}}))

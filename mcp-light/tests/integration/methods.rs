@@ -175,7 +175,10 @@ async fn an_undeclared_argument_is_refused_where_rmcp_ignored_it() {
     assert_eq!(light.is_error, Some(true));
     let text = serde_json::to_string(&light.content).unwrap();
     assert!(
-        text.contains("invalid arguments for `slot_get`: unknown field `data`, expected `id`"),
+        text.contains(
+            "invalid arguments for `slot_get`: unknown field `data`; `slot_get` takes `id`; \
+             send them at the top level, not inside `data`"
+        ),
         "{text}"
     );
 }

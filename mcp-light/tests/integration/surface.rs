@@ -228,7 +228,7 @@ async fn flat_calls_with_wrong_arguments_carry_no_dispatcher_schema() {
     );
     assert_eq!(
         text,
-        "invalid arguments for `device_create`: missing field `device`"
+        "invalid arguments for `device_create`: missing field `device`; `device_create` takes `device`"
     );
 }
 
