@@ -299,7 +299,7 @@ impl Dispatcher {
         let routed = Routed {
             resource: tool.def().resource().unwrap_or_default(),
             action: tool.def().action().unwrap_or_default(),
-            params_schema: Arc::clone(tool.params_schema()),
+            params_schema: Arc::clone(tool.described_schema()),
         };
         let mut params = match args::take(&mut args, PARAMS) {
             Some(Value::Object(params)) => params,
@@ -388,7 +388,7 @@ fn describe_action(tool: &PublishedTool) -> Described<'_> {
     let description = tool.def().description();
     Described::new(
         (!description.is_empty()).then_some(description),
-        tool.params_schema(),
+        tool.described_schema(),
     )
 }
 

@@ -64,6 +64,9 @@ pub struct PublishedTool {
     def: &'static ToolDef,
     /// The parameters' schema, before mcp-light's own fields are added.
     params_schema: Arc<Map<String, Value>>,
+    /// The same, spelled for a model that reads it ([`schema::for_reader`]):
+    /// what a dispatcher's `describe` answers.
+    described_schema: Arc<Map<String, Value>>,
     input_schema: PublishedSchema,
     retrieve_published: bool,
 }
@@ -121,6 +124,7 @@ impl Registry {
                         def.kind(),
                         &heavy,
                     )),
+                    described_schema: Arc::new(schema::for_reader(&params)),
                     params_schema: Arc::new(params),
                     retrieve_published: def.retrieve().is_some_and(registered),
                 })
@@ -142,6 +146,7 @@ impl Registry {
                     heavy,
                 )),
                 params_schema: Arc::clone(&tool.params_schema),
+                described_schema: Arc::clone(&tool.described_schema),
                 retrieve_published: tool.retrieve_published,
             })
             .collect();
@@ -200,6 +205,14 @@ impl PublishedTool {
     /// at the dispatcher's top level rather than in its `params`.
     pub fn params_schema(&self) -> &Arc<Map<String, Value>> {
         &self.params_schema
+    }
+
+    /// [`PublishedTool::params_schema`] spelled for a model that reads it:
+    /// an optional argument is one left out of `required`, without the
+    /// `null` branch the published spelling gives it. What a dispatcher's
+    /// `describe` answers, and the schema a routed call's refusal teaches.
+    pub fn described_schema(&self) -> &Arc<Map<String, Value>> {
+        &self.described_schema
     }
 
     /// Whether the published schema gives the caller a slot to send a

@@ -163,6 +163,75 @@ pub(crate) fn declared_fields(schema: &schemars::Schema) -> Vec<String> {
     names
 }
 
+/// `schema` spelled for a model that reads it, as a dispatcher's `describe`
+/// answers it: an optional argument is one left out of `required`, so the
+/// `null` branch the published spelling gives it (`anyOf: [{..},
+/// {"type": "null"}]`, which strict function schemas need) goes, with a
+/// `default: null` that says the same. Types, enums, bounds, formats and
+/// descriptions stay; the schemas `tools/list` publishes keep the portable
+/// spelling.
+pub(crate) fn for_reader(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut schema = schema.clone();
+    drop_null_branches(&mut schema);
+    schema
+}
+
+fn drop_null_branches(schema: &mut Map<String, Value>) {
+    let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("null");
+    for union in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = schema.get_mut(union) else {
+            continue;
+        };
+        let before = branches.len();
+        branches.retain(|branch| !is_null(branch));
+        if branches.len() == before {
+            continue;
+        }
+        if schema.get("default").is_some_and(Value::is_null) {
+            schema.remove("default");
+        }
+        // One branch left: it is the argument's schema, beside the keys
+        // the union carried (a description, a default).
+        if let Some(Value::Array(branches)) = schema.get(union)
+            && let [Value::Object(only)] = branches.as_slice()
+        {
+            let only = only.clone();
+            schema.remove(union);
+            for (key, value) in only {
+                schema.entry(key).or_insert(value);
+            }
+        }
+    }
+    if let Some(Value::Array(types)) = schema.get_mut("type")
+        && types.iter().any(|kind| kind == "null")
+    {
+        types.retain(|kind| kind != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            schema.insert("type".to_owned(), only);
+        }
+        if schema.get("default").is_some_and(Value::is_null) {
+            schema.remove("default");
+        }
+        if let Some(Value::Array(values)) = schema.get_mut("enum") {
+            values.retain(|value| !value.is_null());
+        }
+    }
+    for value in schema.values_mut() {
+        match value {
+            Value::Object(inner) => drop_null_branches(inner),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(inner) = item {
+                        drop_null_branches(inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Why a tool's parameters' schema cannot be published: the reason of a
 /// [`BuildError::BadSchema`](crate::BuildError::BadSchema).
 #[derive(Debug, thiserror::Error)]
@@ -391,6 +460,57 @@ fn strip_titles(schema: &mut Map<String, Value>) {
 mod tests {
     use super::*;
     use crate::kind::WriteKind;
+
+    #[test]
+    fn a_schema_for_a_reader_has_no_null_branch_and_keeps_everything_else() {
+        let published = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 64},
+                "role": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Its role."},
+                "status": {"anyOf": [{"type": "string", "enum": ["active", "planned"]}, {"type": "null"}], "default": null},
+                "rack": {"type": ["integer", "null"], "minimum": 1, "enum": [1, 2, null]},
+                "tags": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}},
+            },
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        let Value::Object(published) = published else {
+            unreachable!()
+        };
+        let read = Value::Object(for_reader(&published));
+        assert_eq!(
+            read,
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "maxLength": 64},
+                    "role": {"description": "Its role.", "type": "string"},
+                    "status": {"type": "string", "enum": ["active", "planned"]},
+                    "rack": {"type": "integer", "minimum": 1, "enum": [1, 2]},
+                    "tags": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+                },
+                "required": ["name"],
+                "additionalProperties": false,
+            })
+        );
+        // The published spelling is left as it was.
+        assert!(Value::Object(published).to_string().contains("null"));
+    }
+
+    #[test]
+    fn a_refusal_names_the_fields_of_properties_flattened_branches_and_a_reference() {
+        let schema: schemars::Schema = serde_json::from_value(json!({
+            "$ref": "#/$defs/Update",
+            "$defs": {"Update": {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}},
+                "anyOf": [{"properties": {"plate": {}}}, {"properties": {"vin": {}, "id": {}}}],
+            }},
+        }))
+        .unwrap();
+        assert_eq!(declared_fields(&schema), ["id", "plate", "vin"]);
+    }
 
     #[test]
     fn a_schema_discloses_continuation_by_its_token_property() {

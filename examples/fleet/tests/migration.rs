@@ -239,6 +239,10 @@ async fn the_moved_server_answers_lean_where_rmcp_echoed() {
     let text = serde_json::to_string(&refused.content).unwrap();
     assert!(text.contains("unknown field `data`"), "{text}");
     assert!(text.contains("`odometer_km`"), "{text}");
+    assert!(
+        text.contains("send them at the top level, not inside `data`"),
+        "{text}"
+    );
 
     // The list: a probe whose token pages.
     let probe = call(moved, "vehicle_list", json!({})).await;

@@ -48,6 +48,49 @@ fn flat_schema_without(server: &Server, tool: &str, without: &[&str]) -> Value {
     Value::Object(schema)
 }
 
+/// `schema` as a dispatcher spells it for a model that reads it: each union
+/// with a `null` branch loses it, and a union left with one branch is that
+/// branch, beside the keys the union had.
+fn for_reader(schema: Value) -> Value {
+    match schema {
+        Value::Array(items) => Value::Array(items.into_iter().map(for_reader).collect()),
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = map
+                .into_iter()
+                .map(|(key, value)| (key, for_reader(value)))
+                .collect();
+            if let Some(Value::Array(branches)) = out.get("anyOf").cloned() {
+                let kept: Vec<Value> = branches
+                    .iter()
+                    .filter(|branch| branch["type"] != "null")
+                    .cloned()
+                    .collect();
+                if kept.len() < branches.len() {
+                    out.shift_remove("anyOf");
+                    if out.get("default") == Some(&Value::Null) {
+                        out.shift_remove("default");
+                    }
+                    match <[Value; 1]>::try_from(kept) {
+                        Ok([Value::Object(only)]) => {
+                            for (key, value) in only {
+                                out.entry(key).or_insert(value);
+                            }
+                        }
+                        Ok([other]) => {
+                            out.insert("anyOf".to_owned(), Value::Array(vec![other]));
+                        }
+                        Err(kept) => {
+                            out.insert("anyOf".to_owned(), Value::Array(kept));
+                        }
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        other => other,
+    }
+}
+
 /// The schema an error carries after "takes: ".
 fn taught_schema(text: &str) -> Value {
     let (_, schema) = text
@@ -114,7 +157,7 @@ async fn a_tool_published_only_through_the_dispatcher_says_how_to_reach_it_and_r
 }
 
 #[tokio::test]
-async fn describe_answers_the_params_schema_exactly_as_the_flat_tool_publishes_it() {
+async fn describe_answers_the_flat_tools_params_spelled_for_a_reader() {
     let (h, server) = served(Surface::Dispatcher);
     let describe = async |resource: &str, action: &str| {
         let args = json!({"resource": resource, "action": action, "describe": true});
@@ -125,13 +168,15 @@ async fn describe_answers_the_params_schema_exactly_as_the_flat_tool_publishes_i
     assert_eq!(read["description"], "Fetch one device by id.");
     assert_eq!(
         read["params_schema"],
-        Value::Object((**server.registry().get("device_get").unwrap().input_schema()).clone())
+        for_reader(Value::Object(
+            (**server.registry().get("device_get").unwrap().input_schema()).clone()
+        ))
     );
     // A write: without `verify`, which goes at the dispatcher's top level.
     let write = describe("device", "create").await;
     assert_eq!(
         write["params_schema"],
-        flat_schema_without(&server, "device_create", &["verify"])
+        for_reader(flat_schema_without(&server, "device_create", &["verify"]))
     );
     // A heavy read: without the negotiation fields, top level too.
     let heavy = describe("device", "list").await;
@@ -142,17 +187,27 @@ async fn describe_answers_the_params_schema_exactly_as_the_flat_tool_publishes_i
         "page_size",
         "filter_keys",
     ];
+    let flat = flat_schema_without(&server, "device_list", &negotiation);
+    assert_eq!(heavy["params_schema"], for_reader(flat.clone()));
+    // An optional argument: published with a null branch, which strict
+    // function schemas need; described as what it is, and not required.
     assert_eq!(
-        heavy["params_schema"],
-        flat_schema_without(&server, "device_list", &negotiation)
+        flat["properties"]["role"],
+        json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
     );
+    assert_eq!(
+        heavy["params_schema"]["properties"]["role"],
+        json!({"type": "string"})
+    );
+    assert!(heavy["params_schema"].get("required").is_none(), "{heavy}");
+    assert!(!heavy.to_string().contains("null"), "{heavy}");
     assert_eq!(h.runs(), 0, "describe runs nothing");
 }
 
 #[tokio::test]
 async fn wrong_params_answer_the_problem_and_the_schema_they_must_match() {
     let (h, server) = served(Surface::Dispatcher);
-    let expected = flat_schema_without(&server, "device_create", &["verify"]);
+    let expected = for_reader(flat_schema_without(&server, "device_create", &["verify"]));
     for params in [
         json!({"device": {"name": "a"}}),
         json!({}),

@@ -235,7 +235,10 @@ fn main() {
             assert_eq!(nested.is_error, Some(true));
             let text = serde_json::to_string(&nested.content).unwrap();
             assert!(
-                text.contains("unknown field `data`, expected `id` or `odometer_km`"),
+                text.contains(
+                    "unknown field `data`; `vehicle_odometer` takes `id`, `odometer_km`; \
+                     send them at the top level, not inside `data`"
+                ),
                 "{text}"
             );
             let set = call("vehicle_odometer", json!({"id": 2, "odometer_km": 5})).await;
