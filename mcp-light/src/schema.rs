@@ -167,13 +167,43 @@ pub(crate) fn declared_fields(schema: &schemars::Schema) -> Vec<String> {
 /// answers it: an optional argument is one left out of `required`, so the
 /// `null` branch the published spelling gives it (`anyOf: [{..},
 /// {"type": "null"}]`, which strict function schemas need) goes, with a
-/// `default: null` that says the same. Types, enums, bounds, formats and
-/// descriptions stay; the schemas `tools/list` publishes keep the portable
-/// spelling.
+/// `default: null` that says the same; so do what only a validator reads
+/// (`additionalProperties: false`, `type: object` beside `properties`).
+/// Types, enums, bounds, formats, defaults and descriptions stay; the
+/// schemas `tools/list` publishes keep the portable spelling.
 pub(crate) fn for_reader(schema: &Map<String, Value>) -> Map<String, Value> {
     let mut schema = schema.clone();
     drop_null_branches(&mut schema);
+    drop_closed_objects(&mut schema);
     schema
+}
+
+/// Drops `additionalProperties: false` wherever it is, and `type: object`
+/// beside `properties`: a reader reads an object's properties as the ones
+/// it takes, and a call with another is refused naming them. The published
+/// schemas keep both, for the clients that validate.
+fn drop_closed_objects(schema: &mut Map<String, Value>) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema.get("properties").is_some_and(Value::is_object)
+    {
+        schema.remove("type");
+    }
+    for value in schema.values_mut() {
+        match value {
+            Value::Object(inner) => drop_closed_objects(inner),
+            Value::Array(items) => {
+                for item in items {
+                    if let Value::Object(inner) = item {
+                        drop_closed_objects(inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn drop_null_branches(schema: &mut Map<String, Value>) {
@@ -482,7 +512,6 @@ mod tests {
         assert_eq!(
             read,
             json!({
-                "type": "object",
                 "properties": {
                     "name": {"type": "string", "maxLength": 64},
                     "role": {"description": "Its role.", "type": "string"},
@@ -491,11 +520,11 @@ mod tests {
                     "tags": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
                 },
                 "required": ["name"],
-                "additionalProperties": false,
             })
         );
         // The published spelling is left as it was.
-        assert!(Value::Object(published).to_string().contains("null"));
+        let published = Value::Object(published).to_string();
+        assert!(published.contains("null") && published.contains("additionalProperties"));
     }
 
     #[test]

@@ -50,7 +50,8 @@ fn flat_schema_without(server: &Server, tool: &str, without: &[&str]) -> Value {
 
 /// `schema` as a dispatcher spells it for a model that reads it: each union
 /// with a `null` branch loses it, and a union left with one branch is that
-/// branch, beside the keys the union had.
+/// branch, beside the keys the union had; `additionalProperties: false`
+/// goes, and so does `type: object` beside `properties`.
 fn for_reader(schema: Value) -> Value {
     match schema {
         Value::Array(items) => Value::Array(items.into_iter().map(for_reader).collect()),
@@ -84,6 +85,12 @@ fn for_reader(schema: Value) -> Value {
                         }
                     }
                 }
+            }
+            if out.get("additionalProperties") == Some(&Value::Bool(false)) {
+                out.shift_remove("additionalProperties");
+            }
+            if out.get("type") == Some(&json!("object")) && out.contains_key("properties") {
+                out.shift_remove("type");
             }
             Value::Object(out)
         }

@@ -526,6 +526,212 @@ async fn summary(tokenizers: &Tokenizers) -> String {
     out
 }
 
+/// What the session's agent may spend, in cl100k tokens.
+const SESSION_BUDGET: usize = 2_500;
+
+/// One step of the provisioning session, counted.
+struct Step {
+    what: &'static str,
+    calls: usize,
+    bytes: usize,
+    cl100k: usize,
+    o200k: usize,
+}
+
+/// A lean agent's provisioning session on the inventory as its binary
+/// serves it (SQLite, in memory here), given only the dispatcher: its
+/// `tools/list`, one `describe` per action it uses, two 60-device bulk
+/// creates each with the page of their ids (`filtered` to `id`), the list
+/// of one site and one page of it narrowed to a few keys, five partial
+/// updates, two deletes and one retrieve. Each line counts the answers the
+/// agent reads, as the wire carries them; what it writes is its own.
+async fn session(tokenizers: &Tokenizers) -> (String, usize) {
+    let db = inventory::db::Db::open(None).expect("an in-memory SQLite database");
+    let server = inventory::server(db)
+        .with_surface(Surface::Dispatcher)
+        .build()
+        .expect("the inventory builds");
+    // The sites exist before the session: it provisions devices.
+    for site in fixture::new_sites() {
+        let site = serde_json::to_value(site).unwrap();
+        let args = json!({"resource": "site", "action": "create", "params": {"site": site}});
+        let created = server.call(DISPATCHER, args, Caller::Process).await;
+        text_of("site create", &created);
+    }
+    let mut steps: Vec<Step> = Vec::new();
+    let mut step = |what: &'static str, texts: &[String]| {
+        let mut counted = Step {
+            what,
+            calls: texts.len(),
+            bytes: 0,
+            cl100k: 0,
+            o200k: 0,
+        };
+        for text in texts {
+            let (cl100k, o200k) = tokenizers.count(text);
+            counted.bytes += text.len();
+            counted.cl100k += cl100k;
+            counted.o200k += o200k;
+        }
+        steps.push(counted);
+    };
+    let call = async |resource: &str, action: &str, params: Value| {
+        let args = json!({"resource": resource, "action": action, "params": params});
+        text_of(
+            action,
+            &server.call(DISPATCHER, args, Caller::Process).await,
+        )
+    };
+    let redeem = async |token: &Value, negotiation: Value| {
+        let mut args = json!({"continuation_token": token});
+        args.as_object_mut()
+            .unwrap()
+            .extend(negotiation.as_object().unwrap().clone());
+        text_of(
+            "a redemption",
+            &server.call(DISPATCHER, args, Caller::Process).await,
+        )
+    };
+    let field = |text: &str, key: &str| serde_json::from_str::<Value>(text).unwrap()[key].clone();
+
+    step(
+        "`tools/list`, the dispatcher alone",
+        &[serde_json::to_string(server.tools()).unwrap()],
+    );
+    let mut described = Vec::new();
+    for action in [
+        "bulk_create",
+        "list",
+        "partial_update",
+        "destroy",
+        "retrieve",
+    ] {
+        let args = json!({"resource": "device", "action": action, "describe": true});
+        described.push(text_of(
+            action,
+            &server.call(DISPATCHER, args, Caller::Process).await,
+        ));
+    }
+    step("one `describe` per action used (5)", &described);
+
+    let mut created = Vec::new();
+    let mut ids: Vec<Value> = Vec::new();
+    let devices = fixture::new_devices(120, SEED);
+    for devices in devices.chunks(60) {
+        let envelope = call("device", "bulk_create", json!({"devices": devices})).await;
+        let token = field(&envelope, "continuation_token");
+        assert!(
+            token.is_string(),
+            "a bulk create through the dispatcher keeps a token: {envelope}"
+        );
+        let page = redeem(
+            &token,
+            json!({"mode": "filtered", "filter_keys": ["id"], "page_size": 4}),
+        )
+        .await;
+        ids.extend(
+            field(&page, "items")
+                .as_array()
+                .expect("a page of ids")
+                .iter()
+                .map(|item| item["id"].clone()),
+        );
+        created.push(envelope);
+        created.push(page);
+    }
+    assert_eq!(ids.len(), 8, "the ids the session goes on with were read");
+    if std::env::var_os("SESSION_TEXTS").is_some() {
+        for text in described.iter().chain(&created) {
+            eprintln!("{text}\n");
+        }
+    }
+    step(
+        "two 60-device bulk creates, each with a page of 4 of their ids",
+        &created,
+    );
+
+    let site = fixture::new_sites()[0].slug.clone();
+    let listed = call("device", "list", json!({"site_slug": site})).await;
+    let mut read = vec![listed.clone()];
+    // What one page costs with the ids too: the agent already holds the
+    // ids it works on, from the bulk creates.
+    let mut with_ids = None;
+    if let Some(token) = field(&listed, "continuation_token").as_str() {
+        let keys = json!({"mode": "filtered", "filter_keys": ["name", "status"]});
+        read.push(redeem(&json!(token), keys).await);
+        let keys = json!({"mode": "filtered", "filter_keys": ["id", "name", "status"]});
+        with_ids = Some(tokenizers.count(&redeem(&json!(token), keys).await).0);
+    }
+    step(
+        "the list of one site, and one page of it filtered to `name` and `status`",
+        &read,
+    );
+
+    let mut updated = Vec::new();
+    for id in &ids[..5] {
+        let params = json!({"id": id, "changes": {"status": "active"}});
+        updated.push(call("device", "partial_update", params).await);
+    }
+    if std::env::var_os("SESSION_TEXTS").is_some() {
+        for text in read.iter().chain(&updated) {
+            eprintln!("{text}\n");
+        }
+    }
+    step("five partial updates", &updated);
+    let mut deleted = Vec::new();
+    for id in &ids[5..7] {
+        deleted.push(call("device", "destroy", json!({"id": id})).await);
+    }
+    step("two deletes", &deleted);
+    step(
+        "one retrieve",
+        &[call("device", "retrieve", json!({"id": ids[7]})).await],
+    );
+
+    let total: usize = steps.iter().map(|step| step.cl100k).sum();
+    let mut out = String::from(
+        "\nA provisioning session through the dispatcher alone (the lean agent's moves), \
+         every answer it reads, on the inventory's own server and SQLite:\n\n\
+         | step | calls | bytes | cl100k | o200k |\n|---|---:|---:|---:|---:|\n",
+    );
+    for step in &steps {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            step.what, step.calls, step.bytes, step.cl100k, step.o200k
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "| **the session** | {} | {} | **{total}** | {} |",
+        steps.iter().map(|step| step.calls).sum::<usize>(),
+        steps.iter().map(|step| step.bytes).sum::<usize>(),
+        steps.iter().map(|step| step.o200k).sum::<usize>(),
+    )
+    .unwrap();
+    if let Some(with_ids) = with_ids {
+        let page = steps[3].cl100k - tokenizers.count(&read[0]).0;
+        writeln!(
+            out,
+            "\nThe filtered page with `id` beside `name` and `status` costs {with_ids} cl100k \
+             instead of {page}: the inventory's ids are UUIDs, about 20 tokens each."
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "\nThe session: {total} cl100k tokens (target ≤ {SESSION_BUDGET}): {}",
+        if total <= SESSION_BUDGET {
+            "met"
+        } else {
+            "MISSED"
+        }
+    )
+    .unwrap();
+    (out, total)
+}
+
 /// The Markdown report: the table, then the targets.
 fn markdown(rows: &[Row], tokenizers: &Tokenizers) -> String {
     let mut out = String::new();
@@ -638,5 +844,6 @@ fn main() {
         print!("{}", views(&tokenizers));
         print!("{}", runtime.block_on(discovery(&tokenizers)));
         print!("{}", runtime.block_on(summary(&tokenizers)));
+        print!("{}", runtime.block_on(session(&tokenizers)).0);
     }
 }

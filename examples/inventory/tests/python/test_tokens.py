@@ -115,7 +115,9 @@ async def test_the_dispatcher_surface_publishes_one_tool_and_describe_teaches_ea
 
 
 def for_reader(schema):
-    """`schema` without its null branches: a one-branch union becomes its branch."""
+    """`schema` for a reader: no null branches (a one-branch union becomes its
+    branch), no `additionalProperties: false`, no `type: object` beside
+    `properties`."""
     if isinstance(schema, list):
         return [for_reader(item) for item in schema]
     if not isinstance(schema, dict):
@@ -135,6 +137,10 @@ def for_reader(schema):
             del out[union]
             for key, value in kept[0].items():
                 out.setdefault(key, value)
+    if out.get("additionalProperties") is False:
+        del out["additionalProperties"]
+    if out.get("type") == "object" and isinstance(out.get("properties"), dict):
+        del out["type"]
     return out
 
 
