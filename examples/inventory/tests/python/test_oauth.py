@@ -226,3 +226,43 @@ async def test_a_token_with_read_and_write_scopes_writes(oauth):
                                     {"devices": new_devices(2, prefix="flat")})  # fmt: skip
         assert status == 200, body
         assert await alice.device_count() == 5
+
+
+async def test_a_callers_tools_list_is_cut_to_its_scopes_and_its_tokens_to_them(oauth):
+    issuer, server, resource = oauth
+    writer = issuer.token(resource, "alice")
+    reader = issuer.token(resource, "alice", scope="inventory inventory:read")
+    lost = issuer.token(resource, "alice", scope="inventory")
+
+    async with server.stateless(writer) as alice:
+        everything = (await alice.session.list_tools()).tools
+        await alice.create_site()
+        await alice.ok(
+            "inventory",
+            {"resource": "device", "action": "bulk_create",
+             "params": {"devices": new_devices(60)}},
+        )  # fmt: skip
+        probe = await alice.ok("inventory", {"resource": "device", "action": "list"})
+        token = probe["continuation_token"]
+    async with server.stateless(reader) as bob:
+        shown = (await bob.session.list_tools()).tools
+
+    # The reader is shown the reads alone, flat and through the dispatcher.
+    names = {tool.name for tool in shown}
+    assert {tool.name for tool in everything} - names == {
+        "device_bulk_create", "device_create", "device_update",
+        "device_partial_update", "device_destroy", "site_create",
+    }  # fmt: skip
+    dispatcher = next(tool for tool in shown if tool.name == "inventory")
+    assert dispatcher.input_schema["properties"]["action"]["enum"] == ["list", "retrieve"]
+
+    # A dispatcher-routed list, minted with inventory:read, is redeemed only
+    # while the token grants it, and refused as an unknown token is.
+    redeem = {"continuation_token": token, "page": 2, "page_size": 10}
+    async with server.stateless(lost) as same_subject:
+        refused = await same_subject.error("inventory", redeem)
+        assert "unknown, has expired" in refused, refused
+        assert "inventory:read" not in refused, refused
+    async with server.stateless(reader) as same_subject:
+        page = await same_subject.ok("inventory", redeem)
+        assert page["total"] == 60 and page["page"] == 2, page
