@@ -105,6 +105,11 @@ impl Continuations {
         self.store_name
     }
 
+    /// The store, if any, as an audit looks at it.
+    pub(crate) fn store(&self) -> Option<&Arc<dyn ContinuationStore>> {
+        self.store.as_ref()
+    }
+
     pub(crate) fn heavy(&self) -> &HeavyConfig {
         &self.heavy
     }

@@ -57,6 +57,7 @@ mod wrappers;
 
 #[cfg(feature = "apps")]
 pub mod apps;
+pub mod audit;
 #[cfg(feature = "http")]
 pub mod auth;
 pub mod catalog;

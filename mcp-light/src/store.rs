@@ -56,6 +56,7 @@ pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
 
+use crate::audit::{Finding, STORE};
 pub use crate::error::StoreError;
 use crate::token::Token;
 
@@ -450,6 +451,35 @@ pub trait ContinuationStore: Send + Sync + 'static {
     /// sends a `PING`).
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
+    }
+
+    /// What an audit of the server ([`Server::audit`](crate::Server::audit))
+    /// reports of this store: whether it answers and, for a store that can
+    /// tell, the settings of its backend that put tokens at risk, each a
+    /// [`Finding`] ([`crate::audit`]).
+    ///
+    /// The default asks [`ready`](ContinuationStore::ready): `✓` when the
+    /// store answers, `✗` naming why when it does not. `RedisStore` adds
+    /// Redis's persistence and eviction policy. A store named `memory`
+    /// ([`MemoryStore`]) is judged by the audit itself, which knows whether
+    /// other replicas could be asked to redeem its tokens.
+    fn audit(&self) -> BoxFuture<'_, Vec<Finding>> {
+        Box::pin(async move {
+            let name = self.name();
+            vec![match self.ready().await {
+                Ok(()) => Finding::pass(
+                    STORE,
+                    format!("the continuation store `{name}` answers its readiness probe"),
+                ),
+                Err(error) => Finding::error(
+                    STORE,
+                    format!(
+                        "the continuation store `{name}` does not answer ({error}): no \
+                         continuation token is minted until it does"
+                    ),
+                ),
+            }]
+        })
     }
 
     /// The store's name in traces and metrics

@@ -64,6 +64,7 @@
     doc = "[`OAuthResource::with_required_scopes`]: https://docs.rs/mcp-light/latest/mcp_light/auth/struct.OAuthResource.html#method.with_required_scopes"
 )]
 
+mod audit;
 mod bearer;
 mod layer;
 #[cfg(feature = "oauth")]

@@ -550,5 +550,6 @@ fn checked_url(what: &'static str, url: &str) -> Result<Url, AuthError> {
     }
 }
 
+mod audit;
 #[cfg(test)]
 mod tests;

@@ -31,6 +31,7 @@
 //! Redis expires entries itself, so every replica agrees on what is live;
 //! its `maxmemory` policy (not this store) bounds what it holds.
 
+mod audit;
 mod cluster;
 mod config;
 mod tasks;
@@ -682,6 +683,12 @@ where
     /// on a connection Redis dropped ([`RedisStore::ping`]).
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(self.ping())
+    }
+
+    /// A `PING`, then whether Redis keeps entries across its restart and
+    /// for their whole TTL ([`crate::audit`]).
+    fn audit(&self) -> BoxFuture<'_, Vec<crate::audit::Finding>> {
+        Box::pin(self.audit_now())
     }
 }
 

@@ -35,6 +35,9 @@ const LAYERS: &[&[&str]] = &[
         "wrappers",
         // Every default, named once, beside nothing it could import.
         "defaults",
+        // What an audit found: the stores and the authentication report
+        // in it, the audit of the whole server gathers it.
+        "audit::finding",
     ],
     // Bounds, the blocking pool and the metrics, under everything that runs.
     &["limits", "offload", "telemetry"],
@@ -55,6 +58,8 @@ const LAYERS: &[&[&str]] = &[
     // viewer is.
     &["compose", "auth", "apps"],
     &["server", "transport"],
+    // Auditing a built server and where it will serve.
+    &["audit"],
     // Re-exports for users and generated code, and the documentation.
     &["catalog", "testing", "docs", "__private", "lib"],
 ];

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "apps")]
 mod apps;
+mod audit;
 mod bad_input;
 mod blocking;
 mod bounds;

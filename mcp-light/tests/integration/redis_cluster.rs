@@ -20,7 +20,7 @@ use serde_json::json;
 use super::redis_store::{chunks_of, redis_server_installed, uneven_list};
 
 /// Three `redis-server` masters joined into one cluster, of the test's own.
-struct Cluster {
+pub(crate) struct Cluster {
     ports: Vec<u16>,
     children: Vec<Child>,
     dir: PathBuf,
@@ -29,7 +29,7 @@ struct Cluster {
 impl Cluster {
     /// A fresh cluster whose every node reports `cluster_state:ok`, or
     /// `None` (skip) when Redis is not installed outside CI.
-    fn start() -> Option<Cluster> {
+    pub(crate) fn start() -> Option<Cluster> {
         if !redis_server_installed() {
             return None;
         }
@@ -99,14 +99,14 @@ impl Cluster {
     }
 
     /// One URL a node, as [`RedisStore::open_cluster`] takes them.
-    fn urls(&self) -> Vec<String> {
+    pub(crate) fn urls(&self) -> Vec<String> {
         self.ports
             .iter()
             .map(|port| format!("redis://127.0.0.1:{port}"))
             .collect()
     }
 
-    fn store(
+    pub(crate) fn store(
         &self,
         config: RedisStoreConfig,
     ) -> RedisStore<redis::cluster_async::ClusterConnection> {

@@ -37,11 +37,20 @@ pub(crate) fn redis_server_installed() -> bool {
 pub(crate) struct Redis {
     port: u16,
     child: Option<Child>,
+    /// Settings after the defaults (`--save "" --appendonly no`), which
+    /// they override.
+    settings: Vec<String>,
 }
 
 impl Redis {
     /// A fresh server, or `None` (skip) when none is installed outside CI.
     pub(crate) fn start() -> Option<Redis> {
+        Redis::start_with(&[])
+    }
+
+    /// A fresh server started with `settings` (`["--maxmemory", "64mb"]`)
+    /// after the defaults, or `None` as [`Redis::start`].
+    pub(crate) fn start_with(settings: &[&str]) -> Option<Redis> {
         if !redis_server_installed() {
             return None;
         }
@@ -50,7 +59,12 @@ impl Redis {
             .local_addr()
             .unwrap()
             .port();
-        let mut redis = Redis { port, child: None };
+        let settings = settings.iter().map(|s| (*s).to_owned()).collect();
+        let mut redis = Redis {
+            port,
+            child: None,
+            settings,
+        };
         redis.restart();
         Some(redis)
     }
@@ -65,6 +79,7 @@ impl Redis {
         let child = Command::new("redis-server")
             .args(["--port", &port, "--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "no"])
+            .args(&self.settings)
             .stdout(Stdio::null())
             .spawn()
             .unwrap();

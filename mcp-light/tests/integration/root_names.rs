@@ -3,7 +3,7 @@
 //! not a side effect of a `pub use`. The rest lives in a module named for
 //! its concern: introspection and the published surface in `catalog`,
 //! limits in `defaults`, heavy-read settings in `heavy`, store plumbing in
-//! `store`, serving options and the rmcp handler in `transport`, writing
+//! `store`, the configuration audit in `audit`, serving options and the rmcp handler in `transport`, writing
 //! extractors in `extract`, talking back to the client in `context`,
 //! streaming a heavy tool's items in `items`, reading answers in tests in
 //! `testing`; what generated code needs is
@@ -72,6 +72,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
     let expected = [
         // Modules: by concern, for what a tool author names less often.
         "apps",
+        "audit",
         "auth",
         "catalog",
         "context",

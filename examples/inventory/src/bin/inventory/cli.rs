@@ -289,6 +289,20 @@ pub struct Cli {
         verbatim_doc_comment
     )]
     pub log_format: LogFormat,
+
+    /// Check the configuration the other flags give, print a line per
+    /// check, and exit: 1 on an error, 0 otherwise
+    ///
+    /// Opens the database as serving would (a SQLite file is created if
+    /// missing, PostgreSQL's tables too), seeds nothing, serves nothing.
+    /// ✗ (exit 1): HTTP beyond loopback without authentication; a
+    /// database, Redis, OAuth issuer or JWKS URL that does not answer.
+    /// ⚠: the in-memory store beyond loopback (another replica cannot
+    /// redeem its tokens); Redis without persistence, or that may evict
+    /// entries before their TTL; --output-schema's cost in every
+    /// tools/list; a SQLite file on a network filesystem.
+    #[arg(long, verbatim_doc_comment)]
+    pub check: bool,
 }
 
 /// How stderr logs.
@@ -409,6 +423,23 @@ pub enum Store {
     RedisCluster(Vec<String>),
 }
 
+/// `store` as the log and `--check` name it: a Redis URL without its
+/// password (which stays out of the log), a cluster's nodes as HOST:PORT.
+pub fn shown_store(store: &Store) -> String {
+    match store {
+        Store::Memory => "memory".to_owned(),
+        Store::Redis(url) => url
+            .rsplit_once('@')
+            .map_or(url.as_str(), |(_, host)| host)
+            .to_owned(),
+        Store::RedisCluster(nodes) => nodes
+            .iter()
+            .map(|node| node.trim_start_matches("redis://"))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
 /// `--store`'s value.
 fn store(value: &str) -> Result<Store, String> {
     if value == "memory" {
@@ -479,7 +510,9 @@ Examples:
   inventory --http 0.0.0.0:8080 --drain-timeout 20 --max-sessions 200
                                      behind Kubernetes: 20 s to drain, 200 sessions
   inventory --http 0.0.0.0:8080 --metrics 0.0.0.0:9464 --otlp-endpoint http://127.0.0.1:4318
-                                     Prometheus at :9464/metrics, traces to a collector";
+                                     Prometheus at :9464/metrics, traces to a collector
+  inventory --check --http 0.0.0.0:8080 --store redis://redis:6379 --auth-token ci=…
+                                     check that configuration, serve nothing";
 
 /// `--otlp-endpoint`'s value: an http:// URL, without a trailing slash.
 fn otlp_endpoint(value: &str) -> Result<String, String> {

@@ -14,6 +14,7 @@
 //! cargo run -p inventory --features metrics -- --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
 //! cargo run -p inventory --features otlp -- --otlp-endpoint http://127.0.0.1:4318
 //! cargo run -p inventory --features json-logs -- --log-format json
+//! cargo run -p inventory -- --check --http 0.0.0.0:8080  # audit that configuration, serve nothing
 //! ```
 //!
 //! The deployment parts are cargo features, off by default: `postgres`
@@ -26,8 +27,10 @@
 //! stdout is the MCP channel on stdio, so everything this program says goes
 //! to stderr. The tools, the database and the fixture are the `inventory`
 //! library's; this binary reads the command line ([`cli`]), installs where
-//! logs, metrics and traces go ([`telemetry`]) and serves.
+//! logs, metrics and traces go ([`telemetry`]) and serves, or with
+//! `--check` audits what it would serve ([`check`]).
 
+mod check;
 mod cli;
 mod telemetry;
 
@@ -40,7 +43,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use inventory::database::Database;
 use inventory::db::{self, Db};
 use inventory::fixture;
-use mcp_light::ServerBuilder;
 use mcp_light::auth::Auth;
 #[cfg(feature = "oauth")]
 use mcp_light::auth::OAuthResource;
@@ -48,6 +50,7 @@ use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 #[cfg(feature = "redis")]
 use mcp_light::store::{RedisStore, RedisStoreConfig};
 use mcp_light::transport::{HttpOptions, StdioOptions, shutdown_signal};
+use mcp_light::{Server, ServerBuilder};
 
 use crate::cli::{Cli, DbTarget, Store};
 use crate::telemetry::Telemetry;
@@ -55,6 +58,9 @@ use crate::telemetry::Telemetry;
 fn main() -> ExitCode {
     // Help and version go to stdout with status 0, mistakes to stderr with 2.
     let cli = Cli::parse();
+    if cli.check {
+        return check::main(&cli);
+    }
     // Before the runtime: the OTLP exporter's blocking client is made (and
     // dropped, at shutdown) outside it.
     let telemetry = match cli.check_features().and_then(|()| Telemetry::install(&cli)) {
@@ -101,15 +107,7 @@ async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot read the database: {e}"))?;
     eprintln!("inventory: the database holds {devices} devices");
-    let server = with_store(inventory::server(db), &cli).await?;
-    #[cfg(feature = "usage")]
-    let server = server.with_usage_report(cli.usage);
-    let server = server
-        .with_surface(cli.surface)
-        .with_output_schemas(cli.output_schema)
-        .with_task_after(Duration::from_millis(cli.task_after.unwrap_or(1000)))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let server = build(db, &cli, true).await?;
     let auth = auth(&cli)?;
     if let Some(addr) = cli.metrics {
         telemetry.serve_metrics(addr).await?;
@@ -129,6 +127,9 @@ async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
         }
         Some(addr) => {
             let options = http_options(&cli, auth, drain)?;
+            if options.auth().is_some() {
+                eprintln!("inventory: every request must authenticate (Authorization: Bearer)");
+            }
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -151,12 +152,26 @@ async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
     }
 }
 
+/// The server the command line describes, over `db`: its store (Redis
+/// pinged, and what it answered said on stderr, when `announce`), surface,
+/// output schemas and tasks.
+async fn build(db: Database, cli: &Cli, announce: bool) -> Result<Server, String> {
+    let server = with_store(inventory::server(db), cli, announce).await?;
+    #[cfg(feature = "usage")]
+    let server = server.with_usage_report(cli.usage);
+    server
+        .with_surface(cli.surface)
+        .with_output_schemas(cli.output_schema)
+        .with_task_after(Duration::from_millis(cli.task_after.unwrap_or(1000)))
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// How the HTTP server serves: authentication, the drain at shutdown, the
 /// session bounds.
 fn http_options(cli: &Cli, auth: Option<Auth>, drain: Duration) -> Result<HttpOptions, String> {
     let mut options = HttpOptions::new().with_drain_timeout(drain);
     if let Some(auth) = auth {
-        eprintln!("inventory: every request must authenticate (Authorization: Bearer)");
         options = options.with_auth(auth);
     }
     // At most 1 << 20 (the parser's bound): fits a usize.
@@ -243,8 +258,13 @@ async fn seed(db: &Database, count: usize) -> Result<(), String> {
 }
 
 /// `server` keeping continuation results where `--store` says, for
-/// `--token-ttl`, at most `--store-max-mb` of them in memory.
-async fn with_store(server: ServerBuilder, cli: &Cli) -> Result<ServerBuilder, String> {
+/// `--token-ttl`, at most `--store-max-mb` of them in memory; a Redis store
+/// is pinged, and what it answered said, when `announce`.
+async fn with_store(
+    server: ServerBuilder,
+    cli: &Cli,
+    announce: bool,
+) -> Result<ServerBuilder, String> {
     let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
     match &cli.store {
         Store::Memory => {
@@ -268,8 +288,8 @@ async fn with_store(server: ServerBuilder, cli: &Cli) -> Result<ServerBuilder, S
             }
             Ok(server.with_store(MemoryStore::new(config)))
         }
-        Store::Redis(url) => redis_store(server, url, ttl).await,
-        Store::RedisCluster(nodes) => redis_cluster_store(server, nodes, ttl).await,
+        Store::Redis(url) => redis_store(server, url, ttl, announce).await,
+        Store::RedisCluster(nodes) => redis_cluster_store(server, nodes, ttl, announce).await,
     }
 }
 
@@ -279,11 +299,14 @@ async fn redis_store(
     server: ServerBuilder,
     url: &str,
     ttl: Duration,
+    announce: bool,
 ) -> Result<ServerBuilder, String> {
     let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
         .map_err(|e| format!("--store: {e}"))?;
-    // A password stays out of the log.
-    let shown = url.rsplit_once('@').map_or(url, |(_, host)| host);
+    if !announce {
+        return Ok(server.with_store(store));
+    }
+    let shown = cli::shown_store(&cli::Store::Redis(url.to_owned()));
     match store.ping().await {
         Ok(()) => eprintln!("inventory: continuation results kept in Redis at {shown}"),
         Err(e) => eprintln!(
@@ -295,7 +318,12 @@ async fn redis_store(
 }
 
 #[cfg(not(feature = "redis"))]
-async fn redis_store(_: ServerBuilder, _: &str, _: Duration) -> Result<ServerBuilder, String> {
+async fn redis_store(
+    _: ServerBuilder,
+    _: &str,
+    _: Duration,
+    _: bool,
+) -> Result<ServerBuilder, String> {
     Err(cli::missing_feature("--store redis://…", "redis"))
 }
 
@@ -306,15 +334,15 @@ async fn redis_cluster_store(
     server: ServerBuilder,
     nodes: &[String],
     ttl: Duration,
+    announce: bool,
 ) -> Result<ServerBuilder, String> {
     let urls: Vec<&str> = nodes.iter().map(String::as_str).collect();
     let store = RedisStore::open_cluster(&urls, RedisStoreConfig::new().with_ttl(ttl))
         .map_err(|e| format!("--store: {e}"))?;
-    let shown = nodes
-        .iter()
-        .map(|node| node.trim_start_matches("redis://"))
-        .collect::<Vec<_>>()
-        .join(",");
+    if !announce {
+        return Ok(server.with_store(store));
+    }
+    let shown = cli::shown_store(&cli::Store::RedisCluster(nodes.to_vec()));
     match store.ping().await {
         Ok(()) => eprintln!("inventory: continuation results kept in the Redis Cluster at {shown}"),
         Err(e) => eprintln!(
@@ -330,6 +358,7 @@ async fn redis_cluster_store(
     _: ServerBuilder,
     _: &[String],
     _: Duration,
+    _: bool,
 ) -> Result<ServerBuilder, String> {
     Err(cli::missing_feature("--store redis-cluster://…", "redis"))
 }
