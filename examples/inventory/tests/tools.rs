@@ -13,6 +13,10 @@ use inventory::db::Db;
 #[cfg(feature = "postgres")]
 #[path = "support/pg_server.rs"]
 mod pg_server;
+
+/// `inventory --check`.
+#[path = "tools/check.rs"]
+mod check;
 use mcp_light::testing::AnswerExt;
 use serde_json::{Value, json};
 

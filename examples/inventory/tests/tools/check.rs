@@ -8,10 +8,6 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-#[cfg(feature = "postgres")]
-#[path = "support/pg_server.rs"]
-mod pg_server;
-
 /// What one run of `inventory --check ARGS` said.
 struct Checked {
     /// The report: one line per check.
