@@ -173,31 +173,24 @@ pub(crate) fn declared_fields(schema: &schemars::Schema) -> Vec<String> {
 /// schemas `tools/list` publishes keep the portable spelling.
 pub(crate) fn for_reader(schema: &Map<String, Value>) -> Map<String, Value> {
     let mut schema = schema.clone();
-    drop_null_branches(&mut schema);
-    drop_closed_objects(&mut schema);
+    every_object(&mut schema, &mut |object| {
+        drop_null_branches(object);
+        drop_what_validators_read(object);
+    });
     schema
 }
 
-/// Drops `additionalProperties: false` wherever it is, and `type: object`
-/// beside `properties`: a reader reads an object's properties as the ones
-/// it takes, and a call with another is refused naming them. The published
-/// schemas keep both, for the clients that validate.
-fn drop_closed_objects(schema: &mut Map<String, Value>) {
-    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
-        schema.remove("additionalProperties");
-    }
-    if schema.get("type").and_then(Value::as_str) == Some("object")
-        && schema.get("properties").is_some_and(Value::is_object)
-    {
-        schema.remove("type");
-    }
+/// Calls `f` on `schema`, then on every object inside it, outside in: what
+/// `f` brings up from a branch is walked too.
+fn every_object(schema: &mut Map<String, Value>, f: &mut impl FnMut(&mut Map<String, Value>)) {
+    f(schema);
     for value in schema.values_mut() {
         match value {
-            Value::Object(inner) => drop_closed_objects(inner),
+            Value::Object(inner) => every_object(inner, f),
             Value::Array(items) => {
                 for item in items {
                     if let Value::Object(inner) = item {
-                        drop_closed_objects(inner);
+                        every_object(inner, f);
                     }
                 }
             }
@@ -206,6 +199,9 @@ fn drop_closed_objects(schema: &mut Map<String, Value>) {
     }
 }
 
+/// Drops the `null` branch of a union (`anyOf`, `oneOf`, a list of
+/// `type`s) and the `null` a `default` or an `enum` gives with it; a union
+/// left with one branch becomes that branch, beside the keys it had.
 fn drop_null_branches(schema: &mut Map<String, Value>) {
     let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("null");
     for union in ["anyOf", "oneOf"] {
@@ -220,8 +216,6 @@ fn drop_null_branches(schema: &mut Map<String, Value>) {
         if schema.get("default").is_some_and(Value::is_null) {
             schema.remove("default");
         }
-        // One branch left: it is the argument's schema, beside the keys
-        // the union carried (a description, a default).
         if let Some(Value::Array(branches)) = schema.get(union)
             && let [Value::Object(only)] = branches.as_slice()
         {
@@ -247,18 +241,20 @@ fn drop_null_branches(schema: &mut Map<String, Value>) {
             values.retain(|value| !value.is_null());
         }
     }
-    for value in schema.values_mut() {
-        match value {
-            Value::Object(inner) => drop_null_branches(inner),
-            Value::Array(items) => {
-                for item in items {
-                    if let Value::Object(inner) = item {
-                        drop_null_branches(inner);
-                    }
-                }
-            }
-            _ => {}
-        }
+}
+
+/// Drops `additionalProperties: false`, and `type: object` beside
+/// `properties`: a reader reads an object's properties as the ones it
+/// takes, and a call with another is refused naming them. The published
+/// schemas keep both, for the clients that validate.
+fn drop_what_validators_read(schema: &mut Map<String, Value>) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("object")
+        && schema.get("properties").is_some_and(Value::is_object)
+    {
+        schema.remove("type");
     }
 }
 

@@ -287,13 +287,19 @@ async fn server_call_checks_no_scopes() {
 
 /// One 2026-07-28 `tools/list`, with `headers`: the tools it answers.
 async fn list(addr: SocketAddr, headers: &[(&str, &str)]) -> Value {
+    list_declaring(addr, json!({}), headers).await
+}
+
+/// One 2026-07-28 `tools/list` from a client whose request declares
+/// `capabilities`, with `headers`: the tools it answers.
+async fn list_declaring(addr: SocketAddr, capabilities: Value, headers: &[(&str, &str)]) -> Value {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/list",
         "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         }},
     })
     .to_string();
@@ -305,6 +311,18 @@ async fn list(addr: SocketAddr, headers: &[(&str, &str)]) -> Value {
     let reply = post(addr, &body, &all).await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     reply.message(1).expect("an answer")["result"]["tools"].clone()
+}
+
+/// A request from `tester` whose token grants `things:read`.
+const READER: &[(&str, &str)] = &[("x-test-scopes", "things:read")];
+
+/// The token the first call of the heavy `tool` with `arguments` answers,
+/// for [`READER`].
+async fn minted(addr: SocketAddr, tool: &str, arguments: Value) -> Value {
+    let probe = result(&call(addr, tool, arguments, READER).await);
+    let token = probe["structuredContent"]["continuation_token"].clone();
+    assert!(token.is_string(), "{probe}");
+    token
 }
 
 fn names(tools: &Value) -> Vec<&str> {
@@ -470,10 +488,12 @@ async fn a_dispatchers_refusal_lists_only_the_actions_the_caller_is_shown() {
 #[tokio::test]
 async fn a_dispatcher_routed_list_is_redeemed_only_while_the_token_grants_its_scope() {
     let addr = serve_granting(server()).await;
-    let rows = json!({"resource": "thing", "action": "rows"});
-    let probe = result(&call(addr, "things", rows, &[("x-test-scopes", "things:read")]).await);
-    let token = probe["structuredContent"]["continuation_token"].clone();
-    assert!(token.is_string(), "{probe}");
+    let token = minted(
+        addr,
+        "things",
+        json!({"resource": "thing", "action": "rows"}),
+    )
+    .await;
     let page = json!({"continuation_token": token, "page": 2, "page_size": 10});
 
     // The same subject (`tester`), whose access token lost `things:read`.
@@ -481,30 +501,13 @@ async fn a_dispatcher_routed_list_is_redeemed_only_while_the_token_grants_its_sc
     assert_eq!(lost["isError"], true, "{lost}");
     // Word for word what a token this caller cannot redeem here gets: one
     // minted through another tool.
-    let flat = result(
-        &call(
-            addr,
-            "scope_rows",
-            json!({}),
-            &[("x-test-scopes", "things:read")],
-        )
-        .await,
-    );
-    let elsewhere =
-        json!({"continuation_token": flat["structuredContent"]["continuation_token"], "page": 2});
-    let dead = result(
-        &call(
-            addr,
-            "things",
-            elsewhere,
-            &[("x-test-scopes", "things:read")],
-        )
-        .await,
-    );
+    let flat = minted(addr, "scope_rows", json!({})).await;
+    let elsewhere = json!({"continuation_token": flat, "page": 2});
+    let dead = result(&call(addr, "things", elsewhere, READER).await);
     assert_eq!(lost["content"], dead["content"], "{lost}\n{dead}");
 
     // With the scope, the same token pages.
-    let paged = result(&call(addr, "things", page, &[("x-test-scopes", "things:read")]).await);
+    let paged = result(&call(addr, "things", page, READER).await);
     assert_eq!(paged["isError"], false, "{paged}");
     assert_eq!(paged["structuredContent"]["total"], 2_000, "{paged}");
     assert_eq!(paged["structuredContent"]["page"], 2, "{paged}");
@@ -513,17 +516,7 @@ async fn a_dispatcher_routed_list_is_redeemed_only_while_the_token_grants_its_sc
 #[tokio::test]
 async fn a_flat_redemption_without_the_tools_scope_is_refused_before_the_store_is_read() {
     let addr = serve_granting(server()).await;
-    let probe = result(
-        &call(
-            addr,
-            "scope_rows",
-            json!({}),
-            &[("x-test-scopes", "things:read")],
-        )
-        .await,
-    );
-    let token = probe["structuredContent"]["continuation_token"].clone();
-    assert!(token.is_string(), "{probe}");
+    let token = minted(addr, "scope_rows", json!({})).await;
     let page = json!({"continuation_token": token, "page": 1});
     let reply = call(
         addr,
@@ -533,15 +526,7 @@ async fn a_flat_redemption_without_the_tools_scope_is_refused_before_the_store_i
     )
     .await;
     assert_eq!(reply.status, 403, "{}", reply.text());
-    let paged = result(
-        &call(
-            addr,
-            "scope_rows",
-            page,
-            &[("x-test-scopes", "things:read")],
-        )
-        .await,
-    );
+    let paged = result(&call(addr, "scope_rows", page, READER).await);
     assert_eq!(paged["isError"], false, "{paged}");
 }
 
@@ -578,23 +563,7 @@ async fn the_viewers_tools_are_re_authorized_and_cut_like_the_models() {
     // not them either.
     let listed = |granted: &'static str| {
         let declaring = declaring.clone();
-        async move {
-            let body = json!({
-                "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                "params": {"_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientCapabilities": declaring,
-                }},
-            })
-            .to_string();
-            let headers = [
-                ("MCP-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", "tools/list"),
-                ("x-test-scopes", granted),
-            ];
-            let reply = post(addr, &body, &headers).await;
-            reply.message(1).expect("an answer")["result"]["tools"].clone()
-        }
+        async move { list_declaring(addr, declaring, &[("x-test-scopes", granted)]).await }
     };
     let reader = listed("things:read").await;
     assert!(names(&reader).contains(&"view_page"), "{reader}");

@@ -57,12 +57,8 @@ pub fn main(cli: &Cli) -> ExitCode {
         eprintln!("inventory: {message}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("inventory: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = crate::runtime() else {
+        return ExitCode::FAILURE;
     };
     let audited = runtime.block_on(audit(cli));
     runtime.shutdown_timeout(Duration::from_secs(1));

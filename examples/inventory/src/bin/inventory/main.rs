@@ -70,12 +70,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("inventory: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     let served = runtime.block_on(run(cli, &telemetry));
     // A call cut at the drain deadline may still hold a thread of the
@@ -392,4 +388,12 @@ fn with_oauth(auth: Auth, cli: &Cli, issuer: &str, audience: &str) -> Result<Aut
 #[cfg(not(feature = "oauth"))]
 fn with_oauth(_: Auth, _: &Cli, _: &str, _: &str) -> Result<Auth, String> {
     Err(cli::missing_feature("--oauth-issuer", "oauth"))
+}
+
+/// The async runtime the server (or `--check`) runs on; `None`, said on
+/// stderr, when it cannot start.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    tokio::runtime::Runtime::new()
+        .inspect_err(|error| eprintln!("inventory: cannot start the async runtime: {error}"))
+        .ok()
 }
