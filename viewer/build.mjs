@@ -61,7 +61,7 @@ if (args[0] === "--host") {
   writeFileSync(
     join(dir, "host.html"),
     `<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head>` +
-      `<body><iframe id="view" style="width:1100px;height:1500px;border:1px solid #ccc"></iframe>` +
+      `<body><iframe id="view" style="display:block;border:1px solid #ccc"></iframe>` +
       `<script type="module">${inline(host)}</script></body></html>`,
   );
 }

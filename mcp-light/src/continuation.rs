@@ -274,6 +274,27 @@ impl Continuations {
             Err(error) => error,
         }
     }
+
+    /// The tool whose answer carried `token`, when `caller` may redeem it:
+    /// what the viewer's tools redeem a token through when the host did
+    /// not say which tool answered. `None` for every token this caller
+    /// cannot redeem (not a token, unknown, expired, another caller's), so
+    /// someone else's live token tells nothing a dead one does not.
+    #[cfg(feature = "apps")]
+    pub(crate) async fn kept_through(
+        &self,
+        caller: &Caller,
+        token: &Value,
+    ) -> Result<Option<String>, StoreError> {
+        let (Some(store), Some(token)) = (&self.store, token.as_str().and_then(Token::parse))
+        else {
+            return Ok(None);
+        };
+        let info = store.info(&token).await?;
+        Ok(info
+            .filter(|info| info.owner.caller == caller.identity())
+            .map(|info| info.owner.tool))
+    }
 }
 
 impl From<Mode> for ServedMode {

@@ -1,8 +1,11 @@
 // The viewer mcp-light serves as `ui://mcp-light/viewer.html`: a person's
-// view of what a heavy read or a write kept behind its token. The host
-// hands it the tool's result; only pages travel after that, through the
-// server's app-only tools (`view_page`, `view_filter`, `view_summary`,
-// `view_fetch`), so a million-row result shows as fast as a small one.
+// view of what a heavy read or a write answered. The host hands it the
+// tool's result; a result kept behind a token travels a page at a time
+// after that, through the server's app-only tools (`view_page`,
+// `view_filter`, `view_summary`, `view_fetch`), so a million-row result
+// shows as fast as a small one. A token names its own result: the view
+// needs no word from the host on which tool answered, which the MCP Apps
+// spec leaves optional.
 import { App } from "@modelcontextprotocol/ext-apps";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -14,17 +17,27 @@ type ToolResult = {
 };
 
 const PAGE_SIZE = 25;
+/** The key mcp-light wraps a whole answer that is not an object in. */
+const WHOLE = "result";
 const root = document.getElementById("view") as HTMLElement;
 const app = new App({ name: "mcp-light viewer", version: "0.1.0" }, {});
 
-/** What is shown, and how the next page is reached. */
+/** Where the rows shown come from. */
+type Source =
+  /** The list kept behind a token, read a page at a time. */
+  | { kind: "token"; token: string }
+  /** Written objects fetched a page at a time by their ids, through the write's retrieve tool. */
+  | { kind: "ids"; ids: Json[]; tool: string }
+  /** Rows at hand: a whole answer, paged here. */
+  | { kind: "here"; items: Json[] };
+
+/** What is shown, and how another page is reached. */
 interface Shown {
-  tool: string;
+  /** The tool that answered, when the host said. */
+  tool?: string;
   /** What the rows are, for the heading: "rows kept", "written objects". */
   what: string;
-  /** The token's page, or the ids a page of which is fetched. */
-  token?: string;
-  ids?: Json[];
+  source: Source;
   page: number;
   pages?: number;
   filterKeys: string[];
@@ -81,24 +94,57 @@ async function call(name: string, args: Obj): Promise<Json> {
   return jsonOf(result) ?? null;
 }
 
+/** The arguments that read the result behind `token`: the tool, when the host named it. */
+function kept(token: string, tool: string | undefined): Obj {
+  return tool === undefined ? { continuation_token: token } : { tool, continuation_token: token };
+}
+
 function cell(value: Json | undefined): string {
   if (value === undefined || value === null) return "";
   return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-/** Items as a table: one column per key, in the order first seen. */
+/**
+ * A value a person reads nothing in at a glance: a UUID, a URL or a path.
+ * A column of them is kept narrow, its full values in each cell's title.
+ */
+function opaque(value: Json | undefined): boolean {
+  if (typeof value !== "string") return false;
+  return (
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ||
+    /^(?:[a-z][a-z0-9+.-]*:\/\/|\/)\S{12,}$/i.test(value)
+  );
+}
+
+/**
+ * Items as a table: one column per key, in the order first seen. A cell
+ * too long for its column ends in an ellipsis and carries its whole value
+ * in its title; the table scrolls sideways when its columns are many.
+ */
 function table(items: Json[]): HTMLTableElement {
   const keys: string[] = [];
   for (const item of items) {
     if (isObj(item)) for (const key of Object.keys(item)) if (!keys.includes(key)) keys.push(key);
   }
   const columns = keys.length > 0 ? keys : ["value"];
-  const head = element("tr", {}, ...columns.map((key) => element("th", {}, key)));
+  const valueOf = (item: Json, key: string) => (isObj(item) ? item[key] : item);
+  const narrow = columns.map((key) => {
+    const values = items.map((item) => valueOf(item, key)).filter((value) => cell(value) !== "");
+    return values.length > 0 && values.every(opaque);
+  });
+  const head = element(
+    "tr",
+    {},
+    ...columns.map((key, at) => element("th", { title: key, ...(narrow[at] ? { class: "opaque" } : {}) }, key)),
+  );
   const rows = items.map((item) =>
     element(
       "tr",
       { class: "row" },
-      ...columns.map((key) => element("td", {}, cell(isObj(item) ? item[key] : item))),
+      ...columns.map((key, at) => {
+        const text = cell(valueOf(item, key));
+        return element("td", { ...(text ? { title: text } : {}), ...(narrow[at] ? { class: "opaque" } : {}) }, text);
+      }),
     ),
   );
   return element("table", { id: "rows" }, element("thead", {}, head), element("tbody", {}, ...rows));
@@ -117,10 +163,11 @@ function charts(summary: Obj): HTMLElement {
     const charted = counts.reduce((sum, [, count]) => sum + count, 0);
     if (counts.length < 2 || (typeof stats.other === "number" && stats.other > charted)) continue;
     const most = Math.max(...counts.map(([, count]) => count));
+    // A label wraps rather than being cut: the whole value is read.
     const bars = counts.map(([value, count]) =>
       element(
         "div",
-        { class: "bar", "data-value": value, "data-count": String(count) },
+        { class: "bar", title: `${value}: ${count}`, "data-value": value, "data-count": String(count) },
         element("span", { class: "label" }, value),
         element("span", { class: "fill", style: `width:${(100 * count) / most}%` }),
         element("span", { class: "count" }, String(count)),
@@ -154,53 +201,72 @@ function pager(): HTMLElement {
   return element("nav", {}, previous, element("span", { id: "where" }), next);
 }
 
-/** Shows page `page` of what is shown. */
-async function turn(page: number): Promise<void> {
-  if (!shown || page < 1 || (shown.pages !== undefined && page > shown.pages)) return;
-  const rows = root.querySelector("#page") as HTMLElement;
-  let items: Json[];
-  let total: number;
-  try {
-    if (shown.token !== undefined) {
+/** Page `page` of what is shown, and how many rows there are in all. */
+async function rowsOf(shown: Shown, page: number): Promise<{ items: Json[]; total: number }> {
+  const { source } = shown;
+  switch (source.kind) {
+    case "token": {
       const filtered = shown.filterKeys.length > 0;
       const answer = await call(filtered ? "view_filter" : "view_page", {
-        tool: shown.tool,
-        continuation_token: shown.token,
+        ...kept(source.token, shown.tool),
         page,
         page_size: PAGE_SIZE,
         ...(filtered ? { filter_keys: shown.filterKeys } : {}),
       });
       const listed = isObj(answer) ? answer : {};
-      items = Array.isArray(listed.items) ? listed.items : [answer];
-      total = typeof listed.total === "number" ? listed.total : items.length;
-    } else {
-      const ids = (shown.ids ?? []).slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
-      const answer = await call("view_fetch", { tool: shown.tool, ids });
-      items = isObj(answer) && Array.isArray(answer.items) ? answer.items : [];
-      total = shown.ids?.length ?? 0;
+      const items = Array.isArray(listed.items) ? listed.items : [answer];
+      return { items, total: typeof listed.total === "number" ? listed.total : items.length };
     }
+    case "ids": {
+      const ids = source.ids.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+      const answer = await call("view_fetch", { tool: source.tool, ids });
+      return { items: isObj(answer) && Array.isArray(answer.items) ? answer.items : [], total: source.ids.length };
+    }
+    case "here":
+      return { items: source.items.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), total: source.items.length };
+  }
+}
+
+/** Shows page `page` of what is shown. */
+async function turn(page: number): Promise<void> {
+  if (!shown || page < 1 || (shown.pages !== undefined && page > shown.pages)) return;
+  const rows = root.querySelector("#page") as HTMLElement;
+  let read: { items: Json[]; total: number };
+  try {
+    read = await rowsOf(shown, page);
   } catch (error) {
     say(refusal((error as Error).message), "refused");
     return;
   }
+  const { items, total } = read;
   shown.page = page;
   shown.pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   rows.replaceChildren(table(items));
   // When the first rows showed, on the clock the host reads too.
   document.body.dataset.firstRow ??= String(performance.timeOrigin + performance.now());
-  (root.querySelector("h2") as HTMLElement).textContent = `${shown.tool}: ${total} ${shown.what}`;
+  const named = shown.tool === undefined ? "" : `${shown.tool}: `;
+  (root.querySelector("h2") as HTMLElement).textContent = `${named}${total} ${shown.what}`;
   (root.querySelector("#where") as HTMLElement).textContent =
     `page ${page} of ${shown.pages} (${total} rows)`;
-  (root.querySelector("#previous") as HTMLButtonElement).disabled = page <= 1;
-  (root.querySelector("#next") as HTMLButtonElement).disabled = page >= shown.pages;
+  const previous = root.querySelector("#previous") as HTMLButtonElement;
+  const next = root.querySelector("#next") as HTMLButtonElement;
+  previous.disabled = page <= 1;
+  next.disabled = page >= shown.pages;
+  // One page has nowhere to turn to.
+  previous.hidden = next.hidden = shown.pages === 1;
+}
+
+/** The frame of a paged view: heading, pager, the page, and `notes` above the page. */
+function frame(tool: string | undefined, ...notes: HTMLElement[]): void {
+  root.replaceChildren(element("h2", {}, tool ?? ""), ...notes, pager(), element("div", { id: "page" }));
 }
 
 /** The view of a list kept behind `token`: a summary's charts and filter, and page 1. */
-async function showKept(tool: string, token: string, what: string): Promise<void> {
-  shown = { tool, what, token, page: 1, filterKeys: [] };
-  root.replaceChildren(element("h2", {}, tool), pager(), element("div", { id: "page" }));
+async function showKept(tool: string | undefined, token: string, what: string): Promise<void> {
+  shown = { tool, what, source: { kind: "token", token }, page: 1, filterKeys: [] };
+  frame(tool);
   // The summary is asked for beside page 1, which shows as soon as it comes.
-  const asked = call("view_summary", { tool, continuation_token: token }).catch((error: Error) => error);
+  const asked = call("view_summary", kept(token, tool)).catch((error: Error) => error);
   await turn(1);
   const summary = await asked;
   if (summary instanceof Error) {
@@ -213,19 +279,30 @@ async function showKept(tool: string, token: string, what: string): Promise<void
   }
 }
 
-/** The view of written objects reached by their ids. */
-async function showIds(tool: string, ids: Json[]): Promise<void> {
-  shown = { tool, what: "written objects", ids, page: 1, filterKeys: [] };
-  root.replaceChildren(element("h2", {}, tool), pager(), element("div", { id: "page" }));
+/** The view of rows at hand, `notes` above them. */
+async function showHere(tool: string | undefined, items: Json[], what: string, ...notes: HTMLElement[]) {
+  shown = { tool, what, source: { kind: "here", items }, page: 1, filterKeys: [] };
+  frame(tool, ...notes);
   await turn(1);
 }
 
 async function show(result: ToolResult): Promise<void> {
   if (result.isError) return say(`The call failed: ${textOf(result)}`, "refused");
   const answer = jsonOf(result);
+  // The spec leaves the tool's name to the host: it is shown when given,
+  // and needed only to fetch written objects by their ids.
   const tool = app.getHostContext()?.toolInfo?.tool.name;
+  if (Array.isArray(answer)) return showHere(tool, answer, "rows");
   if (!isObj(answer)) {
-    root.replaceChildren(Array.isArray(answer) ? table(answer) : element("pre", {}, cell(answer ?? textOf(result))));
+    root.replaceChildren(element("pre", {}, cell(answer ?? textOf(result))));
+    return;
+  }
+  // A whole answer that is not an object, wrapped: a list shows as a page does.
+  const keys = Object.keys(answer);
+  if (keys.length === 1 && keys[0] === WHOLE) {
+    const whole = answer[WHOLE];
+    if (Array.isArray(whole)) return showHere(tool, whole, "rows");
+    root.replaceChildren(element("pre", { id: "whole" }, cell(whole)));
     return;
   }
   const token = answer.continuation_token;
@@ -237,26 +314,35 @@ async function show(result: ToolResult): Promise<void> {
     );
     return;
   }
-  const kept = typeof token === "string";
-  if ((kept || Array.isArray(answer.ids)) && tool === undefined) {
-    return say("The host did not say which tool answered, so the kept rows cannot be fetched.");
+  if (typeof token === "string" && Array.isArray(answer.available_modes)) {
+    return showKept(tool, token, "rows kept");
   }
-  if (kept && Array.isArray(answer.available_modes)) {
-    return showKept(tool!, token, "rows kept");
+  if (typeof token === "string" && typeof answer.accepted === "number") {
+    return showKept(tool, token, "written objects");
   }
-  if (kept && typeof answer.accepted === "number") {
-    return showKept(tool!, token, "written objects");
-  }
-  if (kept) {
+  if (typeof token === "string") {
     try {
-      const whole = await call("view_fetch", { tool: tool!, continuation_token: token });
+      const whole = await call("view_fetch", kept(token, tool));
       root.replaceChildren(element("h2", {}, "The written object"), table([whole]));
     } catch (error) {
       say(refusal((error as Error).message), "refused");
     }
     return;
   }
-  if (Array.isArray(answer.ids)) return showIds(tool!, answer.ids);
+  if (Array.isArray(answer.ids)) {
+    if (tool !== undefined) {
+      shown = { tool, what: "written objects", source: { kind: "ids", ids: answer.ids, tool }, page: 1, filterKeys: [] };
+      frame(tool);
+      return turn(1);
+    }
+    // Ids alone do not say whose retrieve tool reads them.
+    const note = element(
+      "p",
+      { class: "note", id: "sentence" },
+      "The host did not say which tool wrote these objects, so their ids are shown without the objects.",
+    );
+    return showHere(tool, answer.ids.map((id) => ({ id })), "written objects", note);
+  }
   root.replaceChildren(table([answer]));
 }
 

@@ -58,21 +58,72 @@ try {
   await page.goto(site);
   const view = () => page.frameLocator("#view");
   const viewFrame = () => page.frames().find((frame) => frame !== page.mainFrame());
+  const where = (text) => view().locator("#where").filter({ hasText: text }).waitFor();
+  const rowCells = (column) => view().locator(`tr.row td:nth-child(${column})`).allTextContents();
+
+  // The height the view last told the host, once it has stopped changing,
+  // against the bottom of the view's content; the host sized the frame to
+  // it, so the frame has nothing to scroll.
+  async function checkHeight(what) {
+    let last;
+    for (let stable = 0, tries = 0; stable < 3 && tries < 100; tries += 1) {
+      await page.waitForTimeout(100);
+      const now = JSON.stringify(await page.evaluate(() => window.host.reported()));
+      stable = now === last ? stable + 1 : 0;
+      last = now;
+    }
+    const told = JSON.parse(last).height;
+    const content = await viewFrame().evaluate(() => {
+      const margin = parseFloat(getComputedStyle(document.body).marginBottom);
+      const bottom = document.getElementById("view").getBoundingClientRect().bottom + scrollY + margin;
+      return { height: Math.ceil(bottom), scrolls: document.documentElement.scrollHeight, frame: innerHeight };
+    });
+    check(
+      `${what}: the height told to the host is the content's`,
+      Math.abs(told - content.height) <= 2 && content.scrolls <= content.frame + 1,
+      `told ${told} px, content ${content.height} px, frame ${content.frame} px`,
+    );
+  }
 
   // A heavy read: the model reads the probe, the person the rows.
   const listed = await page.evaluate(() => window.host.run("device_list", {}));
   const probe = listed.result.structuredContent;
   check("the model read a probe with a token", typeof probe?.continuation_token === "string" && !("items" in probe));
   check("the viewer's tools are listed to this host", ["view_page", "view_filter", "view_summary", "view_fetch"].every((name) => listed.visibleTools.includes(name)));
-  await view().locator("#where").filter({ hasText: "page 1 of" }).waitFor();
+  await where("page 1 of");
   const firstRow = Number(await viewFrame().evaluate(() => document.body.dataset.firstRow));
   const total = Number((await view().locator("#where").textContent()).match(/\((\d+) rows\)/)[1]);
   const rows1 = await view().locator("tr.row").allTextContents();
   check("page 1 shows 25 rows of the whole list", rows1.length === 25 && total >= 10000, `${rows1.length} rows of ${total}`);
   console.log(`time from tool result to first rendered row: ${(firstRow - listed.sentAt).toFixed(1)} ms at ${total} devices`);
 
+  // Every column in reach: ids and links narrow, each whole in its title,
+  // the status in view, the last column a sideways scroll away.
+  const columns = await viewFrame().evaluate(() => {
+    const heads = [...document.querySelectorAll("#rows th")];
+    const named = (name) => heads.find((head) => head.textContent === name);
+    const at = heads.indexOf(named("id"));
+    const ids = [...document.querySelectorAll(`#rows tr.row td:nth-child(${at + 1})`)];
+    const scroller = document.getElementById("page");
+    scroller.scrollLeft = scroller.scrollWidth;
+    const lastRight = heads.at(-1).getBoundingClientRect().right;
+    scroller.scrollLeft = 0;
+    return {
+      width: innerWidth,
+      statusRight: named("status")?.getBoundingClientRect().right ?? Infinity,
+      idWidth: named("id")?.getBoundingClientRect().width ?? Infinity,
+      idsWhole: ids.length > 0 && ids.every((id) => /^[0-9a-f-]{36}$/.test(id.title) && id.title === id.textContent),
+      urlWidth: named("url")?.getBoundingClientRect().width ?? Infinity,
+      last: heads.at(-1).textContent,
+      lastRight,
+    };
+  });
+  check("the status column is in view", columns.statusRight <= columns.width, `its right edge at ${Math.round(columns.statusRight)} of ${columns.width} px`);
+  check("the id and url columns are narrow, each id whole in its cell's title", columns.idWidth <= 110 && columns.urlWidth <= 110 && columns.idsWhole, `${Math.round(columns.idWidth)} px, ${Math.round(columns.urlWidth)} px`);
+  check("the last column is a sideways scroll away", columns.lastRight <= columns.width, `${columns.last} ends at ${Math.round(columns.lastRight)} px`);
+
   await view().locator("#next").click();
-  await view().locator("#where").filter({ hasText: "page 2 of" }).waitFor();
+  await where("page 2 of");
   const rows2 = await view().locator("tr.row").allTextContents();
   check("Next shows page 2, other rows", rows2.length === 25 && rows2[0] !== rows1[0]);
 
@@ -80,6 +131,20 @@ try {
   await chart.first().waitFor();
   const counts = (await chart.evaluateAll((bars) => bars.map((bar) => Number(bar.dataset.count))));
   check("the chart of devices per site counts every device", counts.length >= 2 && counts.reduce((a, b) => a + b, 0) === total, `${counts.length} sites`);
+  const labels = await view().locator("figure.chart .bar").evaluateAll((bars) =>
+    bars.map((bar) => {
+      const label = bar.querySelector(".label");
+      const cut = label.scrollWidth > label.clientWidth + 1 || label.scrollHeight > label.clientHeight + 1;
+      return { value: bar.dataset.value, text: label.textContent, title: bar.title, cut };
+    }),
+  );
+  const longest = labels.reduce((a, b) => (b.value.length > a.value.length ? b : a), { value: "" });
+  check(
+    "every chart label reads whole, on the chart and in its title",
+    longest.value.length >= 30 && labels.every((label) => label.text === label.value && !label.cut && label.title.startsWith(label.value)),
+    `${labels.length} labels, the longest "${longest.value}"`,
+  );
+  await checkHeight("the list");
 
   await view().locator('input.key[value="name"]').check();
   await view().locator('input.key[value="site_slug"]').check();
@@ -88,7 +153,19 @@ try {
   const headings = await view().locator("th").allTextContents();
   const filteredRows = await view().locator("tr.row").count();
   check("a filtered page shows the chosen fields only", headings.join(",") === "name,site_slug" && filteredRows === 25, headings.join(","));
-  await page.screenshot({ path: join(out, "viewer-list.png") });
+  await checkHeight("the filtered list");
+  await page.screenshot({ path: join(out, "viewer-list.png"), fullPage: true });
+
+  // A host that does not say which tool answered (the spec leaves
+  // toolInfo optional): the token names its result.
+  await page.evaluate(() => window.host.run("device_list", {}, { toolInfo: false }));
+  await where("page 1 of");
+  const untold = await view().locator("tr.row").count();
+  await view().locator("#next").click();
+  await where("page 2 of");
+  await view().locator('figure[data-field="site_slug"] .bar').first().waitFor();
+  check("without toolInfo the probe shows its rows, pages and charts", untold === 25 && (await view().locator("tr.row").count()) === 25);
+  await checkHeight("the list without toolInfo");
 
   // A bulk write: the model reads the envelope, the person the objects.
   // Named for this run, so a run against a server an earlier run wrote to
@@ -103,34 +180,94 @@ try {
   const bulk = await page.evaluate((devices) => window.host.run("device_bulk_create", { devices }), devices);
   const envelope = bulk.result.structuredContent;
   check("the model read a lean envelope", envelope?.accepted === 60 && !("items" in envelope), JSON.stringify(envelope).slice(0, 80));
-  await view().locator("#where").filter({ hasText: "(60 rows)" }).waitFor();
-  const written = await view().locator("tr.row td:nth-child(3)").allTextContents();
+  await where("(60 rows)");
+  const written = await rowCells(3);
   check("the viewer shows the 60 written objects, 25 a page", written.length === 25 && written.every((name, i) => name === `viewer-${run}-${i}`), written.slice(0, 3).join(","));
-  await page.screenshot({ path: join(out, "viewer-bulk.png") });
+  await checkHeight("the written objects");
+  await page.screenshot({ path: join(out, "viewer-bulk.png"), fullPage: true });
+
+  // Without toolInfo nothing names the retrieve tool of those ids: the
+  // ids themselves show, with a sentence saying why.
+  const unnamed = devices.slice(0, 30).map((device) => ({ ...device, name: `${device.name}-unnamed` }));
+  const idsOnly = await page.evaluate(
+    (devices) => window.host.run("device_bulk_create", { devices }, { toolInfo: false }),
+    unnamed,
+  );
+  await where("(30 rows)");
+  const shownIds = await rowCells(1);
+  const sentence = await view().locator("#sentence").textContent();
+  check(
+    "without toolInfo a write's ids show, and a sentence says why",
+    shownIds.length === 25 && shownIds.every((id, i) => id === idsOnly.result.structuredContent.ids[i]) && sentence.includes("did not say"),
+    sentence,
+  );
 
   // The same write through the dispatcher, whose envelope carries a token:
-  // the objects are redeemed by it.
+  // the objects are redeemed by it, the host naming no tool.
   const renamed = devices.map((device) => ({ ...device, name: `${device.name}-token` }));
   const routed = await page.evaluate(
-    (devices) => window.host.run("inventory", { resource: "device", action: "bulk_create", params: { devices } }),
+    (devices) => window.host.run("inventory", { resource: "device", action: "bulk_create", params: { devices } }, { toolInfo: false }),
     renamed,
   );
   const routedEnvelope = routed.result.structuredContent;
   check("the dispatcher's envelope carries a token", typeof routedEnvelope?.continuation_token === "string");
-  await view().locator("#where").filter({ hasText: "(60 rows)" }).waitFor();
-  const redeemed = await view().locator("tr.row td:nth-child(3)").allTextContents();
+  await where("(60 rows)");
+  const redeemed = await rowCells(3);
   check("the viewer redeems the token for the written objects", redeemed[0] === `viewer-${run}-0-token` && redeemed.length === 25, redeemed.slice(0, 2).join(","));
+
+  // A write with `verify: true` answers the objects whole, {"result": [...]}:
+  // rows, paged here. Three of them are planned, for the small read below.
+  const role = `viewer-${run}`;
+  const verified = devices.slice(0, 30).map((device, i) => ({
+    ...device,
+    name: `${device.name}-verified`,
+    role,
+    status: i < 3 ? "planned" : "active",
+  }));
+  const verify = await page.evaluate(
+    (devices) => window.host.run("device_bulk_create", { devices, verify: true }),
+    verified,
+  );
+  check("a verified write answers its objects whole", Array.isArray(verify.result.structuredContent?.result) && verify.result.structuredContent.result.length === 30);
+  await where("(30 rows)");
+  const verifiedPage1 = await rowCells(3);
+  await view().locator("#next").click();
+  await where("page 2 of 2");
+  const verifiedPage2 = await rowCells(3);
+  check(
+    "the verified objects show as rows, 25 a page",
+    [...verifiedPage1, ...verifiedPage2].join() === verified.map((device) => device.name).join(),
+    `${verifiedPage1.length} + ${verifiedPage2.length} rows`,
+  );
+  await checkHeight("the verified objects");
+
+  // A small read answered whole, {"result": [...]}: one page, no pager.
+  // Where device_list still answers a probe, the host hands the view the
+  // server's own whole answer for its token (mode full).
+  const small = await page.evaluate((role) => window.host.run("device_list", { role, status: "planned" }, { whole: true }), role);
+  console.log(`device_list answered the small read ${Array.isArray(small.result.structuredContent?.result) ? "whole" : "with a probe; the view was handed its full redemption"}`);
+  check("the view was handed a whole answer", Array.isArray(small.shown.structuredContent?.result) && small.shown.structuredContent.result.length === 3);
+  await where("(3 rows)");
+  const smallRows = await rowCells(3);
+  const pagerShown = await view().locator("#next").isVisible();
+  check(
+    "a whole small read shows as one page",
+    smallRows.join() === verified.slice(0, 3).map((device) => device.name).join() && !pagerShown,
+    smallRows.join(","),
+  );
+  await checkHeight("the small read");
 
   // A token the server no longer keeps, and an empty one: a sentence each.
   for (const [token, sentence] of [
     ["expired-or-never-issued", "no longer kept for you"],
     ["", "empty continuation token"],
   ]) {
-    await page.evaluate((token) => window.host.run("device_list", {}, token), token);
+    await page.evaluate((token) => window.host.run("device_list", {}, { token }), token);
     const said = view().locator("#sentence").filter({ hasText: sentence });
     await said.waitFor();
     check(`a token ${JSON.stringify(token)} shows a sentence`, (await said.count()) === 1, await said.textContent());
   }
+  await checkHeight("a sentence");
 } catch (error) {
   failed += 1;
   console.log(`FAILED: ${error.stack ?? error}`);

@@ -1,11 +1,13 @@
 //! The tools only the viewer sees (`_meta.ui.visibility: ["app"]`): a page,
 //! a filtered page, the summary, or the written objects of a result a call
-//! kept. Each names the tool whose answer it reads and the token that
-//! answer carried; the token is redeemed as the model's own redemption
-//! would be, for the same caller and the same tool, so another caller gets
-//! the same refusal and every bound holds. The model-facing path is not
-//! touched: these are separate names, listed only to a client that shows
-//! views.
+//! kept. Each takes the token that answer carried, and may name the tool
+//! whose answer it was (without it, the tool the token was kept for: a
+//! host need not say which tool answered); the token is redeemed as the
+//! model's own redemption would be, for the same caller and the same tool,
+//! so another caller is refused and every bound holds. A fetch by ids
+//! names the write whose retrieve tool fetches them. The model-facing path
+//! is not touched: these are separate names, listed only to a client that
+//! shows views.
 
 use rmcp::model::{MetaObject, Tool};
 use serde_json::{Map, Value, json};
@@ -27,7 +29,8 @@ pub(crate) enum ViewTool {
     Fetch,
 }
 
-/// The field naming the tool whose answer a view tool reads.
+/// The field naming the tool whose answer a view tool reads: optional
+/// beside a token, which names its own.
 pub(crate) const TOOL: &str = "tool";
 /// The field of [`ViewTool::Fetch`] that names written objects.
 pub(crate) const IDS: &str = "ids";
@@ -94,7 +97,6 @@ impl ViewTool {
         let mut properties = Map::new();
         properties.insert(TOOL.to_owned(), json!({"type": "string"}));
         properties.insert(CONTINUATION_TOKEN.to_owned(), json!({"type": "string"}));
-        let mut required = vec![TOOL];
         for field in self.fields() {
             let schema = match *field {
                 IDS => json!({"type": "array", "maxItems": heavy.max_page_size}),
@@ -102,21 +104,19 @@ impl ViewTool {
             };
             properties.insert((*field).to_owned(), schema);
         }
-        if self != ViewTool::Fetch {
-            required.push(CONTINUATION_TOKEN);
-        }
-        if self == ViewTool::Filter {
-            required.push("filter_keys");
-        }
-        let schema = json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        });
-        let Value::Object(schema) = schema else {
-            unreachable!("json! of an object literal is an object")
+        // `tool` is left out beside a token; a fetch takes a token or ids.
+        let required: &[&str] = match self {
+            ViewTool::Page | ViewTool::Summary => &[CONTINUATION_TOKEN],
+            ViewTool::Filter => &[CONTINUATION_TOKEN, "filter_keys"],
+            ViewTool::Fetch => &[],
         };
+        let mut schema = Map::new();
+        schema.insert("type".to_owned(), json!("object"));
+        schema.insert("properties".to_owned(), Value::Object(properties));
+        if !required.is_empty() {
+            schema.insert("required".to_owned(), json!(required));
+        }
+        schema.insert("additionalProperties".to_owned(), json!(false));
         let mut tool = Tool::new(self.name(), self.description(), schema);
         let mut meta = MetaObject::default();
         meta.0

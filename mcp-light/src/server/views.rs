@@ -1,8 +1,9 @@
 //! The viewer's own tools answered (the `apps` feature): each a
-//! redemption of the token the named tool's answer carried, for the caller
-//! it was minted for, or the written objects fetched through the write's
-//! retrieve tool, each call of it checked as any call is. What the tools
-//! are and how they are listed is [`crate::apps`]'s.
+//! redemption of the token a tool's answer carried (the tool named, or the
+//! one the token was kept for), for the caller it was minted for, or the
+//! written objects fetched through the named write's retrieve tool, each
+//! call of it checked as any call is. What the tools are and how they are
+//! listed is [`crate::apps`]'s.
 
 use std::borrow::Cow;
 
@@ -25,8 +26,8 @@ use super::{Client, Named, Server};
 impl Server {
     /// Answers a call of `view` with `arguments` from `caller`, who called
     /// the tool whose answer it reads; `granted` are the scopes the call
-    /// is checked against where a retrieve tool is called, and `cancelled`
-    /// stops it.
+    /// is checked against (the read tool's, and a retrieve tool's where
+    /// one is called), and `cancelled` stops it.
     pub(crate) async fn call_view(
         &self,
         view: ViewTool,
@@ -71,11 +72,38 @@ impl Server {
                 None,
             ));
         }
-        let Some(Value::String(read)) = args::take(&mut args, TOOL) else {
-            return Ok(refuse(
-                "expected the name of the tool whose answer to show".to_owned(),
-                Some(TOOL),
-            ));
+        let token = args::take(&mut args, CONTINUATION_TOKEN).filter(|token| !token.is_null());
+        let read = match (args::take(&mut args, TOOL), &token) {
+            (Some(Value::String(read)), _) => read,
+            // Without `tool`, the token's own: the host need not have said
+            // which tool answered.
+            (None | Some(Value::Null), Some(token)) => {
+                match self.continuations().kept_through(&caller, token).await {
+                    Ok(Some(read)) => read,
+                    Ok(None) => {
+                        return Ok(refuse(
+                            "this continuation token is unknown, has expired, or was issued to \
+                             another caller; call the tool that answered again for a new one"
+                                .to_owned(),
+                            Some(CONTINUATION_TOKEN),
+                        ));
+                    }
+                    Err(error) => {
+                        return Ok(Answer::error(CallError::StoreUnavailable {
+                            tool: Cow::Borrowed(name),
+                            error,
+                        }));
+                    }
+                }
+            }
+            _ => {
+                return Ok(refuse(
+                    "expected the name of the tool whose answer to show (it may be left out \
+                     beside a continuation_token)"
+                        .to_owned(),
+                    Some(TOOL),
+                ));
+            }
         };
         let Some((viewed, def)) = self.viewed(&read) else {
             return Ok(refuse(
@@ -89,7 +117,6 @@ impl Server {
         {
             return Ok(refused);
         }
-        let token = args::take(&mut args, CONTINUATION_TOKEN).filter(|token| !token.is_null());
         let ids = args::take(&mut args, IDS).filter(|ids| !ids.is_null());
         match (token, ids) {
             (Some(token), None) => {

@@ -253,6 +253,74 @@ async fn another_caller_gets_the_refusal_the_model_path_gives() {
 }
 
 #[tokio::test]
+async fn a_token_alone_is_redeemed_through_the_tool_it_was_kept_for() {
+    let h = Harness::with_devices(5).await;
+    let ada = Caller::Principal(Principal("ada".into()));
+    let bob = Caller::Principal(Principal("bob".into()));
+    let server = h.dispatched();
+    let owner = connect(server.clone(), ada, true, ProtocolVersion::V_2026_07_28).await;
+    let other = connect(server, bob, true, ProtocolVersion::V_2026_07_28).await;
+    let token =
+        ok_json(&call(&owner, "device_list", json!({})).await)["continuation_token"].clone();
+    let alone = json!({"continuation_token": token});
+
+    let page = ok_json(&call(&owner, "view_page", alone.clone()).await);
+    assert_eq!(page["total"], 5, "{page}");
+    let summary = ok_json(&call(&owner, "view_summary", alone.clone()).await);
+    assert_eq!(summary["count"], 5, "{summary}");
+    let filtered = ok_json(
+        &call(
+            &owner,
+            "view_filter",
+            json!({"continuation_token": token, "filter_keys": ["name"]}),
+        )
+        .await,
+    );
+    let first = filtered["items"][0].as_object().unwrap();
+    assert_eq!(first.keys().collect::<Vec<_>>(), ["name"]);
+
+    // A dispatcher's token names the dispatcher.
+    let bulk = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(3)}});
+    let envelope = ok_json(&call(&owner, "inventory", bulk).await);
+    let written = ok_json(
+        &call(
+            &owner,
+            "view_page",
+            json!({"continuation_token": envelope["continuation_token"]}),
+        )
+        .await,
+    );
+    assert_eq!(written["total"], 3, "{written}");
+
+    // Another caller's live token is refused as a string that is no token.
+    let someone_elses = error_text(&call(&other, "view_page", alone).await);
+    let no_token = error_text(
+        &call(
+            &other,
+            "view_page",
+            json!({"continuation_token": "not-a-token"}),
+        )
+        .await,
+    );
+    assert_eq!(someone_elses, no_token);
+    assert!(
+        someone_elses.contains("continuation token is unknown"),
+        "{someone_elses}"
+    );
+
+    // Ids name no tool: their write must be named.
+    let unnamed = error_text(
+        &call(
+            &owner,
+            "view_fetch",
+            json!({"ids": [written["items"][0]["id"]]}),
+        )
+        .await,
+    );
+    assert!(unnamed.contains("at `tool`"), "{unnamed}");
+}
+
+#[tokio::test]
 async fn each_view_tool_serves_its_mode_within_the_bounds_of_every_redemption() {
     let h = Harness::with_devices(30).await;
     let client = connect(
@@ -440,5 +508,19 @@ async fn a_view_tool_needs_the_scopes_the_models_redemption_needs() {
         "{refused}"
     );
     let page = call("view_page", args, "rows:read").await;
+    assert_eq!(page["structuredContent"]["total"], 2_000, "{page}");
+
+    // The token alone needs the same scopes.
+    let alone = json!({"continuation_token": token});
+    let refused = call("view_page", alone.clone(), "other:scope").await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        refused["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("rows:read"),
+        "{refused}"
+    );
+    let page = call("view_page", alone, "rows:read").await;
     assert_eq!(page["structuredContent"]["total"], 2_000, "{page}");
 }
