@@ -447,6 +447,7 @@ impl Server {
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
+                inline_budget: def.inline_budget(),
                 usage: self.inner.usage.clone(),
             },
             routed,
