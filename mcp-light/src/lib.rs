@@ -313,7 +313,8 @@ pub use mcp_light_macros::mcp_tool;
 /// ```
 pub use mcp_light_macros::mcp_light;
 
-/// Makes a read tool answer a probe and a continuation token.
+/// Makes a read tool answer a probe and a continuation token, or its
+/// result whole when that is within the inline budget.
 ///
 /// ```text
 /// #[mcp_heavy(name = "...", description = "...", resource = "...", action = "...", crate = path,
