@@ -91,7 +91,7 @@ impl Attr {
                  `schema = \"as_written\"`, `scopes = [\"...\"]`"
             ),
             Attr::Heavy => format!(
-                "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
+                "`#[{self}]` accepts {named}, `crate = path`, `inline`, `inline = 4096`, `task`, \
                  `schema = \"as_written\"`, `scopes = [\"...\"]`, `view = false`"
             ),
             Attr::Light => format!(
@@ -200,6 +200,9 @@ pub struct ToolArgs {
     /// `inline`: a synchronous function runs on the async worker that
     /// calls it, not on the blocking pool. The word's span.
     pub inline: Option<Span>,
+    /// `inline = N` (`#[mcp_heavy]` only): the heavy read's inline budget
+    /// in bytes, and the argument's span.
+    pub inline_budget: Option<(usize, Span)>,
     /// `task` or `task = "optional" | "required"`: whether a call may, or
     /// must, become a task. The argument's span.
     pub task: Option<(TaskArg, Span)>,
@@ -247,6 +250,7 @@ impl ToolArgs {
             status: None,
             krate: None,
             inline: None,
+            inline_budget: None,
             task: None,
             schema_as_written: None,
             scopes: None,
@@ -323,8 +327,15 @@ impl ToolArgs {
             let value = crate_arg(cx, &meta)?;
             set_once(cx, &mut self.krate, value, path);
         } else if path == INLINE {
-            if has_value {
-                cx.error_spanned_by(path, "`inline` takes no value: write `inline`");
+            if meta.input.peek(Token![=]) {
+                let value = inline_budget_arg(cx, self.attr, &meta)?;
+                set_once(cx, &mut self.inline_budget, value, path);
+            } else if has_value {
+                cx.error_spanned_by(
+                    path,
+                    "`inline` takes no list: write `inline`, or `inline = 4096` for a \
+                     `#[mcp_heavy]` read's inline budget",
+                );
                 skip_value(&meta)?;
             } else {
                 set_once(cx, &mut self.inline, Some(path.span()), path);
@@ -418,6 +429,48 @@ fn value_expr(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<O
         return Ok(None);
     }
     Ok(Some(meta.value()?.parse()?))
+}
+
+/// `inline = N`, a `#[mcp_heavy]` read's inline budget in bytes: a whole
+/// number, unsuffixed or `usize`. Elsewhere the value is refused, since a
+/// bare `inline` (the worker flag) is what a plain read or a write takes.
+fn inline_budget_arg(
+    cx: &Ctxt,
+    attr: Attr,
+    meta: &ParseNestedMeta,
+) -> syn::Result<Option<(usize, Span)>> {
+    let value: Expr = meta.value()?.parse()?;
+    if attr != Attr::Heavy {
+        let answers = match attr {
+            Attr::Light => "a `#[mcp_light]` write answers its envelope",
+            _ => "a `#[mcp_tool]` read answers its result whole",
+        };
+        cx.error_spanned_by(
+            &value,
+            format_args!(
+                "`inline = N` is the inline budget of a `#[mcp_heavy]` read, and {answers}: \
+                 remove `= {}` (a bare `inline` runs a synchronous function on the async \
+                 worker)",
+                value.to_token_stream()
+            ),
+        );
+        return Ok(None);
+    }
+    let budget = match &value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) if matches!(int.suffix(), "" | "usize") => int.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    if budget.is_none() {
+        cx.error_spanned_by(
+            &value,
+            "`inline = N` takes the inline budget in bytes, a whole number: write \
+             `inline = 4096`, or `inline = 0` to answer a probe for every result larger than \
+             its preview",
+        );
+    }
+    Ok(budget.map(|budget| (budget, meta.path.span())))
 }
 
 /// `view = false`, the one value `view` takes: a heavy read's or a

@@ -453,6 +453,10 @@ fn definition(plan: &Plan) -> TokenStream {
     };
     let scopes = &plan.scopes;
     let view = !plan.no_view;
+    let inline_budget = match plan.inline_budget {
+        Some(budget) => quote!(::core::option::Option::Some(#budget)),
+        None => quote!(::core::option::Option::None),
+    };
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -490,6 +494,7 @@ fn definition(plan: &Plan) -> TokenStream {
             schema_as_written: #schema_as_written,
             scopes: &[#(#scopes),*],
             view: #view,
+            inline_budget: #inline_budget,
         })
     }
 }

@@ -40,6 +40,9 @@ pub struct Plan<'a> {
     pub scopes: Vec<String>,
     /// `view = false` on one of the tool's attributes.
     pub no_view: bool,
+    /// `inline = N` on `#[mcp_heavy]`: the heavy read's own inline budget
+    /// in bytes.
+    pub inline_budget: Option<usize>,
 }
 
 /// Where a destroy's envelope takes its `id` from.
@@ -146,6 +149,11 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
             .any(|args| args.schema_as_written.is_some()),
         scopes,
         no_view: tool.attrs.iter().any(|args| args.no_view.is_some()),
+        // Only `#[mcp_heavy]` takes it, and a function has one of those.
+        inline_budget: tool
+            .attrs
+            .iter()
+            .find_map(|args| args.inline_budget.map(|(budget, _)| budget)),
     })
 }
 

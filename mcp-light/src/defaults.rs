@@ -123,6 +123,20 @@ pub const REDIS_PART_BYTES: u64 = 1 << 20;
 /// `RedisStoreConfig::with_timeout` says otherwise: 1 s.
 pub const REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// The largest result a heavy read's first call answers whole, in bytes of
+/// its compact JSON, unless
+/// [`HeavyConfig::with_inline_budget`](crate::heavy::HeavyConfig::with_inline_budget)
+/// or the tool's `#[mcp_heavy(inline = N)]` says otherwise: 14 KiB (14,336
+/// bytes). A larger result answers a probe.
+///
+/// Measured on the inventory example's devices (about 710 bytes each), in
+/// cl100k tokens: a list of up to 20 devices (one default page, 14,166
+/// bytes) costs less whole than the probe and the page an agent reads after
+/// it (5,233 against 5,453), and 21 devices (14,875 bytes) more (5,488); the
+/// budget sits between the two. The [contract](crate::docs::contract#heavy-reads)
+/// has the whole table.
+pub const INLINE_BUDGET: usize = 14 * 1024;
+
 /// A heavy read's page size when the caller names none, unless
 /// [`HeavyConfig::with_default_page_size`](crate::heavy::HeavyConfig::with_default_page_size)
 /// says otherwise: 20.

@@ -27,6 +27,7 @@ macro_rules! links {
          [tasks]: crate::docs::tasks\n\
          [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
          [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
+         [contract: inline budget]: crate::docs::contract#whole-or-probe-the-inline-budget\n\
          [contract: answers on the wire]: crate::docs::contract#answers-on-the-wire\n\
          [contract: bounds]: crate::docs::contract#bounds\n\
          [contract: what a call came to]: crate::docs::contract#what-a-call-came-to\n\

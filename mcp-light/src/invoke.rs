@@ -235,6 +235,9 @@ pub struct Responder {
     pub(crate) discloses: bool,
     pub(crate) retrieve_published: bool,
     pub(crate) verify: bool,
+    /// The tool's own inline budget (`#[mcp_heavy(inline = N)]`), else
+    /// the server's.
+    pub(crate) inline_budget: Option<usize>,
     /// The server's usage report, if it keeps one: an answer that stands
     /// for another result has that result counted here, where it is at
     /// hand.
@@ -287,8 +290,9 @@ impl Responder {
     }
 
     /// A heavy read's answer: the result, as `job` gives it (and `feeder`
-    /// for a stream), kept item by item and answered with a probe; a result
-    /// that fits the probe's preview answers itself.
+    /// for a stream), answered whole when it is within the inline budget
+    /// (or fits the probe's preview), else kept item by item and answered
+    /// with a probe.
     pub(crate) async fn kept(self, job: keep::Job, feeder: impl Future<Output = ()>) -> Answer {
         self.kept_as(true, job, feeder).await
     }
@@ -299,11 +303,14 @@ impl Responder {
         job: keep::Job,
         feeder: impl Future<Output = ()>,
     ) -> Answer {
+        let config = self.continuations.heavy();
         keep::Keep {
             continuations: &self.continuations,
             called: &self.called,
             can_mint: self.can_mint(),
-            heavy,
+            inline_budget: heavy
+                .then(|| self.inline_budget.unwrap_or(config.inline_budget))
+                .map(|budget| budget.min(config.max_full_bytes)),
             usage: self.usage.clone(),
         }
         .run(job, feeder)

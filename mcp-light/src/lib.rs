@@ -314,11 +314,13 @@ pub use mcp_light_macros::mcp_tool;
 /// ```
 pub use mcp_light_macros::mcp_light;
 
-/// Makes a read tool answer a probe and a continuation token.
+/// Makes a read tool answer a probe and a continuation token, or its
+/// result whole when that is within the inline budget.
 ///
 /// ```text
 /// #[mcp_heavy(name = "...", description = "...", resource = "...", action = "...", crate = path,
-///             inline, task, schema = "as_written", scopes = ["..."], view = false)]   // all optional
+///             inline, inline = 4096, task, schema = "as_written", scopes = ["..."],
+///             view = false)]   // all optional
 /// ```
 ///
 /// `view = false`, here and on `#[mcp_light]`, keeps the tool from naming
@@ -334,6 +336,18 @@ pub use mcp_light_macros::mcp_light;
 /// with the token is served from the store, in the `mode` and `page` it
 /// asks, without running the tool again. Those fields go with the token: on
 /// a first call they are an error that says so.
+///
+/// A first call whose whole result, as compact JSON, is at most the
+/// *inline budget* answers that result itself instead, in one call, with
+/// nothing stored and no token: a list of a few items costs less whole than
+/// a probe and the page read after it. The budget is the server's
+/// ([`HeavyConfig::with_inline_budget`](crate::heavy::HeavyConfig::with_inline_budget),
+/// 14 KiB by default, about 20 records of 700 bytes), or the tool's own:
+/// `inline = N`, in bytes, takes precedence (`inline = 65_536` for a tool
+/// whose callers read everything it answers; `inline = 0` to answer a probe
+/// for every result larger than its preview). The bare word `inline` is
+/// another setting: where a synchronous function runs (below); the two may
+/// be given together.
 /// On a function that also carries `#[mcp_light]`, in either order, the
 /// heavy behaviour wins. A synchronous function runs on the blocking pool
 /// unless it is `inline`, as [`mcp_tool`](mcp_tool#where-it-runs) says.
@@ -342,14 +356,15 @@ pub use mcp_light_macros::mcp_light;
 /// to be kept: besides a `Vec` (or any value), the tool may answer its
 /// items one at a time, as an `impl Iterator` (run on the blocking pool),
 /// an `impl futures_core::Stream<Item = Result<T, E>>` or an
-/// [`ItemStream`]. A result that fits the probe's preview answers itself,
-/// with no token.
+/// [`ItemStream`]. While the items stream in, at most the inline budget of
+/// them is held back to learn which answer they get; past it they go to the
+/// store as they come.
 ///
 /// ```
 /// use mcp_light::prelude::*;
 ///
-/// /// List every interface.
-/// #[mcp_heavy(resource = "interface", action = "list")]
+/// /// List every interface: whole up to 64 KiB.
+/// #[mcp_heavy(resource = "interface", action = "list", inline = 65_536)]
 /// async fn interface_list() -> Result<Vec<String>, ToolError> {
 ///     Ok((0..500).map(|i| format!("eth{i}")).collect())
 /// }

@@ -46,7 +46,9 @@
 //! whose result has a `total_size` is `full`, not `probe`.
 //!
 //! The outcomes: `envelope` (a write's lean confirmation), `probe` (a
-//! heavy read's), `full` (the result itself), `redeemed` (served from the
+//! heavy read's), `full` (the result itself), `inline` (a heavy read's
+//! result within its inline budget, answered whole in place of a probe),
+//! `redeemed` (served from the
 //! store for a continuation token), `task` (answered as a task),
 //! `input_required` (the tool asked the client), `error`.
 //!
@@ -172,6 +174,9 @@ pub(crate) enum Label {
     Probe,
     /// The result itself.
     Full,
+    /// A heavy read's result within its inline budget, answered whole
+    /// where a probe would have stood.
+    Inline,
     /// Served from the store for a continuation token.
     Redeemed,
     /// Answered as a task; counted when the task ends.
@@ -184,10 +189,11 @@ pub(crate) enum Label {
 
 impl Label {
     /// Every label, in the order of their counters' keys.
-    const ALL: [Label; 7] = [
+    const ALL: [Label; 8] = [
         Label::Envelope,
         Label::Probe,
         Label::Full,
+        Label::Inline,
         Label::Redeemed,
         Label::Task,
         Label::InputRequired,
@@ -199,6 +205,7 @@ impl Label {
             Label::Envelope => "envelope",
             Label::Probe => "probe",
             Label::Full => "full",
+            Label::Inline => "inline",
             Label::Redeemed => "redeemed",
             Label::Task => "task",
             Label::InputRequired => "input_required",
@@ -213,7 +220,8 @@ impl Label {
             (_, Some(TokenUse::Redeemed)) => Label::Redeemed,
             (Shape::Envelope(_), _) => Label::Envelope,
             (Shape::Probe, _) => Label::Probe,
-            (Shape::Full | Shape::Inline | Shape::Served(_), _) => Label::Full,
+            (Shape::Inline, _) => Label::Inline,
+            (Shape::Full | Shape::Served(_), _) => Label::Full,
         }
     }
 
@@ -566,6 +574,24 @@ mod tests {
         assert_eq!(
             (facts.label, facts.error, facts.error_kind),
             (Label::Error, Some(ErrorType::Tool), Some(ErrorKind::Token))
+        );
+    }
+
+    #[test]
+    fn a_heavy_result_answered_whole_is_inline_and_stands_for_itself() {
+        let inline = Answer::new(
+            crate::answer::full_result(json!([{"id": 1}, {"id": 2}])),
+            Shape::Inline,
+        );
+        let facts = Facts::of(inline.outcome());
+        assert_eq!(
+            (facts.label.as_str(), facts.token, facts.tier),
+            ("inline", None, None)
+        );
+        assert_eq!(facts.full_bytes, facts.answer_bytes);
+        assert_eq!(
+            facts.answer_bytes,
+            Some(r#"[{"id":1},{"id":2}]"#.len() as u64)
         );
     }
 

@@ -49,6 +49,9 @@ pub struct ToolParts {
     /// Whether a client that shows views is pointed at the viewer for the
     /// tool's answers (`view = false` turns it off).
     pub view: bool,
+    /// A heavy read's own inline budget in bytes (`inline = N`); `None`
+    /// for the server's.
+    pub inline_budget: Option<usize>,
 }
 
 impl ToolDef {
@@ -167,6 +170,16 @@ impl ToolDef {
     /// server built with the `apps` feature names a viewer at all.
     pub const fn has_view(&self) -> bool {
         self.parts.view && !matches!(self.parts.kind, ToolKind::Read)
+    }
+
+    /// The inline budget a heavy read sets for itself with
+    /// `#[mcp_heavy(inline = N)]`: a first call whose whole result is at
+    /// most this many bytes answers it, a larger one a probe. `None` when
+    /// the tool leaves it to the server
+    /// ([`HeavyConfig::inline_budget`](crate::heavy::HeavyConfig::inline_budget)),
+    /// and for every tool that is not a heavy read.
+    pub const fn inline_budget(&self) -> Option<usize> {
+        self.parts.inline_budget
     }
 
     pub(crate) fn invoke_fn(&self) -> InvokeFn {

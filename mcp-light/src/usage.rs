@@ -14,8 +14,8 @@
 //! `answer` counts the answer's text content, what the model reads; `full`
 //! counts the full result the answer stands for: the echo a lean envelope
 //! replaced, the stored result behind a probe or a redemption's page or
-//! summary. For an answer that is the result itself (a plain read, `verify:
-//! true`, an error), the two are equal. Both are counted with tiktoken's
+//! summary. For an answer that is the result itself (a plain read, a heavy
+//! read answered whole, `verify: true`, an error), the two are equal. Both are counted with tiktoken's
 //! `cl100k_base` and `o200k_base` encodings, never estimated from bytes.
 //!
 //! A server without a report does none of this work: no text is counted and

@@ -368,10 +368,15 @@ async fn every_tool_reads_back_its_writes(server: &mcp_light::Server) {
         (&json!("edge-01b"), &json!(""))
     );
 
-    let probe = ok_of(call("device_list", json!({"site_slug": "lab"})).await);
-    let redeem = json!({"continuation_token": probe["continuation_token"], "mode": "summary"});
-    let summary = ok_of(call("device_list", redeem).await);
-    assert_eq!(summary["count"], 3, "{summary}");
+    // Three devices are within the inline budget: the list itself.
+    let listed = ok_of(call("device_list", json!({"site_slug": "lab"})).await);
+    let names: Vec<&str> = listed["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("the list, whole: {listed}"))
+        .iter()
+        .map(|device| device["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["edge-01b", "edge-02", "edge-03"], "{listed}");
 
     ok_of(call("device_destroy", json!({"id": id})).await);
     let gone = call("device_retrieve", json!({"id": id}))
@@ -382,6 +387,52 @@ async fn every_tool_reads_back_its_writes(server: &mcp_light::Server) {
     assert!(gone.contains("no device with id"), "{gone}");
     let read = ok_of(call("site_retrieve", json!({"id": site_id})).await);
     assert_eq!(read["device_count"], 2);
+}
+
+/// A server over a fresh in-memory database holding the first `n` of the
+/// fixture's devices (those of the token report and the Python suite).
+fn fixture_devices(n: usize) -> mcp_light::Server {
+    let db = Db::open(None).unwrap();
+    db.run_now(move |conn| {
+        inventory::db::ensure_sites(conn, inventory::fixture::new_sites())?;
+        inventory::db::create_devices(conn, inventory::fixture::new_devices(n, 1))
+    })
+    .unwrap();
+    inventory::server(db).build().unwrap()
+}
+
+#[tokio::test]
+async fn device_list_answers_one_or_two_devices_whole_and_84_with_a_probe() {
+    let budget = mcp_light::heavy::HeavyConfig::new().inline_budget;
+    for n in [1, 2] {
+        let server = fixture_devices(n);
+        let result = server
+            .call("device_list", json!({}), mcp_light::Caller::Process)
+            .await;
+        let listed = ok_of(result.clone());
+        let devices = listed["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{n} devices, whole: {listed}"));
+        assert_eq!(devices.len(), n);
+        let text = &result.content[0].as_text().unwrap().text;
+        assert!(
+            text.len() > 600 * n && text.len() <= budget,
+            "{n} devices: {} bytes",
+            text.len()
+        );
+    }
+
+    let n = 84;
+    let server = fixture_devices(n);
+    let call = |args: Value| server.call("device_list", args, mcp_light::Caller::Process);
+    let probe = ok_of(call(json!({})).await);
+    assert_eq!(probe["total_items"], n, "{probe}");
+    assert!(probe["total_size"].as_u64().unwrap() > budget as u64);
+    let token = probe["continuation_token"].clone();
+    assert!(token.is_string(), "{probe}");
+    let page = ok_of(call(json!({"continuation_token": token})).await);
+    let items = page["items"].as_array().map(Vec::len);
+    assert_eq!((&page["total"], items), (&json!(n), Some(20)), "{page}");
 }
 
 #[test]

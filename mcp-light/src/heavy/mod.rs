@@ -15,8 +15,13 @@
 //! their types and bounds and almost no prose, because every caller pays
 //! for `tools/list`; the instructions travel in the probe's `usage`
 //! sentence instead, on the calls that need them. [`HeavyConfig`] sets the
-//! page sizes, the preview length, the size backstop and how many
-//! `filter_keys` a call may name.
+//! inline budget, the page sizes, the preview length, the size backstop and
+//! how many `filter_keys` a call may name.
+//!
+//! A result whose compact JSON is at most the inline budget
+//! ([`HeavyConfig::inline_budget`], or the tool's own `inline = N`) is
+//! cheaper whole than a probe and the page an agent reads after it: such a
+//! first call answers the result itself, in one call, and keeps nothing.
 //!
 //! Storing the result, minting the token and checking the owner happen
 //! elsewhere; this module decides what the agent reads.
@@ -74,8 +79,8 @@ pub use summary::{MAX_FIELD_NAMES, MAX_FIELDS, MAX_STRING_CHARS, MAX_TRACKED_VAL
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
 
-/// Limits of heavy reads: page sizes, the preview length, the size
-/// backstop and how many `filter_keys` a call may name.
+/// Limits of heavy reads: the inline budget, page sizes, the preview
+/// length, the size backstop and how many `filter_keys` a call may name.
 ///
 /// Start from [`HeavyConfig::new`] (the defaults) and change what you need
 /// with the `with_*` methods; the fields stay readable. A method whose
@@ -98,6 +103,14 @@ const ELLIPSIS: char = '…';
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HeavyConfig {
+    /// The largest result, in bytes of its compact JSON, that a heavy
+    /// read's first call answers whole instead of with a probe (14 KiB,
+    /// 14,336 bytes): in one call, nothing stored, no token. A larger one
+    /// answers a probe. A tool's `#[mcp_heavy(inline = N)]` takes
+    /// precedence. 0 probes every result but one that fits where the
+    /// preview goes (an empty list). No budget answers more than
+    /// [`max_full_bytes`](HeavyConfig::max_full_bytes) whole.
+    pub inline_budget: usize,
     /// Page size when the caller gives none (20).
     pub default_page_size: usize,
     /// The largest page a caller may ask for (200); a larger `page_size` is
@@ -140,7 +153,8 @@ impl HeavyConfig {
     /// The most distinct `filter_keys` one call may name, unless set.
     pub(crate) const DEFAULT_MAX_FILTER_KEYS: usize = crate::defaults::MAX_FILTER_KEYS;
 
-    /// The defaults: pages of 20 items, at most 200 per page, a size
+    /// The defaults: an inline budget of 14 KiB, pages of 20 items, at
+    /// most 200 per page, a size
     /// backstop of 25,000 bytes, previews of at most 200 characters, at
     /// most 64 `filter_keys`, and whole answers of at most 16 MiB.
     /// The same as [`HeavyConfig::default`], but usable in a `const`.
@@ -154,6 +168,7 @@ impl HeavyConfig {
     /// ```
     pub const fn new() -> HeavyConfig {
         HeavyConfig {
+            inline_budget: crate::defaults::INLINE_BUDGET,
             default_page_size: HeavyConfig::DEFAULT_PAGE_SIZE,
             max_page_size: HeavyConfig::DEFAULT_MAX_PAGE_SIZE,
             size_backstop: Some(crate::defaults::SIZE_BACKSTOP),
@@ -163,6 +178,30 @@ impl HeavyConfig {
             // The store a server starts with is the default in-memory one.
             token_lifetime: Some(DEFAULT_TTL),
         }
+    }
+
+    /// Sets [`inline_budget`](HeavyConfig::inline_budget): a heavy read's
+    /// first call answers a result of at most `inline_budget` bytes (its
+    /// compact JSON) whole, in one call, and a larger one with a probe
+    /// (default 14,336). 0 answers every result with a probe, but for one
+    /// that fits the preview. A tool's `#[mcp_heavy(inline = N)]` sets its
+    /// own.
+    ///
+    /// While a result streams in, at most this many bytes of it (and one
+    /// chunk) wait to learn which answer it gets; past the budget it goes
+    /// on to the store, so the budget is also what a call may hold in
+    /// memory for it.
+    ///
+    /// ```
+    /// use mcp_light::heavy::HeavyConfig;
+    ///
+    /// let config = HeavyConfig::new().with_inline_budget(16 * 1024);
+    /// assert_eq!(config.inline_budget, 16_384);
+    /// assert_eq!(HeavyConfig::new().inline_budget, mcp_light::defaults::INLINE_BUDGET);
+    /// ```
+    pub const fn with_inline_budget(mut self, inline_budget: usize) -> HeavyConfig {
+        self.inline_budget = inline_budget;
+        self
     }
 
     /// Sets [`default_page_size`](HeavyConfig::default_page_size), the page

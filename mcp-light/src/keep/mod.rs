@@ -1,13 +1,20 @@
 //! Keeping a read's result: serialized item by item on the blocking pool,
 //! written to the store chunk by chunk as it is produced, and answered with
-//! a probe made from what was learned on the way.
+//! a probe made from what was learned on the way — or, for a heavy read
+//! whose result turns out to be within its inline budget, answered whole,
+//! with nothing written.
 //!
 //! Three parts run at once for one call: the *feeder* pulls the items of a
 //! tool's stream on the async worker; the *encoder* (on the blocking pool)
 //! serializes them, cuts the bytes into chunks and digests the result
 //! ([`encoder`]); the *writer* (back on the async worker) hands the chunks
 //! to the store. Two bounded channels join them, so a result of any size
-//! holds at most a few chunks in memory, whatever its length. A store that
+//! holds at most a few chunks in memory, whatever its length. The writer
+//! holds the first chunks back while the result is still within the inline
+//! budget (and the first one always, while it may still fit the preview):
+//! past the budget it begins the entry and writes them, so a result that
+//! answers itself never reaches the store, and one that does not is cut
+//! over to it at the budget instead of being read whole first. A store that
 //! fails on the way (down, full, over its limit) only stops the writing:
 //! the encoder goes on to the end, so the answer still has the result's
 //! size, preview and summary, and says why no token was minted.
@@ -223,16 +230,18 @@ pub(crate) struct Keep<'c> {
     pub(crate) called: &'c Called,
     /// Whether a token may be minted for this caller.
     pub(crate) can_mint: bool,
-    /// A heavy read always stores a result that does not fit its preview;
-    /// a plain read only one over the size backstop.
-    pub(crate) heavy: bool,
+    /// A heavy read's inline budget in bytes: a result within it (or one
+    /// that fits the preview) answers itself, a larger one is stored for a
+    /// probe. `None` for a plain read, stored only over the size backstop.
+    pub(crate) inline_budget: Option<usize>,
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
 impl Keep<'_> {
     /// Runs `job` (and `feeder`, for a stream) and answers: the result
-    /// itself when it is small, else a probe with a token, else (the store
-    /// could not keep it) a probe without one.
+    /// itself when it is small (within a heavy read's inline budget, a
+    /// plain read's size backstop), else a probe with a token, else (the
+    /// store could not keep it) a probe without one.
     pub(crate) async fn run(self, job: Job, feeder: impl Future<Output = ()>) -> Answer {
         if tokio::runtime::Handle::try_current().is_err() {
             // The encoder and the writer run at once, on two threads.
@@ -241,9 +250,12 @@ impl Keep<'_> {
             });
         }
         let heavy = self.continuations.heavy().clone();
-        // Kept whole besides: a result the answer may still be (small, or
-        // within the backstop when the store fails).
-        let small_limit = heavy.size_backstop.unwrap_or(heavy.max_full_bytes);
+        // Kept whole besides: a result the answer may still be (within the
+        // inline budget, or within the backstop when the store fails).
+        let small_limit = heavy
+            .size_backstop
+            .unwrap_or(heavy.max_full_bytes)
+            .max(self.inline_budget.unwrap_or(0));
         let (chunks, mut received) = mpsc::channel::<Chunk>(QUEUED_CHUNKS);
         let usage = self.usage.clone();
         let encoding = run_encoder(move || {
@@ -266,19 +278,32 @@ impl Keep<'_> {
         self.answer(encoded, writing).await
     }
 
-    async fn answer(&self, encoded: Encoded, mut writing: Writing<'_>) -> Answer {
+    async fn answer(&self, mut encoded: Encoded, mut writing: Writing<'_>) -> Answer {
         let config = self.continuations.heavy();
+        match self.inline_budget {
+            // Nothing to page, or cheaper whole than a probe and a page:
+            // the result answers itself, counted as the result it is. The
+            // writer held every chunk of it back, so the store never saw
+            // it (dropped, a writer that had begun would leave nothing).
+            Some(budget) => {
+                let whole = encoded.fits_preview.take().or_else(|| {
+                    (encoded.size <= budget as u64)
+                        .then(|| encoded.small.take())
+                        .flatten()
+                });
+                if let Some(whole) = whole {
+                    drop(writing);
+                    return Answer::new(full_result(whole), Shape::Inline);
+                }
+            }
+            None if !config.over_backstop(encoded.size as usize) => {
+                if let Some(whole) = encoded.small.take() {
+                    return Answer::full(whole);
+                }
+            }
+            None => {}
+        }
         let full = encoded.digest.full_counts();
-        if let (true, Some(whole)) = (self.heavy, encoded.fits_preview.clone()) {
-            // Nothing to page: the result answers itself.
-            return Answer::new(full_result(whole), Shape::Inline).counting(full);
-        }
-        if !self.heavy
-            && !config.over_backstop(encoded.size as usize)
-            && let Some(whole) = encoded.small.clone()
-        {
-            return Answer::full(whole).counting(full);
-        }
         let sealed = Sealed::new(
             encoded.size,
             encoded.items,
@@ -352,12 +377,17 @@ async fn run_encoder(
         .unwrap_or_else(|unfinished| Err(Failed::Unfinished(unfinished)))
 }
 
-/// The store's side of a kept result: the first chunk is held until a
-/// second one shows the result is large (a small one may answer itself
-/// and is never stored); from then on every chunk is written as it comes.
+/// The store's side of a kept result: the chunks are held until a second
+/// one shows the result is large and the held bytes are over the inline
+/// budget (a result within it answers itself and is never stored); from
+/// then on every chunk is written as it comes.
 struct Writing<'k> {
     keep: &'k Keep<'k>,
-    held: Option<Chunk>,
+    /// The chunks held back, in order, and their bytes.
+    held: Vec<Chunk>,
+    held_bytes: usize,
+    /// The bytes that may be held back: the inline budget.
+    hold: usize,
     open: Option<(Token, Box<dyn EntryWriter + 'k>)>,
     /// Why the result cannot be kept, once that is known.
     refused: Option<Unkept>,
@@ -371,7 +401,9 @@ impl<'k> Writing<'k> {
         let refused = (!keep.can_mint).then_some(Unkept::NoStore);
         Writing {
             keep,
-            held: None,
+            held: Vec::new(),
+            held_bytes: 0,
+            hold: keep.inline_budget.unwrap_or(0),
             open: None,
             refused,
             too_large: None,
@@ -382,21 +414,30 @@ impl<'k> Writing<'k> {
         if self.refused.is_some() {
             return;
         }
-        if self.open.is_none() {
-            match self.held.take() {
-                None => {
-                    self.held = Some(chunk);
-                    return;
-                }
-                Some(first) => {
-                    if !self.open().await {
-                        return;
-                    }
-                    self.write(first).await;
-                }
-            }
+        if self.open.is_some() {
+            self.write(chunk).await;
+            return;
         }
-        self.write(chunk).await;
+        self.held_bytes += chunk.bytes.len();
+        self.held.push(chunk);
+        if self.held.len() < 2 || self.held_bytes <= self.hold {
+            return;
+        }
+        // Over the budget: the result is stored, from its first chunk on.
+        if !self.open().await {
+            self.held = Vec::new();
+            self.held_bytes = 0;
+            return;
+        }
+        self.write_held().await;
+    }
+
+    /// Writes the chunks held back so far, in order.
+    async fn write_held(&mut self) {
+        for chunk in std::mem::take(&mut self.held) {
+            self.write(chunk).await;
+        }
+        self.held_bytes = 0;
     }
 
     /// Starts the entry under a fresh token.
@@ -438,9 +479,7 @@ impl<'k> Writing<'k> {
             if !self.open().await {
                 return Err(self.refused.take().unwrap_or(Unkept::NoStore));
             }
-            if let Some(held) = self.held.take() {
-                self.write(held).await;
-            }
+            self.write_held().await;
         }
         let Some((token, writer)) = self.open.take() else {
             return Err(self.refused.take().unwrap_or(Unkept::NoStore));

@@ -204,8 +204,8 @@ pub(crate) enum Shape {
     /// The result itself: a read's, `verify: true`, a write that could not
     /// be confirmed lean, content blocks.
     Full,
-    /// A heavy read's result small enough to answer itself, where a probe
-    /// would have stood.
+    /// A heavy read's result within its inline budget (or small enough to
+    /// fit the preview), answered whole where a probe would have stood.
     Inline,
     /// What a continuation token was redeemed for.
     Served(Served),

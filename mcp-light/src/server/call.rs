@@ -466,6 +466,7 @@ impl Server {
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
+                inline_budget: def.inline_budget(),
                 usage: self.inner.usage.clone(),
             },
             routed,

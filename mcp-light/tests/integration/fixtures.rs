@@ -399,8 +399,9 @@ pub fn error_text(result: &CallToolResult) -> String {
         .clone()
 }
 
-/// List devices, optionally of one role; answers a probe and a token.
-#[mcp_heavy(resource = "device", action = "list")]
+/// List devices, optionally of one role; answers a probe and a token
+/// (`inline = 0`: whatever the list's size, once it outgrows the preview).
+#[mcp_heavy(resource = "device", action = "list", inline = 0)]
 pub async fn device_list(ctx: &Context, role: Option<String>) -> Result<Vec<Device>, ToolError> {
     let inventory = ctx.state::<Inventory>()?;
     inventory.runs.fetch_add(1, Ordering::SeqCst);
@@ -412,8 +413,9 @@ pub async fn device_list(ctx: &Context, role: Option<String>) -> Result<Vec<Devi
         .collect())
 }
 
-/// Export devices and record the export: heavy wins over light.
-#[mcp_heavy]
+/// Export devices and record the export: heavy wins over light (a probe
+/// for anything larger than its preview).
+#[mcp_heavy(inline = 0)]
 #[mcp_light(create, resource = "export")]
 pub fn export_heavy_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
     export(ctx, n)
@@ -421,7 +423,7 @@ pub fn export_heavy_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolEr
 
 /// Export devices and record the export: heavy wins whichever comes first.
 #[mcp_light(create, resource = "export", action = "archive")]
-#[mcp_heavy]
+#[mcp_heavy(inline = 0)]
 pub fn export_light_first(ctx: &Context, n: usize) -> Result<Vec<Device>, ToolError> {
     export(ctx, n)
 }

@@ -20,6 +20,7 @@ mod flood;
 mod headers;
 mod heavy;
 mod hostile;
+mod inline;
 mod layering;
 mod methods;
 mod output_schema;

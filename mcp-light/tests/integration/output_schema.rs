@@ -258,6 +258,20 @@ async fn real_answers_match_their_own_branch_of_the_published_schema() {
     let summary = call("device_list", asked).await;
     assert_eq!(unnamed_keys(list, "summary", &summary), ["fields"]);
 
+    // A heavy read within its inline budget answers the list itself, whose
+    // structured content, `{"result": [...]}`, the `result` branch admits
+    // (naming none of its keys: it admits any object).
+    let whole = server
+        .call("inline_rows", json!({"n": 2}), Caller::Process)
+        .await;
+    let listed = crate::fixtures::ok_json(&whole);
+    assert_eq!(listed.as_array().map(Vec::len), Some(2), "{listed}");
+    let structured = whole.structured_content.unwrap();
+    assert_eq!(
+        unnamed_keys(find(&tools, "inline_rows"), "result", &structured),
+        ["result"]
+    );
+
     // The dispatcher's `describe`.
     let asked = json!({"resource": "device", "action": "create", "describe": true});
     let described = call("inventory", asked).await;

@@ -86,7 +86,8 @@ async fn a_panic_while_a_token_is_redeemed_answers_an_error_and_the_server_serve
     let server = server();
     let probe = ok_json(
         &server
-            .call("sturdy_rows", json!({"n": 500}), Caller::Process)
+            // Over the inline budget (about 24 KB): a probe with a token.
+            .call("sturdy_rows", json!({"n": 5000}), Caller::Process)
             .await,
     );
     let token = probe["continuation_token"].clone();

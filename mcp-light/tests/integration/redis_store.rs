@@ -520,3 +520,32 @@ async fn a_redis_writer_dropped_before_commit_leaves_no_readable_entry() {
         "the dropped entry's keys are deleted: {left:?}"
     );
 }
+
+#[tokio::test]
+async fn a_heavy_read_within_its_inline_budget_writes_nothing_to_redis() {
+    use crate::inline::{STREAMED_BUDGET, size_of};
+
+    let Some(redis) = Redis::start() else { return };
+    let store = RedisStore::open(&redis.url(), RedisStoreConfig::new()).unwrap();
+    let server = crate::fixtures::linked().with_store(store).build().unwrap();
+    let call = async |n: usize| {
+        let args = json!({"n": n});
+        let result = server
+            .call("inline_rows_produced", args, mcp_light::Caller::Process)
+            .await;
+        crate::fixtures::ok_json(&result)
+    };
+
+    // More than two of the store's chunks, every one held back.
+    let within = (STREAMED_BUDGET - 1000) / size_of(1);
+    assert!(size_of(within) > 2 * (256 << 10));
+    assert_eq!(call(within).await.as_array().map(Vec::len), Some(within));
+    let written: Vec<String> = redis.command(&["KEYS", "mcp-light:*"]).await;
+    assert!(written.is_empty(), "nothing written: {written:?}");
+
+    // Twice the budget: kept, under a token.
+    let probe = call(2 * within).await;
+    assert!(probe["continuation_token"].is_string(), "{probe}");
+    let written: Vec<String> = redis.command(&["KEYS", "mcp-light:*"]).await;
+    assert!(!written.is_empty(), "the probe's result was written");
+}

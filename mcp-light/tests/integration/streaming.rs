@@ -471,7 +471,11 @@ async fn a_blocking_stream_of_5000_rows_pages_summarizes_filters_and_returns_in_
 #[tokio::test]
 async fn every_way_of_answering_items_gives_the_same_probe_pages_and_summary() {
     let store = Arc::new(MemoryStore::default());
-    let server = server_over(store.clone());
+    // No inline budget: every list larger than its preview is kept.
+    let server = builder_over(store.clone())
+        .with_heavy_config(HeavyConfig::new().with_inline_budget(0))
+        .build()
+        .unwrap();
     for set in ["rows", "odd"] {
         for n in [0usize, 1, 3, 199, 200, 201, 2_500] {
             let expected = items_of(set, n);

@@ -92,8 +92,8 @@ async fn tasked_forever_confirm(ctx: &Context, what: String) -> Result<String, T
     })
 }
 
-/// Waits `ms`, then answers `n` rows of 200 characters: past the size
-/// backstop, a probe and a token.
+/// Waits `ms`, then answers `n` rows of 200 characters: past the inline
+/// budget (70 rows and more), a probe and a token; within it, the rows.
 #[mcp_heavy(task)]
 async fn tasked_forever_rows(n: usize, ms: u64) -> Vec<String> {
     tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -295,6 +295,33 @@ async fn a_tasks_call_is_counted_with_the_outcome_its_task_ends_with() {
     assert!(
         full > 100_000 && answered * 10 < full,
         "{answered} of {full}"
+    );
+}
+
+#[tokio::test]
+async fn a_heavy_task_within_the_inline_budget_completes_with_the_rows_counted_inline() {
+    let recorder = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _guard = metrics::set_default_local_recorder(&recorder);
+    let store = Arc::new(MemoryStore::default());
+    let server = replica(store.clone(), at_once());
+    let client = connect(&server, Caller::Process, true).await;
+    let task = started(&client, "tasked_forever_rows", json!({"n": 3, "ms": 30})).await;
+    let done = settled(&client, &task.task.task_id).await;
+    let rows: Vec<String> = (0..3).map(|i| format!("{i:0200}")).collect();
+    assert_eq!(json_of(&completed(&done)), json!(rows));
+    assert_eq!(store.len(), 0, "no result kept for a token");
+
+    let counted = crate::telemetry::Recorded::take(&snapshotter);
+    let tool = ("gen_ai.tool.name", "tasked_forever_rows");
+    let inline = [tool, ("mcp_light.outcome", "inline")];
+    assert_eq!(counted.counted(mcp_light::telemetry::CALLS, &inline), 1);
+    let answered = counted.counted(mcp_light::telemetry::ANSWER_BYTES, &[tool]);
+    assert_eq!(answered, serde_json::to_vec(&rows).unwrap().len() as u64);
+    assert_eq!(
+        counted.counted(mcp_light::telemetry::FULL_BYTES, &[tool]),
+        answered,
+        "the answer is the full result"
     );
 }
 

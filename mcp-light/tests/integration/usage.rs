@@ -124,6 +124,19 @@ async fn a_probe_and_a_summary_report_the_stored_list_they_stand_for() {
 }
 
 #[tokio::test]
+async fn a_heavy_read_answered_whole_is_its_own_full_result() {
+    let h = Harness::new();
+    let server = reporting(&h);
+    // Within the inline budget, whether it fits the preview or not.
+    for n in [0, 3] {
+        let whole = call(&server, "inline_rows", json!({"n": n})).await;
+        assert!(ok_json(&whole).is_array(), "{whole:?}");
+        let counted = tokens(text(&whole));
+        assert_eq!(usage(&whole), (counted, counted), "{n} rows");
+    }
+}
+
+#[tokio::test]
 async fn a_destroy_reports_what_verify_would_have_answered() {
     let h = Harness::new();
     let server = reporting(&h);

@@ -27,8 +27,10 @@
 //! The Markdown report goes on with what the inventory's `tools/list` costs
 //! every caller, per tool and per surface (every tool, only the dispatcher,
 //! both; with and without output schemas), what an agent given only the
-//! dispatcher pays to learn one action's parameters, and what the summary
-//! of 500 devices costs beside the list it summarizes. The library's tools
+//! dispatcher pays to learn one action's parameters, what a heavy read of
+//! a few devices costs whole beside its probe and the page read after it
+//! (the measurement behind the default inline budget), and what the
+//! summary of 500 devices costs beside the list it summarizes. The library's tools
 //! are linked in beside the report's, and each registry is built from its
 //! own subset of the registered tools. Built with `--features apps` too, it
 //! adds what `tools/list` costs a client that declares MCP Apps.
@@ -41,6 +43,7 @@ use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
 use mcp_light::catalog::Surface;
+use mcp_light::heavy::HeavyConfig;
 use mcp_light::telemetry::USAGE_META_KEY;
 use mcp_light::{CallToolResult, prelude::*};
 use serde_json::{Value, json};
@@ -293,11 +296,17 @@ async fn measure(tokenizers: &Tokenizers) -> Vec<Row> {
 /// A server over the report's own tools and `inventory`'s devices, with
 /// or without the usage report.
 fn report_server(inventory: Arc<Inventory>, usage_report: bool) -> Server {
+    report_server_with(inventory, usage_report, HeavyConfig::new())
+}
+
+/// [`report_server`] with `heavy` for its heavy reads.
+fn report_server_with(inventory: Arc<Inventory>, usage_report: bool, heavy: HeavyConfig) -> Server {
     let report_tools = tools![device_get, device_create, device_bulk_create, device_list];
     Server::from_tools(report_tools)
         .with_shared_state(inventory)
         .with_dispatcher(DISPATCHER)
         .with_usage_report(usage_report)
+        .with_heavy_config(heavy)
         .build()
         .expect("the report's tools register")
 }
@@ -453,6 +462,79 @@ async fn discovery(tokenizers: &Tokenizers) -> String {
          {cl100k} cl100k, {o200k} o200k."
     )
     .unwrap();
+    out
+}
+
+/// The list sizes the inline budget's table measures.
+const INLINE_SIZES: [usize; 13] = [1, 2, 3, 5, 10, 15, 19, 20, 21, 22, 25, 40, 84];
+
+/// What `device_list` over a few devices costs answered whole, beside the
+/// probe it answers otherwise and that probe plus the page an agent reads
+/// next (its second call: the token sent back, the default page of 20):
+/// the measurement the default inline budget is chosen from. The probe and
+/// the page come from a server whose budget is 0 (every list a probe), the
+/// whole list from `mode: full` of the same token, which is the text an
+/// inline answer carries; the last column is what the default budget
+/// answers, checked against the server built with it.
+async fn inline_budget(tokenizers: &Tokenizers) -> String {
+    let budget = HeavyConfig::new().inline_budget;
+    let mut out = format!(
+        "\nA heavy read of n devices (`device_list`), answered whole or with a probe \
+         (the default inline budget: {budget} bytes):\n\n\
+         | n | whole: bytes | whole: cl100k | probe: cl100k | probe + page: cl100k | \
+         whole − (probe + page) | the default answers |\n\
+         |---:|---:|---:|---:|---:|---:|---|\n"
+    );
+    for n in INLINE_SIZES {
+        let inventory = Arc::new(Inventory::new());
+        for device in fixture::new_devices(n, SEED) {
+            inventory.add(device);
+        }
+        let probing = report_server_with(
+            Arc::clone(&inventory),
+            false,
+            HeavyConfig::new().with_inline_budget(0),
+        );
+        let call = async |server: &Server, args: Value| {
+            let result = server.call("device_list", args, Caller::Process).await;
+            text_of("device_list", &result)
+        };
+        let probe = call(&probing, json!({})).await;
+        let token = serde_json::from_str::<Value>(&probe).unwrap()["continuation_token"].clone();
+        assert!(
+            token.is_string(),
+            "a budget of 0 probes {n} devices: {probe}"
+        );
+        let page = call(&probing, json!({"continuation_token": token})).await;
+        let whole = call(
+            &probing,
+            json!({"continuation_token": token, "mode": "full"}),
+        )
+        .await;
+
+        let default = report_server(Arc::clone(&inventory), false);
+        let first = call(&default, json!({})).await;
+        let answers_whole = first == whole;
+        assert_eq!(
+            answers_whole,
+            whole.len() <= budget,
+            "{n} devices, {} bytes, against a budget of {budget}: {first:.200}",
+            whole.len()
+        );
+
+        let (whole_tokens, _) = tokenizers.count(&whole);
+        let (probe_tokens, _) = tokenizers.count(&probe);
+        let (page_tokens, _) = tokenizers.count(&page);
+        let probed = probe_tokens + page_tokens;
+        writeln!(
+            out,
+            "| {n} | {} | {whole_tokens} | {probe_tokens} | {probed} | {:+} | {} |",
+            whole.len(),
+            whole_tokens as i64 - probed as i64,
+            if answers_whole { "whole" } else { "probe" },
+        )
+        .unwrap();
+    }
     out
 }
 
@@ -843,6 +925,7 @@ fn main() {
         #[cfg(feature = "apps")]
         print!("{}", views(&tokenizers));
         print!("{}", runtime.block_on(discovery(&tokenizers)));
+        print!("{}", runtime.block_on(inline_budget(&tokenizers)));
         print!("{}", runtime.block_on(summary(&tokenizers)));
         print!("{}", runtime.block_on(session(&tokenizers)).0);
     }

@@ -72,7 +72,7 @@ class Inventory:
     async def device_count(self) -> int:
         """How many devices exist, read honestly through `device_list`: its
         probe's token, redeemed for one item, tells the `total`; a list
-        short enough to answer itself (an empty one) is counted as it is."""
+        within the inline budget answers itself and is counted as it is."""
         probe = await self.ok("device_list")
         if isinstance(probe, list):
             return len(probe)
@@ -258,8 +258,11 @@ class KeptAlive:
 
 
 async def every_device_name(inventory: Inventory) -> list[str]:
-    """The names of every device, read page by page."""
+    """The names of every device, read page by page (or whole, when so few
+    that the list answers itself)."""
     probe = await inventory.ok("device_list")
+    if isinstance(probe, list):
+        return [device["name"] for device in probe]
     token = probe["continuation_token"]
     names: list[str] = []
     page = 1

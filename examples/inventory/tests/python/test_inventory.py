@@ -193,12 +193,17 @@ async def test_device_list_over_500_devices_answers_a_probe_and_pages():
         )
         assert len(last["items"]) == 100 and not last["has_more"]
 
+        # 19 leafs at ams1 are within the inline budget: the list itself.
         leafs = await inventory.ok("device_list", {"role": "leaf", "site_slug": "ams1"})
+        assert len(leafs) == 19, leafs
+        assert all((d["role"], d["site_slug"]) == ("leaf", "ams1") for d in leafs)
+        # 31 out-of-band devices at nyc3 are over it: a probe, and its page.
+        oob = await inventory.ok("device_list", {"role": "oob", "site_slug": "nyc3"})
         page = await inventory.ok(
-            "device_list", {"continuation_token": leafs["continuation_token"], "page_size": 200}
+            "device_list", {"continuation_token": oob["continuation_token"], "page_size": 200}
         )
-        assert page["total"] > 0
-        assert {(d["role"], d["site_slug"]) for d in page["items"]} == {("leaf", "ams1")}
+        assert page["total"] == 31
+        assert {(d["role"], d["site_slug"]) for d in page["items"]} == {("oob", "nyc3")}
         log(f"device_list probe over 500 devices: {compact(probe)} bytes "
             f"for {probe['total_size']} bytes stored")  # fmt: skip
 

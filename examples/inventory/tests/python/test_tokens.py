@@ -201,6 +201,11 @@ async def every_shape(inventory: Inventory) -> dict[str, object]:
     answers["plain read, an object"] = await inventory.ok("site_retrieve", {"id": site["id"]})
     answers["plain read, a list"] = await inventory.ok("site_list")
 
+    # Six devices are within the inline budget: the list itself, as
+    # `{"result": [...]}` in the structured content.
+    answers["heavy read within its inline budget"] = whole = await inventory.ok("device_list")
+    assert isinstance(whole, list) and len(whole) == 6, whole
+    await inventory.ok("device_bulk_create", {"devices": new_devices(30, prefix="p")})
     probe = await inventory.ok("device_list")
     answers["probe"] = probe
     token = {"continuation_token": probe["continuation_token"]}

@@ -13,10 +13,4 @@ async fn device_delete(id: u64) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Export the devices.
-#[mcp_heavy(inline = true)]
-fn device_export() -> Vec<String> {
-    Vec::new()
-}
-
 fn main() {}
