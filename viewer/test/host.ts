@@ -31,11 +31,6 @@ interface Options {
   toolInfo?: boolean;
   /** The frame's width in pixels (1100 unless told). */
   width?: number;
-  /**
-   * Hand the view the whole answer rather than the probe: the server's own
-   * `full` redemption of the probe's token, `{"result": [...]}` for a list.
-   */
-  whole?: boolean;
 }
 
 /**
@@ -49,11 +44,7 @@ async function run(name: string, args: Record<string, unknown>, options: Options
   const uri = (tool?._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
   if (!tool || !uri) throw new Error(`${name} names no view`);
   const result = await client.callTool({ name, arguments: args });
-  let shown = options.token === undefined ? result : withToken(result, options.token);
-  const token = (result.structuredContent as { continuation_token?: unknown } | undefined)?.continuation_token;
-  if (options.whole && typeof token === "string") {
-    shown = await client.callTool({ name, arguments: { continuation_token: token, mode: "full" } });
-  }
+  const shown = options.token === undefined ? result : withToken(result, options.token);
   const read = await client.readResource({ uri });
   const html = read.contents.find((content) => content.mimeType === MIME && "text" in content);
   if (!html || !("text" in html)) throw new Error(`${uri} is not an MCP Apps view`);
