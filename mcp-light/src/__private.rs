@@ -47,7 +47,7 @@ pub fn rejected(responder: &Responder, error: crate::ToolError) -> Answer {
 /// The answer of a call whose synchronous function did not finish on the
 /// blocking pool: it panicked, or the runtime dropped it.
 pub fn unfinished(responder: &Responder, unfinished: Unfinished) -> Answer {
-    Answer::unfinished(responder.tool, unfinished)
+    Answer::unfinished(responder.tool.name, unfinished)
 }
 
 /// Whether `def` is a retrieve tool (`#[mcp_tool(action = "retrieve")]`),

@@ -48,28 +48,21 @@ pub(crate) struct Called {
     pub(crate) caller: Caller,
     /// The tool the caller called: the dispatcher, when routed.
     pub(crate) tool: Cow<'static, str>,
-    /// The OAuth scopes the tool that runs requires (the routed tool's,
-    /// through a dispatcher): what a result it keeps asks of every
-    /// redemption.
-    pub(crate) scopes: &'static [&'static str],
 }
 
 impl Called {
-    /// `caller`'s call of the tool named `tool`, before it is known which
-    /// tool runs (and so which scopes what it keeps needs).
+    /// `caller`'s call of the tool named `tool`.
     pub(crate) fn new(caller: Caller, tool: Cow<'static, str>) -> Called {
-        Called {
-            caller,
-            tool,
-            scopes: &[],
-        }
+        Called { caller, tool }
     }
 
-    fn owner(&self) -> Owner {
+    /// The owner of what this call keeps, made by a tool that requires
+    /// `scopes` (the routed tool, through a dispatcher).
+    fn owner(&self, scopes: &[&str]) -> Owner {
         Owner {
             caller: self.caller.identity(),
             tool: self.tool.clone().into_owned(),
-            scopes: self.scopes.iter().map(|&scope| scope.to_owned()).collect(),
+            scopes: scopes.iter().map(|&scope| scope.to_owned()).collect(),
         }
     }
 }
@@ -136,6 +129,7 @@ impl Continuations {
     pub(crate) async fn keep(
         &self,
         called: &Called,
+        scopes: &[&str],
         origin: Origin,
         body: Vec<u8>,
     ) -> Option<Token> {
@@ -143,7 +137,7 @@ impl Continuations {
         let token = Token::mint().ok()?;
         let bytes = body.len() as u64;
         match store
-            .put(&token, Entry::new(called.owner(), origin, body))
+            .put(&token, Entry::new(called.owner(scopes), origin, body))
             .await
         {
             Ok(()) => {
@@ -163,13 +157,17 @@ impl Continuations {
     pub(crate) async fn begin(
         &self,
         called: &Called,
+        scopes: &[&str],
         origin: Origin,
     ) -> Result<(Token, Box<dyn EntryWriter + '_>), Unkept> {
         let Some(store) = self.store.as_ref() else {
             return Err(Unkept::NoStore);
         };
         let token = Token::mint().map_err(Unkept::NoRandomness)?;
-        match store.begin(token.clone(), called.owner(), origin).await {
+        match store
+            .begin(token.clone(), called.owner(scopes), origin)
+            .await
+        {
             Ok(writer) => Ok((token, writer)),
             Err(error) => {
                 self.store_failed(&error);
@@ -610,7 +608,7 @@ mod tests {
         ] {
             let called = Called::new(caller.clone(), Cow::Borrowed("device_list"));
             assert_eq!(
-                called.owner(),
+                called.owner(&[]),
                 Owner::new(written, "device_list"),
                 "{caller:?}"
             );
@@ -621,6 +619,6 @@ mod tests {
             Caller::Principal(Principal::from("session:3f2a")),
             Cow::Borrowed("device_list"),
         );
-        assert_ne!(spoof.owner(), Owner::new("session:3f2a", "device_list"));
+        assert_ne!(spoof.owner(&[]), Owner::new("session:3f2a", "device_list"));
     }
 }

@@ -88,7 +88,8 @@ impl Invocation {
         // parse itself, and only a failure needs it, to name the field.
         if let Ok(parsed) = A::deserialize(&args) {
             let responder = self.responder;
-            self.ctx.bind(&responder.called.tool, responder.tool, args);
+            self.ctx
+                .bind(&responder.called.tool, responder.tool.name, args);
             return Ok((self.ctx, parsed, responder));
         }
         let tracked = serde_path_to_error::deserialize::<_, A>(&args).err();
@@ -108,7 +109,8 @@ impl Invocation {
         let args = Value::Object(self.args);
         if let Ok(parsed) = wrappers::parse_closed::<P>(&args) {
             let responder = self.responder;
-            self.ctx.bind(&responder.called.tool, responder.tool, args);
+            self.ctx
+                .bind(&responder.called.tool, responder.tool.name, args);
             return Ok((self.ctx, parsed, responder));
         }
         let tracked = serde_path_to_error::deserialize::<_, P>(Closed(&args)).err();
@@ -153,7 +155,7 @@ fn refused(
         // Not reached: the same value just failed to deserialize.
         None => (None, "they do not match its schema".to_owned()),
     };
-    let tool = responder.tool.into();
+    let tool = responder.tool.name.into();
     // Through a dispatcher the schema its `params` must match says it all.
     if let Some(routed) = routed {
         let error = CallError::InvalidArguments {
@@ -163,7 +165,7 @@ fn refused(
         };
         return Answer::error(CallError::Taught(routed.teach(&error.to_string())));
     }
-    let takes = Takes(schema::declared_fields(&(responder.params_schema)()));
+    let takes = Takes(schema::declared_fields(&(responder.tool.params_schema)()));
     Answer::error(match (&at, args::unknown_field(&message)) {
         (None, Some(field)) => CallError::UnknownArgument {
             wrapped: args.get(field).is_some_and(Value::is_object),
@@ -217,15 +219,29 @@ impl Future for Answering {
     }
 }
 
+/// What an answer needs of the tool that runs besides its code: kept once
+/// in the tool's definition, so a call carries one pointer to it.
+#[derive(Debug)]
+pub(crate) struct ToolFacts {
+    /// The tool's name on the wire.
+    pub(crate) name: &'static str,
+    /// Its parameters' schema, which a refusal of its arguments reads for
+    /// what it takes.
+    pub(crate) params_schema: fn() -> schemars::Schema,
+    /// The OAuth scopes a call needs: what a result it keeps asks of every
+    /// redemption.
+    pub(crate) scopes: &'static [&'static str],
+    /// A heavy read's own inline budget (`#[mcp_heavy(inline = N)]`), else
+    /// `None` for the server's.
+    pub(crate) inline_budget: Option<usize>,
+}
+
 /// Shapes a tool's result into its answer: a lean envelope, a probe, or the
 /// result itself, and says which in the answer's outcome.
 pub struct Responder {
     pub(crate) continuations: Arc<Continuations>,
-    /// The name of the tool that runs (the routed one, behind a dispatcher).
-    pub(crate) tool: &'static str,
-    /// Its parameters' schema, which a refusal of its arguments reads for
-    /// what it takes.
-    pub(crate) params_schema: fn() -> schemars::Schema,
+    /// The tool that runs (the routed one, behind a dispatcher).
+    pub(crate) tool: &'static ToolFacts,
     pub(crate) kind: ToolKind,
     /// Who called which tool (the dispatcher, when routed): the owner of
     /// anything this call stores.
@@ -235,9 +251,6 @@ pub struct Responder {
     pub(crate) discloses: bool,
     pub(crate) retrieve_published: bool,
     pub(crate) verify: bool,
-    /// The tool's own inline budget (`#[mcp_heavy(inline = N)]`), else
-    /// the server's.
-    pub(crate) inline_budget: Option<usize>,
     /// The server's usage report, if it keeps one: an answer that stands
     /// for another result has that result counted here, where it is at
     /// hand.
@@ -307,9 +320,10 @@ impl Responder {
         keep::Keep {
             continuations: &self.continuations,
             called: &self.called,
+            scopes: self.tool.scopes,
             can_mint: self.can_mint(),
             inline_budget: heavy
-                .then(|| self.inline_budget.unwrap_or(config.inline_budget))
+                .then(|| self.tool.inline_budget.unwrap_or(config.inline_budget))
                 .map(|budget| budget.min(config.max_full_bytes)),
             usage: self.usage.clone(),
         }
@@ -476,7 +490,7 @@ impl Responder {
         let size = body.len();
         let full = self.usage.as_ref().map(|usage| usage.count_stored(&body));
         self.continuations
-            .keep(&self.called, origin, body)
+            .keep(&self.called, self.tool.scopes, origin, body)
             .await
             .map(|token| (token, size, full))
             .ok_or(Stash::Refused(size))
@@ -525,7 +539,7 @@ impl Responder {
             .and_then(|source| source.downcast_ref::<rmcp::ErrorData>())
             .cloned();
         let answer = Answer::error(CallError::Failed {
-            tool: self.tool.into(),
+            tool: self.tool.name.into(),
             why: error.into(),
         });
         match protocol {
@@ -536,7 +550,7 @@ impl Responder {
 
     fn unserializable(&self, error: serde_json::Error) -> Answer {
         Answer::error(CallError::Unserializable {
-            tool: self.tool.into(),
+            tool: self.tool.name.into(),
             error,
         })
     }

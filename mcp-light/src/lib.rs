@@ -477,7 +477,8 @@ pub use mcp_light_macros::mcp_heavy;
 /// let wrapped = server.call("note_create", json!({"data": {"title": "milk"}}), Caller::Process).await;
 /// assert_eq!(
 ///     wrapped.error_text().unwrap(),
-///     "invalid arguments for `note_create`: unknown field `data`, expected `title`"
+///     "invalid arguments for `note_create`: unknown field `data`; `note_create` takes `title`; \
+///      send them at the top level, not inside `data`"
 /// );
 /// # Ok::<(), mcp_light::BuildError>(())
 /// # }).unwrap();

@@ -1,7 +1,7 @@
 //! What a tool is: the static definition each annotated function registers.
 
 use crate::extract::StateNeed;
-use crate::invoke::InvokeFn;
+use crate::invoke::{InvokeFn, ToolFacts};
 use crate::kind::ToolKind;
 use crate::tasks::TaskSupport;
 
@@ -16,6 +16,8 @@ use crate::tasks::TaskSupport;
 #[derive(Debug)]
 pub struct ToolDef {
     parts: ToolParts,
+    /// What a call's answer reads of it, in one place.
+    facts: ToolFacts,
 }
 
 /// Everything a definition is made of, as the macros write it down.
@@ -58,7 +60,15 @@ impl ToolDef {
     /// Builds a definition; only generated code calls it.
     #[doc(hidden)]
     pub const fn __from_parts(parts: ToolParts) -> ToolDef {
-        ToolDef { parts }
+        ToolDef {
+            facts: ToolFacts {
+                name: parts.name,
+                params_schema: parts.params_schema,
+                scopes: parts.scopes,
+                inline_budget: parts.inline_budget,
+            },
+            parts,
+        }
     }
 
     /// The tool's name on the wire: the function's name unless the attribute
@@ -104,10 +114,10 @@ impl ToolDef {
         (self.parts.params_schema)()
     }
 
-    /// What makes [`ToolDef::params_schema`], for a refusal of the tool's
-    /// arguments to read when it is needed.
-    pub(crate) fn params_schema_fn(&self) -> fn() -> schemars::Schema {
-        self.parts.params_schema
+    /// What a call's answer reads of the tool: its name, its parameters'
+    /// schema, its scopes and its inline budget.
+    pub(crate) const fn facts(&'static self) -> &'static ToolFacts {
+        &self.facts
     }
 
     /// The host state the function takes (`State<T>` parameters), which

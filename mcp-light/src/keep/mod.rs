@@ -228,6 +228,9 @@ async fn ready<S: futures_core::Stream + ?Sized>(
 pub(crate) struct Keep<'c> {
     pub(crate) continuations: &'c Continuations,
     pub(crate) called: &'c Called,
+    /// The scopes the tool requires: what a result kept asks of every
+    /// redemption.
+    pub(crate) scopes: &'static [&'static str],
     /// Whether a token may be minted for this caller.
     pub(crate) can_mint: bool,
     /// A heavy read's inline budget in bytes: a result within it (or one
@@ -443,7 +446,11 @@ impl<'k> Writing<'k> {
     /// Starts the entry under a fresh token.
     async fn open(&mut self) -> bool {
         let keep = self.keep;
-        match keep.continuations.begin(keep.called, Origin::Read).await {
+        match keep
+            .continuations
+            .begin(keep.called, keep.scopes, Origin::Read)
+            .await
+        {
             Ok(open) => {
                 self.open = Some(open);
                 true

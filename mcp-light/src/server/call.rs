@@ -425,11 +425,6 @@ impl Server {
         talk: Option<Arc<Talk>>,
     ) -> Result<Invocation, Box<Answer>> {
         let def = tool.def();
-        // What it keeps asks every redemption for the scopes it requires.
-        let called = Called {
-            scopes: def.scopes(),
-            ..called
-        };
         // `verify` is taken off every call: a write honors it, a read ignores
         // it.
         let verify = match args::take(&mut args, VERIFY) {
@@ -459,14 +454,12 @@ impl Server {
             args,
             responder: Responder {
                 continuations: Arc::clone(&self.inner.continuations),
-                tool: def.name(),
-                params_schema: def.params_schema_fn(),
+                tool: def.facts(),
                 kind: def.kind(),
                 called,
                 discloses,
                 retrieve_published: tool.retrieve_published(),
                 verify,
-                inline_budget: def.inline_budget(),
                 usage: self.inner.usage.clone(),
             },
             routed,
