@@ -1,6 +1,7 @@
-//! Attribute arguments, parsed into plain data: the tool attributes'
-//! `name = "..."`-style arguments, the attributes a tool parameter may carry,
-//! and the few serde arguments the macros honor.
+//! Attribute arguments, parsed into plain data: here the tool attributes'
+//! `name = "..."`-style arguments; in [`param`] the attributes a tool
+//! parameter may carry; in [`serde`] the few serde arguments the macros
+//! honor.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
@@ -12,6 +13,12 @@ use syn::{Attribute, Expr, ExprLit, Lit, LitInt, LitStr, Meta, Path, Token};
 use crate::ctxt::Ctxt;
 use crate::suggest;
 use crate::symbol::*;
+
+mod param;
+mod serde;
+
+pub use param::ParamAttrs;
+pub use serde::{SerdeContainer, SerdeField};
 
 /// Which of the three tool attributes.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -722,199 +729,4 @@ pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
         meta.input.parse::<TokenTree>()?;
     }
     Ok(())
-}
-
-/// What a tool parameter's attributes ask for.
-#[derive(Default)]
-pub struct ParamAttrs {
-    /// `#[serde(...)]`, `#[schemars(...)]` and the doc comment (the
-    /// argument's description), copied onto the field of the generated
-    /// argument struct.
-    pub forwarded: Vec<Attribute>,
-    /// Lint attributes, left on the function's parameter.
-    pub kept: Vec<Attribute>,
-    /// `#[id]`: the identifying parameter of a destroy.
-    pub id: Option<Attribute>,
-    /// `#[header("Name")]`: the HTTP header (`Mcp-Param-Name`) a client
-    /// mirrors the argument in; the attribute and the name.
-    pub header: Option<(Attribute, LitStr)>,
-    /// The name serde reads the argument under, if renamed.
-    pub rename: Option<String>,
-}
-
-impl ParamAttrs {
-    pub fn parse(cx: &Ctxt, attrs: Vec<Attribute>) -> ParamAttrs {
-        let mut out = ParamAttrs::default();
-        for attr in attrs {
-            let path = attr.path();
-            if path == ID {
-                match &attr.meta {
-                    Meta::Path(_) if out.id.is_none() => out.id = Some(attr),
-                    Meta::Path(_) => cx.error_spanned_by(&attr, "duplicate `#[id]`: give it once"),
-                    _ => cx.error_spanned_by(&attr, "`#[id]` takes no arguments: write `#[id]`"),
-                }
-            } else if path == HEADER {
-                if out.header.is_some() {
-                    cx.error_spanned_by(&attr, "duplicate `#[header]`: give it once");
-                } else if let Some(name) = header_name(cx, &attr) {
-                    out.header = Some((attr, name));
-                }
-            } else if path == SERDE {
-                if let Some(rename) = SerdeField::parse(std::slice::from_ref(&attr)).rename_de {
-                    out.rename = Some(rename);
-                }
-                out.forwarded.push(attr);
-            } else if path == SCHEMARS || path == DOC {
-                out.forwarded.push(attr);
-            } else if LINTS.iter().any(|lint| path == *lint) {
-                out.kept.push(attr);
-            } else if path == CFG {
-                cx.error_spanned_by(
-                    &attr,
-                    "a tool parameter is also a field of the tool's input schema, so it cannot be \
-                     configured out: put the `#[cfg]` on the whole function",
-                );
-                // Kept on the emitted function, so the error stands alone.
-                out.kept.push(attr);
-            } else {
-                cx.error_spanned_by(
-                    &attr,
-                    "a tool parameter accepts a doc comment (its description), `#[serde(...)]` and \
-                     `#[schemars(...)]` (copied onto its schema field), `#[id]` (the identifier of \
-                     a destroy) and `#[header(\"Name\")]` (mirrored in an HTTP header): remove \
-                     this attribute",
-                );
-            }
-        }
-        out
-    }
-}
-
-/// The name in `#[header("Name")]`: an HTTP token (RFC 9110), which the
-/// client sends as the header `Mcp-Param-Name`.
-fn header_name(cx: &Ctxt, attr: &Attribute) -> Option<LitStr> {
-    const USAGE: &str = "write `#[header(\"Name\")]`, the name of the HTTP header \
-                         (`Mcp-Param-Name`) a client mirrors this argument in";
-    let name = match &attr.meta {
-        Meta::List(_) => match attr.parse_args::<LitStr>() {
-            Ok(name) => name,
-            Err(_) => {
-                cx.error_spanned_by(attr, USAGE);
-                return None;
-            }
-        },
-        _ => {
-            cx.error_spanned_by(attr, USAGE);
-            return None;
-        }
-    };
-    let value = name.value();
-    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-    if value.is_empty() || !value.chars().all(tchar) {
-        cx.error_spanned_by(
-            &name,
-            format_args!(
-                "`{value}` is not an HTTP header name: use letters, digits and `-` \
-                 (any RFC 9110 token character), such as `Region`"
-            ),
-        );
-        return None;
-    }
-    Some(name)
-}
-
-/// The serde arguments of one field that decide how it serializes. Read
-/// leniently: serde_derive reports malformed serde attributes itself.
-#[derive(Default)]
-pub struct SerdeField {
-    /// `rename = "x"` or `rename(serialize = "x")`.
-    pub rename_ser: Option<String>,
-    /// `rename = "x"` or `rename(deserialize = "x")`.
-    pub rename_de: Option<String>,
-    /// `skip` or `skip_serializing`, with the attribute's span.
-    pub skip_ser: Option<Span>,
-    /// `skip_serializing_if = "path"`.
-    pub skip_ser_if: Option<Path>,
-    /// `with = "..."` or `serialize_with = "..."`, with the argument's span.
-    pub ser_with: Option<Span>,
-    /// `flatten`, with its span.
-    pub flatten: Option<Span>,
-}
-
-impl SerdeField {
-    pub fn parse(attrs: &[Attribute]) -> SerdeField {
-        let mut out = SerdeField::default();
-        for attr in attrs.iter().filter(|attr| attr.path() == SERDE) {
-            let _ = attr.parse_nested_meta(|meta| {
-                let path = &meta.path;
-                if path == RENAME {
-                    if meta.input.peek(Token![=]) {
-                        let name = meta.value()?.parse::<LitStr>()?.value();
-                        out.rename_ser = Some(name.clone());
-                        out.rename_de = Some(name);
-                    } else {
-                        let (ser, de) = ser_de(&meta)?;
-                        out.rename_ser = ser.or(out.rename_ser.take());
-                        out.rename_de = de.or(out.rename_de.take());
-                    }
-                } else if path == SKIP || path == SKIP_SERIALIZING {
-                    out.skip_ser = Some(path.span());
-                } else if path == SKIP_SERIALIZING_IF {
-                    out.skip_ser_if = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-                } else if path == WITH || path == SERIALIZE_WITH {
-                    out.ser_with = Some(path.span());
-                    skip_value(&meta)?;
-                } else if path == FLATTEN {
-                    out.flatten = Some(path.span());
-                } else {
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            });
-        }
-        out
-    }
-}
-
-/// The serde arguments of a struct that decide its fields' names.
-#[derive(Default)]
-pub struct SerdeContainer {
-    /// `rename_all = "..."` or `rename_all(serialize = "...")`.
-    pub rename_all: Option<String>,
-}
-
-impl SerdeContainer {
-    pub fn parse(attrs: &[Attribute]) -> SerdeContainer {
-        let mut out = SerdeContainer::default();
-        for attr in attrs.iter().filter(|attr| attr.path() == SERDE) {
-            let _ = attr.parse_nested_meta(|meta| {
-                if meta.path == RENAME_ALL {
-                    if meta.input.peek(Token![=]) {
-                        out.rename_all = Some(meta.value()?.parse::<LitStr>()?.value());
-                    } else if let (Some(ser), _) = ser_de(&meta)? {
-                        out.rename_all = Some(ser);
-                    }
-                } else {
-                    skip_value(&meta)?;
-                }
-                Ok(())
-            });
-        }
-        out
-    }
-}
-
-/// `(serialize = "a", deserialize = "b")`.
-fn ser_de(meta: &ParseNestedMeta) -> syn::Result<(Option<String>, Option<String>)> {
-    let (mut ser, mut de) = (None, None);
-    meta.parse_nested_meta(|inner| {
-        let value = inner.value()?.parse::<LitStr>()?.value();
-        if inner.path == SERIALIZE {
-            ser = Some(value);
-        } else {
-            de = Some(value);
-        }
-        Ok(())
-    })?;
-    Ok((ser, de))
 }
