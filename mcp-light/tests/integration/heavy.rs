@@ -12,23 +12,13 @@ use mcp_light::store::MemoryStore;
 use mcp_light::store::{ContinuationStore, ManualClock, MemoryStoreConfig};
 use serde_json::json;
 
-use crate::fixtures::{DownStore, Harness, error_text, keys, new_devices, ok_json};
+use crate::fixtures::{DownStore, Harness, PROBE_KEYS, error_text, keys, new_devices, ok_json};
 
 #[tokio::test]
 async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
     let h = Harness::with_devices(50).await;
     let probe = ok_json(&h.call("device_list", json!({})).await);
-    assert_eq!(
-        keys(&probe),
-        [
-            "preview",
-            "total_size",
-            "total_items",
-            "available_modes",
-            "continuation_token",
-            "usage"
-        ]
-    );
+    assert_eq!(keys(&probe), PROBE_KEYS);
     // The count a test or a caller reads, as a number.
     assert_eq!(probe["total_items"], 50);
     let devices = h.inventory.devices.lock().unwrap().clone();

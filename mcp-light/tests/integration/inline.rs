@@ -18,7 +18,7 @@ use mcp_light::token::Token;
 use mcp_light::{CallToolResult, ItemStream};
 use serde_json::{Value, json};
 
-use crate::fixtures::{keys, ok_json};
+use crate::fixtures::{PROBE_KEYS, keys, ok_json};
 use crate::streaming::row;
 
 /// The width of a row's padding: a row is about as large as one of the
@@ -240,18 +240,7 @@ fn assert_whole(result: &CallToolResult, expected: &[Value], what: &str) {
 fn assert_probe(result: &CallToolResult, what: &str) -> Value {
     let probe = ok_json(result);
     assert!(probe["continuation_token"].is_string(), "{what}: {probe}");
-    assert_eq!(
-        keys(&probe),
-        [
-            "preview",
-            "total_size",
-            "total_items",
-            "available_modes",
-            "continuation_token",
-            "usage"
-        ],
-        "{what}"
-    );
+    assert_eq!(keys(&probe), PROBE_KEYS, "{what}");
     probe
 }
 

@@ -23,7 +23,7 @@ use mcp_light::token::Token;
 use mcp_light::{CallToolResult, ItemStream};
 use serde_json::{Value, json};
 
-use crate::fixtures::{error_text, keys, ok_json};
+use crate::fixtures::{PROBE_KEYS, error_text, keys, ok_json};
 
 // ---------------------------------------------------------------------------
 // Helpers shared with `disk_tier`.
@@ -395,17 +395,7 @@ async fn a_blocking_stream_of_5000_rows_pages_summarizes_filters_and_returns_in_
     let rows: Vec<Value> = (0..5_000).map(|i| row(i, 40)).collect();
 
     let probe = ok_json(&call(&server, "stream_rows", json!({"n": 5_000})).await);
-    assert_eq!(
-        keys(&probe),
-        [
-            "preview",
-            "total_size",
-            "total_items",
-            "available_modes",
-            "continuation_token",
-            "usage"
-        ]
-    );
+    assert_eq!(keys(&probe), PROBE_KEYS);
     assert_eq!(probe["total_items"], 5_000);
     assert_eq!(
         probe["total_size"],
