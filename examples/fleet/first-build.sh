@@ -4,10 +4,10 @@
 # its attributes (examples/fleet), each copied out of the workspace as a
 # user's own crate and built cold (debug, an empty target directory) one
 # after the other, with the registry warm. The mcp-light server is built
-# twice: with mcp-light's default features, and with
-# `default-features = false, features = ["stdio"]`, what a stdio server
-# needs. Prints a Markdown table: the wall time of each build, the crates
-# it compiled, and each build's time over rmcp's.
+# twice: with mcp-light's default features (stdio), and with
+# `features = ["http"]` as well, what a server on Streamable HTTP adds.
+# Prints a Markdown table: the wall time of each build, the crates it
+# compiled, and each build's time over rmcp's.
 #
 #   bash examples/fleet/first-build.sh            # one round
 #   ROUNDS=3 bash examples/fleet/first-build.sh   # the median of three
@@ -26,7 +26,7 @@ trap 'rm -rf "$scratch"' EXIT
 # `user_crate NAME FROM MCP_LIGHT`: a crate named NAME in the scratch
 # folder with FROM's sources (`src/`), its dependencies FROM's (versions
 # pinned by the workspace's lockfile), and mcp-light, when MCP_LIGHT names
-# its features (`default`, or a feature list), from this checkout.
+# its features (`default`, or features added to them), from this checkout.
 user_crate() {
     local name=$1 from=$2 mcp_light=$3 dir=$scratch/$1
     mkdir -p "$dir"
@@ -45,8 +45,7 @@ user_crate() {
         case $mcp_light in
             none) ;;
             default) printf 'mcp-light = { path = "%s/mcp-light" }\n' "$root" ;;
-            *) printf 'mcp-light = { path = "%s/mcp-light", default-features = false, features = [%s] }\n' \
-                "$root" "$mcp_light" ;;
+            *) printf 'mcp-light = { path = "%s/mcp-light", features = [%s] }\n' "$root" "$mcp_light" ;;
         esac
         printf '\n[workspace]\n'
     } >"$dir/Cargo.toml"
@@ -71,15 +70,15 @@ build() {
 
 user_crate fleet-rmcp examples/fleet-rmcp none
 user_crate fleet-default examples/fleet default
-user_crate fleet-stdio examples/fleet '"stdio"'
+user_crate fleet-http examples/fleet '"http"'
 # The registry warm: every crate downloaded before anything is timed.
-for crate in fleet-rmcp fleet-default fleet-stdio; do
+for crate in fleet-rmcp fleet-default fleet-http; do
     (cd "$scratch/$crate" && cargo fetch --quiet)
 done
 
 declare -A times crates
 for _ in $(seq "$rounds"); do
-    for crate in fleet-rmcp fleet-default fleet-stdio; do
+    for crate in fleet-rmcp fleet-default fleet-http; do
         read -r seconds count < <(build "$crate")
         times[$crate]+="$seconds "
         crates[$crate]=$count
@@ -94,11 +93,11 @@ median() {
 rmcp=$(median "${times[fleet-rmcp]}")
 echo "| the fleet server on | cold build | crates compiled | vs rmcp alone |"
 echo "|---|---:|---:|---:|"
-for crate in fleet-rmcp fleet-default fleet-stdio; do
+for crate in fleet-rmcp fleet-default fleet-http; do
     case $crate in
         fleet-rmcp) label="rmcp alone" ;;
-        fleet-default) label="mcp-light, default features" ;;
-        fleet-stdio) label='mcp-light, `default-features = false, features = ["stdio"]`' ;;
+        fleet-default) label="mcp-light, default features (stdio)" ;;
+        fleet-http) label='mcp-light, `features = ["http"]` (stdio and Streamable HTTP)' ;;
     esac
     seconds=$(median "${times[$crate]}")
     awk -v label="$label" -v seconds="$seconds" -v crates="${crates[$crate]}" -v rmcp="$rmcp" \

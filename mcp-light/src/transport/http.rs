@@ -1,6 +1,7 @@
 //! MCP over Streamable HTTP, at `/mcp`.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -16,12 +17,12 @@ use crate::auth::Auth;
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
-use super::ServeError;
 use super::drain::InFlight;
 use super::guard::JsonRpcGuard;
 use super::listen::{self, ConnectionLimits, Drain};
 use super::origins::AllowedOrigins;
 use super::sessions::{SessionSlots, ValidatedSessions};
+use super::{ServeError, Serving};
 use crate::store::BoxFuture;
 
 pub(crate) use crate::defaults::MAX_BODY_BYTES as DEFAULT_MAX_BODY_BYTES;
@@ -445,13 +446,12 @@ impl Server {
     /// server.serve_http(listener, async { tokio::signal::ctrl_c().await.unwrap() }).await?;
     /// # Ok(()) }
     /// ```
-    pub async fn serve_http(
+    pub fn serve_http(
         self,
         listener: TcpListener,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-    ) -> Result<(), ServeError> {
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
         self.serve_http_with(listener, HttpOptions::new(), shutdown)
-            .await
     }
 
     /// Serves MCP over Streamable HTTP/1.1 at `/mcp` on `listener` until
@@ -488,11 +488,32 @@ impl Server {
     /// server.serve_http_with(listener, options, shutdown).await?;
     /// # Ok(()) }
     /// ```
-    pub async fn serve_http_with(
+    pub fn serve_http_with(
         self,
         listener: TcpListener,
         options: HttpOptions,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
+        self.serve_boxed_http(listener, options, Box::pin(shutdown))
+    }
+
+    /// [`Server::serve_http_with`] with the shutdown boxed, returning a
+    /// boxed future: the HTTP stack is compiled once, here (see
+    /// [`Serving`]).
+    fn serve_boxed_http(
+        self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: BoxFuture<'static, ()>,
+    ) -> Serving {
+        Box::pin(self.serve_http_now(listener, options, shutdown))
+    }
+
+    async fn serve_http_now(
+        self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: BoxFuture<'static, ()>,
     ) -> Result<(), ServeError> {
         let config = options.rmcp_config();
         let in_flight = InFlight::default();

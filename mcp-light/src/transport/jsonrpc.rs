@@ -384,6 +384,7 @@ mod tests {
         assert_eq!(refusal.id, Some(RequestId::Number(5)));
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn the_usual_tools_call_passes_without_a_parse_and_odd_ones_are_parsed() {
         for bytes in [
@@ -418,6 +419,7 @@ mod tests {
         assert!(matches!(check(list, true), Ok(Checked::AsIs)));
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn long_arguments_are_parsed_once_and_handed_over_with_their_place() {
         let long = "x".repeat(TAKEN_ARGUMENTS_BYTES);

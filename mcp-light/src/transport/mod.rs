@@ -126,6 +126,15 @@ const CANCEL_TASK: &str = "tasks/cancel";
 const LIST_RESOURCES: &str = "resources/list";
 const READ_RESOURCE: &str = "resources/read";
 
+/// A server serving, as its transport's entry point hands it out: boxed,
+/// so the whole serving stack (rmcp's service loop, the handler, the
+/// answers) is compiled once, in mcp-light. A binary that awaits an
+/// `async fn` of a library compiles that function's body again itself;
+/// through a boxed future it compiles a call of it. One allocation for a
+/// server's whole life.
+#[cfg(any(feature = "stdio", feature = "http"))]
+pub(crate) type Serving = BoxFuture<'static, Result<(), ServeError>>;
+
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

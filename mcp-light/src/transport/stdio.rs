@@ -26,8 +26,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
-use super::ServeError;
 use super::jsonrpc::{self, Refusal};
+use super::{ServeError, Serving};
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
 
@@ -118,14 +118,16 @@ impl Server {
     /// Logs must go to stderr: stdout is the protocol channel. Fails before
     /// serving when a tool takes host state that was never registered. The
     /// [quick start](crate#quick-start) is a whole program serving stdio.
-    pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        self.serve_stdio_with(StdioOptions::new()).await
+    pub fn serve_stdio(self) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
+        self.serve_stdio_with(StdioOptions::new())
     }
 
     /// [`Server::serve_stdio`], reading as `options` say.
-    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServeError> {
+    pub fn serve_stdio_with(
+        self,
+        options: StdioOptions,
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static {
         self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
-            .await
     }
 
     /// Serves MCP over `reader` and `writer`, one JSON-RPC message per line
@@ -151,16 +153,37 @@ impl Server {
     /// # Ok::<(), mcp_light::BuildError>(())
     /// # }).unwrap();
     /// ```
-    pub async fn serve_lines<R, W>(
+    pub fn serve_lines<R, W>(
         self,
         reader: R,
         writer: W,
         options: StdioOptions,
-    ) -> Result<(), ServeError>
+    ) -> impl Future<Output = Result<(), ServeError>> + Send + 'static
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        self.serve_boxed_lines(Box::new(reader), Box::new(writer), options)
+    }
+
+    /// [`Server::serve_lines`] over boxed streams, returning a boxed
+    /// future: the serving stack is compiled once, here, and a binary that
+    /// awaits it compiles none of it again (see [`Serving`]).
+    fn serve_boxed_lines(
+        self,
+        reader: Box<dyn AsyncRead + Unpin + Send>,
+        writer: Box<dyn AsyncWrite + Unpin + Send>,
+        options: StdioOptions,
+    ) -> Serving {
+        Box::pin(self.serve_line_transport(reader, writer, options))
+    }
+
+    async fn serve_line_transport(
+        self,
+        reader: Box<dyn AsyncRead + Unpin + Send>,
+        writer: Box<dyn AsyncWrite + Unpin + Send>,
+        options: StdioOptions,
+    ) -> Result<(), ServeError> {
         use rmcp::ServiceExt;
 
         let transport = LineTransport {

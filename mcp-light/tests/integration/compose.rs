@@ -785,6 +785,7 @@ async fn server_call_says_a_handlers_tool_is_reached_over_mcp() {
     assert_eq!(count.structured_content, Some(json!({"result": 3})));
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn a_handlers_tools_are_served_over_streamable_http() {
     use crate::raw_http::{INITIALIZE, post, serve};

@@ -4,7 +4,9 @@
 
 use mcp_light::prelude::*;
 use serde_json::{Value, json};
+#[cfg(feature = "http")]
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+#[cfg(feature = "http")]
 use tokio::net::{TcpListener, TcpStream};
 
 /// Says which region answered.
@@ -48,6 +50,7 @@ fn the_argument_is_published_with_its_header_name_and_no_other_is() {
 }
 
 /// One 2026-07-28 `tools/call` over HTTP: the status and the JSON body.
+#[cfg(feature = "http")]
 async fn call(port: u16, tool: &str, arguments: Value, headers: &[(&str, &str)]) -> (u16, Value) {
     let body = json!({
         "jsonrpc": "2.0",
@@ -91,6 +94,7 @@ async fn call(port: u16, tool: &str, arguments: Value, headers: &[(&str, &str)])
     (status, serde_json::from_str(payload).unwrap_or(Value::Null))
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn rmcp_checks_the_mirrored_header_against_the_argument() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -1,8 +1,13 @@
 //! Integration tests of mcp-light: tools declared with the macros, called
 //! through [`mcp_light::Server::call`] with no transport.
+//!
+//! The modules marked `http` go over Streamable HTTP: mcp-light's `http`
+//! feature, which `cargo test --workspace` turns on through the inventory
+//! (`cargo test -p mcp-light --features http` alone).
 
 #[cfg(feature = "apps")]
 mod apps;
+#[cfg(feature = "http")]
 mod audit;
 mod bad_input;
 mod blocking;
@@ -19,6 +24,7 @@ mod fixtures;
 mod flood;
 mod headers;
 mod heavy;
+#[cfg(feature = "http")]
 mod hostile;
 mod inline;
 mod layering;
@@ -26,6 +32,7 @@ mod methods;
 mod output_schema;
 mod panics;
 mod properties;
+#[cfg(feature = "http")]
 mod raw_http;
 #[cfg(feature = "redis")]
 mod redis_cluster;
@@ -34,8 +41,11 @@ mod redis_store;
 mod registry;
 mod roles;
 mod root_names;
+#[cfg(feature = "http")]
 mod scopes;
+#[cfg(feature = "http")]
 mod sessions;
+#[cfg(feature = "http")]
 mod shutdown;
 mod streaming;
 mod surface;

@@ -10,6 +10,7 @@ use mcp_light::store::{
     StoredItems,
 };
 use mcp_light::token::Token;
+#[cfg(feature = "http")]
 use mcp_light::transport::HttpOptions;
 use serde_json::json;
 
@@ -290,6 +291,7 @@ async fn after_redis_restarts_an_idle_stores_first_read_and_first_write_succeed(
     assert_eq!(page.total, 2);
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn after_redis_restarts_an_idle_server_s_first_readiness_probe_answers_200() {
     let Some(mut redis) = Redis::start() else {
