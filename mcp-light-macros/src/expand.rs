@@ -47,11 +47,12 @@ pub fn tool(attr: Attr, args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::new();
     let tool = Tool::from_item(&cx, attr, args, item);
-    match valid::check(&cx, &tool) {
-        Some(plan) => generate(&plan),
-        None => {
+    let plan = valid::check(&cx, &tool);
+    let errors = cx.into_compile_errors();
+    match plan {
+        Some(plan) if errors.is_empty() => generate(&plan),
+        _ => {
             let item = &tool.item;
-            let errors = cx.into_compile_errors();
             quote!(#item #errors)
         }
     }

@@ -35,8 +35,10 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
                 "`#[mcp_tools]` goes on an `impl` block whose methods are tools, where rmcp has \
                  `#[tool_router]`: `#[mcp_tools] impl MyServer { ... }`",
             );
+            // The arguments' errors too, or they would be lost.
             return input
                 .into_iter()
+                .chain(cx.into_compile_errors())
                 .chain(error.into_compile_error())
                 .collect();
         }
@@ -75,7 +77,9 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let cx = Ctxt::new();
         let tool = Tool::from_method(&cx, function, owner());
-        match valid::check(&cx, &tool).filter(|_| valid_impl) {
+        let plan = valid::check(&cx, &tool);
+        let tool_errors = cx.into_compile_errors();
+        match plan.filter(|_| valid_impl && tool_errors.is_empty()) {
             Some(plan) => {
                 let MethodTokens {
                     in_impl,
@@ -86,7 +90,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
             }
             None => {
                 items.push(ImplItem::Verbatim(tool.item.to_token_stream()));
-                errors.extend(cx.into_compile_errors());
+                errors.extend(tool_errors);
             }
         }
     }
@@ -153,7 +157,11 @@ fn tool_methods(item: &ItemImpl) -> Vec<ToolMethod> {
                 ident: method.sig.ident.clone(),
                 retrieve: method.attrs.iter().any(|attribute| {
                     Attr::from_path(attribute.path()).is_some_and(|attr| {
-                        let args = ToolArgs::parse_attribute(&Ctxt::new(), attr, attribute);
+                        // Parsed again only to read the action: the tool's
+                        // own expansion reports what is wrong with it.
+                        let cx = Ctxt::new();
+                        let args = ToolArgs::parse_attribute(&cx, attr, attribute);
+                        cx.discard();
                         args.action
                             .is_some_and(|action| action.value() == "retrieve")
                     })

@@ -36,8 +36,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
             }
         }
     }
-    if cx.has_errors() {
-        return cx.into_compile_errors();
+    let errors = cx.into_compile_errors();
+    if !errors.is_empty() {
+        return errors;
     }
     let handles = paths.iter().map(handle::path);
     quote!([#(&#handles),*])

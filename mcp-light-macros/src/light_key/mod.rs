@@ -17,13 +17,14 @@ use crate::ctxt::Ctxt;
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let model = ast::Input::from_syn(&cx, input);
-    match valid::check(&cx, &model) {
-        Some(plan) if !cx.has_errors() => expand::light_key(&model, &plan),
+    let plan = valid::check(&cx, &model);
+    let errors = cx.into_compile_errors();
+    match plan {
+        Some(plan) if errors.is_empty() => expand::light_key(&model, &plan),
         _ => {
             // An impl that does nothing, so that uses of the type as a
             // `LightKey` do not add errors to the real one.
             let fallback = expand::fallback(&model);
-            let errors = cx.into_compile_errors();
             quote::quote!(#errors #fallback)
         }
     }
