@@ -25,12 +25,10 @@ use serde_json::{Map, Value};
 use crate::answer::{full_result, full_result_with_text};
 use crate::args;
 use crate::context::Caller;
-use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, Shape};
+use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, ResultShape};
 use crate::offload::off_workers;
 use crate::outcome::error::Name;
-use crate::outcome::{
-    Answer, CallError, Served as ServedMode, Shape as AnswerShape, TokenUse, Unkept,
-};
+use crate::outcome::{Answer, AnswerShape, CallError, ServedMode, TokenUse, Unkept};
 use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{
@@ -349,7 +347,7 @@ impl Redemption<'_> {
                         .counting(full_counts),
                 );
             }
-            (Mode::Filtered, Some(digest)) if matches!(digest.shape, Shape::List { .. }) => {
+            (Mode::Filtered, Some(digest)) if matches!(digest.shape, ResultShape::List { .. }) => {
                 if let Err(error) = heavy::check_list_keys(digest, &negotiation) {
                     return Err(Answer::error(invalid(&self.called.tool, error)));
                 }
@@ -363,7 +361,7 @@ impl Redemption<'_> {
         let config = self.continuations.heavy();
         if info.size > config.max_full_bytes as u64 {
             let instead = match digest.map(|digest| digest.shape) {
-                Some(Shape::List { .. }) => {
+                Some(ResultShape::List { .. }) => {
                     "ask for mode paginated (with page and page_size), filtered (with filter_keys) or summary instead"
                 }
                 _ => {

@@ -23,6 +23,11 @@ pub const MAX_ARGUMENT_STRING: usize = 64 * 1024;
 /// ([`ServerBuilder::with_tool_deadline`](crate::ServerBuilder::with_tool_deadline)).
 pub const TOOL_DEADLINE: Duration = Duration::from_secs(300);
 
+/// How long a task's record is kept when the server has no continuation
+/// store to take the TTL from (with one, a task lives as long as the
+/// store keeps a result): 15 minutes.
+pub const TASK_TTL: Duration = Duration::from_secs(15 * 60);
+
 /// How long a question to the client (on protocol 2025-11-25) waits for
 /// its answer unless
 /// [`ServerBuilder::with_ask_timeout`](crate::ServerBuilder::with_ask_timeout)

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::args;
 use crate::error::BuildError;
 use crate::heavy::{self, HeavyConfig};
-use crate::invoke::Routed;
+use crate::invoke::RoutedAction;
 use crate::output_schema::Described;
 use crate::registry::{PublishedTool, Registry};
 use crate::schema::{self, PublishedSchema, VERIFY};
@@ -36,7 +36,7 @@ pub(crate) enum Route<'r> {
     Run {
         tool: &'r PublishedTool,
         args: Map<String, Value>,
-        routed: Routed,
+        routed: RoutedAction,
     },
     /// `describe: true`: the action's `params` schema, nothing run; `tool`
     /// is the tool the action reaches, whose scopes a caller needs to read
@@ -296,7 +296,7 @@ impl Dispatcher {
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
             Some(other) => return Err(RouteError::DescribeNotABool { got: other }),
         }
-        let routed = Routed {
+        let routed = RoutedAction {
             resource: tool.def().resource().unwrap_or_default(),
             action: tool.def().action().unwrap_or_default(),
             params_schema: Arc::clone(tool.described_schema()),

@@ -30,7 +30,7 @@ use crate::kind::ToolKind;
 use crate::light_key::{BulkResult, KeyFields, LightKey};
 use crate::outcome::error::Takes;
 use crate::outcome::{
-    Answer, CallError, Counts, EnvelopeShape, ErrorKind, Shape, TokenUse, WriteOutcome,
+    Answer, AnswerShape, CallError, Counts, EnvelopeShape, ErrorKind, TokenUse, WriteOutcome,
 };
 use crate::schema;
 use crate::store::{BoxFuture, Origin};
@@ -52,12 +52,12 @@ pub struct Invocation {
     /// Set when a dispatcher routed the call: bad arguments are then
     /// answered with the schema of the dispatcher's `params`. Boxed, so a
     /// flat call moves one word for it.
-    pub(crate) routed: Option<Box<Routed>>,
+    pub(crate) routed: Option<Box<RoutedAction>>,
 }
 
 /// The action a dispatcher routed a call to, and the schema its `params`
 /// must match: what one failed call needs to teach the caller the shape.
-pub(crate) struct Routed {
+pub(crate) struct RoutedAction {
     pub(crate) resource: &'static str,
     pub(crate) action: &'static str,
     /// The routed tool's parameters, as its flat tool publishes them
@@ -65,7 +65,7 @@ pub(crate) struct Routed {
     pub(crate) params_schema: Arc<Map<String, Value>>,
 }
 
-impl Routed {
+impl RoutedAction {
     /// `problem`, followed by the schema the caller's `params` must match.
     pub(crate) fn teach(&self, problem: &str) -> String {
         format!(
@@ -143,7 +143,7 @@ impl Invocation {
 #[inline(never)]
 fn refused(
     responder: &Responder,
-    routed: Option<&Routed>,
+    routed: Option<&RoutedAction>,
     tracked: Option<serde_path_to_error::Error<serde_json::Error>>,
     args: &Value,
 ) -> Answer {
@@ -293,8 +293,8 @@ impl Responder {
             Ok(answer) => {
                 let result = answer.into_call_tool_result();
                 let shape = match result.is_error {
-                    Some(true) => Shape::Error(ErrorKind::Tool),
-                    _ => Shape::Full,
+                    Some(true) => AnswerShape::Error(ErrorKind::Tool),
+                    _ => AnswerShape::Full,
                 };
                 Answer::new(result, shape)
             }
@@ -411,7 +411,7 @@ impl Responder {
             match self.stash(value, origin).await {
                 Ok((token, size, full)) => {
                     let (envelope, shape) = envelope_of(size, Reach::Token(token));
-                    return Answer::shaped(&envelope, Shape::Envelope(shape))
+                    return Answer::shaped(&envelope, AnswerShape::Envelope(shape))
                         .standing_for(size as u64)
                         .with_token(TokenUse::Minted, self.continuations.store_name())
                         .counting(full);
@@ -427,7 +427,7 @@ impl Responder {
                 match stored_size.map_or_else(|| data_size(value), Ok) {
                     Ok(size) => {
                         let (envelope, shape) = envelope_of(size, Reach::Tokenless(reached));
-                        Answer::shaped(&envelope, Shape::Envelope(shape))
+                        Answer::shaped(&envelope, AnswerShape::Envelope(shape))
                             .standing_for(size as u64)
                             .counting(self.counted(value))
                     }
@@ -454,7 +454,7 @@ impl Responder {
         let envelope = DestroyEnvelope::new(id_name, id, self.status_code());
         let answer = Answer::shaped(
             &LeanEnvelope::Destroy(envelope),
-            Shape::Envelope(EnvelopeShape::Delete),
+            AnswerShape::Envelope(EnvelopeShape::Delete),
         );
         // The function's own result is what the report counts as full; its
         // bytes are not measured, which would serialize it for nothing.

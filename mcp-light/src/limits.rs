@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::args::DEFAULT_MAX_ARGUMENT_STRING;
 use crate::outcome::{Answer, CallError};
-pub(crate) use alarm::{Alarm, Clock};
+pub(crate) use alarm::{Alarm, AlarmClock};
 
 pub(crate) use crate::defaults::TOOL_DEADLINE as DEFAULT_TOOL_DEADLINE;
 
@@ -24,7 +24,7 @@ pub(crate) struct CallLimits {
     pub(crate) tool_deadline: Option<Duration>,
     /// What the deadlines ring on: the server's own, its thread started
     /// with the first deadline armed.
-    pub(crate) clock: Clock,
+    pub(crate) clock: AlarmClock,
 }
 
 impl Default for CallLimits {
@@ -32,7 +32,7 @@ impl Default for CallLimits {
         CallLimits {
             max_argument_string: DEFAULT_MAX_ARGUMENT_STRING,
             tool_deadline: Some(DEFAULT_TOOL_DEADLINE),
-            clock: Clock::new(),
+            clock: AlarmClock::new(),
         }
     }
 }
@@ -62,7 +62,7 @@ pub(crate) struct Deadline<'t, F> {
     run: F,
     limit: Option<Duration>,
     /// The clock, until the alarm is set on it; `None` without a limit.
-    clock: Option<Clock>,
+    clock: Option<AlarmClock>,
     alarm: Option<Alarm>,
     tool: &'t str,
 }

@@ -58,7 +58,7 @@ impl<'r> Described<'r> {
 
 /// One shape an answer can take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Shape {
+pub(crate) enum OutputShape {
     /// [`SingleEnvelope`]: `{id?, url?, name?, <light keys>, status_code,
     /// data_size, continuation_token?}`.
     SingleEnvelope,
@@ -83,45 +83,46 @@ pub(crate) enum Shape {
     Result,
 }
 
-impl Shape {
+impl OutputShape {
     /// Every shape, in the order an output schema lists them.
-    const ALL: [Shape; 8] = [
-        Shape::SingleEnvelope,
-        Shape::BulkEnvelope,
-        Shape::DestroyEnvelope,
-        Shape::Probe,
-        Shape::Page,
-        Shape::Summary,
-        Shape::Described,
-        Shape::Result,
+    const ALL: [OutputShape; 8] = [
+        OutputShape::SingleEnvelope,
+        OutputShape::BulkEnvelope,
+        OutputShape::DestroyEnvelope,
+        OutputShape::Probe,
+        OutputShape::Page,
+        OutputShape::Summary,
+        OutputShape::Described,
+        OutputShape::Result,
     ];
 
     /// The shapes a tool of `kind` answers when its published schema
     /// `discloses` continuation or not.
-    pub(crate) fn of(kind: ToolKind, discloses: bool) -> Vec<Shape> {
+    pub(crate) fn of(kind: ToolKind, discloses: bool) -> Vec<OutputShape> {
         let mut shapes = match kind {
-            ToolKind::Read if discloses => vec![Shape::Probe],
+            ToolKind::Read if discloses => vec![OutputShape::Probe],
             ToolKind::Read => vec![],
-            ToolKind::Heavy => vec![Shape::Probe],
+            ToolKind::Heavy => vec![OutputShape::Probe],
             ToolKind::Write { kind, .. } => vec![match kind {
-                WriteKind::Destroy => Shape::DestroyEnvelope,
-                kind if kind.is_bulk() => Shape::BulkEnvelope,
-                _ => Shape::SingleEnvelope,
+                WriteKind::Destroy => OutputShape::DestroyEnvelope,
+                kind if kind.is_bulk() => OutputShape::BulkEnvelope,
+                _ => OutputShape::SingleEnvelope,
             }],
         };
         if discloses {
             // A redemption answers a page or a summary of what was stored.
-            shapes.extend([Shape::Page, Shape::Summary]);
+            shapes.extend([OutputShape::Page, OutputShape::Summary]);
         }
-        shapes.push(Shape::Result);
+        shapes.push(OutputShape::Result);
         shapes
     }
 
     /// The shape's schema: derived once from the type that writes it.
     fn schema(self) -> &'static Value {
-        static BRANCHES: LazyLock<[Value; 8]> = LazyLock::new(|| Shape::ALL.map(Shape::derive));
-        let at = Shape::ALL.iter().position(|shape| *shape == self);
-        &BRANCHES[at.expect("every shape is in Shape::ALL")]
+        static BRANCHES: LazyLock<[Value; 8]> =
+            LazyLock::new(|| OutputShape::ALL.map(OutputShape::derive));
+        let at = OutputShape::ALL.iter().position(|shape| *shape == self);
+        &BRANCHES[at.expect("every shape is in OutputShape::ALL")]
     }
 
     /// The schema schemars derives from the shape's type, for what it
@@ -129,16 +130,16 @@ impl Shape {
     /// is an object, so a branch does not say it again.
     fn derive(self) -> Value {
         let schema = match self {
-            Shape::SingleEnvelope => derived::<SingleEnvelope>(),
-            Shape::BulkEnvelope => derived::<BulkEnvelope>(),
-            Shape::DestroyEnvelope => derived::<DestroyEnvelope>(),
-            Shape::Probe => derived::<Probe>(),
-            Shape::Page => derived::<Page>(),
-            Shape::Summary => derived::<Summary>(),
-            Shape::Described => derived::<Described<'static>>(),
+            OutputShape::SingleEnvelope => derived::<SingleEnvelope>(),
+            OutputShape::BulkEnvelope => derived::<BulkEnvelope>(),
+            OutputShape::DestroyEnvelope => derived::<DestroyEnvelope>(),
+            OutputShape::Probe => derived::<Probe>(),
+            OutputShape::Page => derived::<Page>(),
+            OutputShape::Summary => derived::<Summary>(),
+            OutputShape::Described => derived::<Described<'static>>(),
             // Any object: the registry records a tool's parameters, not the
             // type of its result.
-            Shape::Result => return json!({"title": "result"}),
+            OutputShape::Result => return json!({"title": "result"}),
         };
         let mut branch = schema.to_value();
         if let Some(branch) = branch.as_object_mut() {
@@ -204,14 +205,14 @@ fn admits_anything(schema: &Value) -> bool {
 
 /// The output schema admitting every one of `shapes`: an object, and one
 /// of the shapes.
-pub(crate) fn output_schema(shapes: impl IntoIterator<Item = Shape>) -> Map<String, Value> {
-    let mut shapes: Vec<Shape> = shapes.into_iter().collect();
+pub(crate) fn output_schema(shapes: impl IntoIterator<Item = OutputShape>) -> Map<String, Value> {
+    let mut shapes: Vec<OutputShape> = shapes.into_iter().collect();
     shapes.sort_unstable();
     shapes.dedup();
     let mut schema = Map::new();
     schema.insert("type".into(), "object".into());
     // The result alone is any object: the root says it all.
-    if shapes != [Shape::Result] {
+    if shapes != [OutputShape::Result] {
         let branches: Vec<Value> = shapes.iter().map(|shape| shape.schema().clone()).collect();
         schema.insert("anyOf".into(), branches.into());
     }
@@ -267,11 +268,11 @@ mod tests {
     }
 
     /// Whether `value` matches the branch of `shape`, not just any object.
-    fn is_shape(shape: Shape, value: &Value) -> bool {
+    fn is_shape(shape: OutputShape, value: &Value) -> bool {
         admits(shape.schema(), value)
     }
 
-    fn envelopes() -> [(Shape, Value); 4] {
+    fn envelopes() -> [(OutputShape, Value); 4] {
         let mut key = KeyFields::new();
         key.id("id", &7);
         key.field("name", "edge-01");
@@ -295,10 +296,10 @@ mod tests {
         ));
         let destroy = LeanEnvelope::Destroy(DestroyEnvelope::new("pk", json!("9f1c"), 204));
         [
-            (Shape::SingleEnvelope, single),
-            (Shape::BulkEnvelope, bulk),
-            (Shape::BulkEnvelope, bulk_token),
-            (Shape::DestroyEnvelope, destroy),
+            (OutputShape::SingleEnvelope, single),
+            (OutputShape::BulkEnvelope, bulk),
+            (OutputShape::BulkEnvelope, bulk_token),
+            (OutputShape::DestroyEnvelope, destroy),
         ]
         .map(|(shape, envelope)| (shape, serde_json::to_value(envelope).unwrap()))
     }
@@ -310,36 +311,36 @@ mod tests {
     fn the_derived_branches_publish_the_documented_shapes() {
         let expected = [
             (
-                Shape::SingleEnvelope,
+                OutputShape::SingleEnvelope,
                 r#"{"title":"envelope","properties":{"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"}},"required":["status_code","data_size"]}"#,
             ),
             (
-                Shape::BulkEnvelope,
+                OutputShape::BulkEnvelope,
                 r#"{"title":"envelope","properties":{"accepted":{"type":"integer"},"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"},"ids":{"type":"array"}},"required":["accepted","status_code","data_size"]}"#,
             ),
             (
-                Shape::DestroyEnvelope,
+                OutputShape::DestroyEnvelope,
                 r#"{"title":"envelope","properties":{"deleted":{"const":true},"status_code":{"type":"integer"}},"required":["deleted","status_code"]}"#,
             ),
             (
-                Shape::Probe,
+                OutputShape::Probe,
                 r#"{"title":"probe","properties":{"total_size":{"type":"integer"},"total_items":{"type":"integer"},"available_modes":{"type":"array","items":{"enum":["summary","paginated","filtered","full"]}},"continuation_token":{"type":"string"},"usage":{"type":"string"}},"required":["preview","total_size","available_modes","continuation_token","usage"]}"#,
             ),
             (
-                Shape::Page,
+                OutputShape::Page,
                 r#"{"title":"page","properties":{"items":{"type":"array"},"page":{"type":"integer"},"page_size":{"type":"integer"},"total":{"type":"integer"},"has_more":{"type":"boolean"}},"required":["items","page","page_size","total","has_more"]}"#,
             ),
             (
-                Shape::Summary,
+                OutputShape::Summary,
                 r#"{"title":"summary","properties":{"type":{"enum":["list","object","string","number","bool","null"]},"count":{"type":"integer"}},"required":["type"]}"#,
             ),
             (
-                Shape::Described,
+                OutputShape::Described,
                 r#"{"title":"describe","properties":{"description":{"type":"string"},"params_schema":{"type":"object"}},"required":["params_schema"]}"#,
             ),
-            (Shape::Result, r#"{"title":"result"}"#),
+            (OutputShape::Result, r#"{"title":"result"}"#),
         ];
-        assert_eq!(expected.map(|(shape, _)| shape), Shape::ALL);
+        assert_eq!(expected.map(|(shape, _)| shape), OutputShape::ALL);
         for (shape, branch) in expected {
             assert_eq!(shape.schema().to_string(), branch, "{shape:?}");
         }
@@ -357,11 +358,11 @@ mod tests {
         let list: Value = (1..=50).map(|id| json!({"id": id})).collect();
         let config = HeavyConfig::new();
         let (preview, _) = crate::heavy::preview_of(&list, &config);
-        let shape = crate::heavy::Shape::of(&list, crate::store::Origin::Read);
+        let shape = crate::heavy::ResultShape::of(&list, crate::store::Origin::Read);
         let probe =
             crate::heavy::probe("t", preview, &shape, 999, &Token::mint().unwrap(), &config);
         assert!(is_shape(
-            Shape::Probe,
+            OutputShape::Probe,
             &serde_json::to_value(probe).unwrap()
         ));
     }
@@ -373,14 +374,14 @@ mod tests {
                 kind,
                 status_code: kind.default_status(),
             };
-            let schema = Value::Object(output_schema(Shape::of(tool, false)));
+            let schema = Value::Object(output_schema(OutputShape::of(tool, false)));
             let branches = schema["anyOf"].as_array().unwrap();
             assert_eq!(branches.len(), 2, "{kind:?}");
             let (envelope, result) = (&branches[0], &branches[1]);
             let own = match kind {
-                WriteKind::Destroy => Shape::DestroyEnvelope,
-                kind if kind.is_bulk() => Shape::BulkEnvelope,
-                _ => Shape::SingleEnvelope,
+                WriteKind::Destroy => OutputShape::DestroyEnvelope,
+                kind if kind.is_bulk() => OutputShape::BulkEnvelope,
+                _ => OutputShape::SingleEnvelope,
             };
             for (_, answer) in envelopes().into_iter().filter(|(shape, _)| *shape == own) {
                 assert!(admits(envelope, &answer), "{kind:?}: {answer}");
@@ -412,7 +413,7 @@ mod tests {
         for value in [&list, &wrapper] {
             for mode in [Mode::Paginated, Mode::Filtered] {
                 let page = serve(value.clone(), Origin::Read, &asked(mode), &config).unwrap();
-                assert!(is_shape(Shape::Page, &page), "{mode}: {page}");
+                assert!(is_shape(OutputShape::Page, &page), "{mode}: {page}");
             }
         }
         for value in [
@@ -424,13 +425,13 @@ mod tests {
             json!(true),
         ] {
             let summary = serve(value, Origin::Read, &asked(Mode::Summary), &config).unwrap();
-            assert!(is_shape(Shape::Summary, &summary), "{summary}");
+            assert!(is_shape(OutputShape::Summary, &summary), "{summary}");
         }
     }
 
     #[test]
     fn a_heavy_read_lists_the_probe_the_page_the_summary_and_the_result() {
-        let schema = output_schema(Shape::of(ToolKind::Heavy, true));
+        let schema = output_schema(OutputShape::of(ToolKind::Heavy, true));
         let titles: Vec<&str> = schema["anyOf"]
             .as_array()
             .unwrap()
@@ -444,14 +445,14 @@ mod tests {
     #[test]
     fn a_plain_read_is_any_object_and_nothing_more() {
         assert_eq!(
-            Value::Object(output_schema(Shape::of(ToolKind::Read, false))),
+            Value::Object(output_schema(OutputShape::of(ToolKind::Read, false))),
             json!({"type": "object"})
         );
     }
 
     #[test]
     fn shapes_given_twice_are_listed_once() {
-        let schema = output_schema([Shape::Page, Shape::Result, Shape::Page]);
+        let schema = output_schema([OutputShape::Page, OutputShape::Result, OutputShape::Page]);
         assert_eq!(schema["anyOf"].as_array().unwrap().len(), 2);
     }
 }

@@ -15,7 +15,7 @@ use crate::dispatch::Dispatcher;
 use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
-use crate::output_schema::{Shape, output_schema};
+use crate::output_schema::{OutputShape, output_schema};
 use crate::registry::{PublishedTool, Registry};
 use crate::roundtrip::Talkback;
 use crate::store::ContinuationStore;
@@ -25,10 +25,6 @@ use crate::tasks::{TaskConfig, Tasks};
 use crate::telemetry::ToolMetrics;
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
-
-/// How long a task is kept when the server has no continuation store to
-/// take the TTL from: 15 minutes.
-const DEFAULT_TASK_TTL: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 mod builder;
 mod call;
@@ -127,7 +123,7 @@ struct Built {
     /// Every name a call may give, and what it reaches. Hashed with
     /// foldhash: the names are fixed at build time, so a caller's string
     /// is only ever looked up, never inserted.
-    names: HashMap<Box<str>, Named, foldhash::fast::RandomState>,
+    names: HashMap<Box<str>, NameTarget, foldhash::fast::RandomState>,
     /// The published names, as an unknown tool's error lists them (with a
     /// word of the composed handler's tools, when it has some).
     known: String,
@@ -143,7 +139,7 @@ struct Built {
 
 /// What a name reaches on a built server.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Named {
+pub(crate) enum NameTarget {
     /// The registered tool at this place of the registry, published at
     /// this place of `tools`.
     Tool { tool: usize, listed: usize },
@@ -267,7 +263,9 @@ impl Server {
         let scoped = registry.iter().any(|tool| !tool.def().scopes().is_empty());
         let tasks = {
             let kept = store.as_ref().and_then(|store| store.tasks());
-            let store_ttl = store.as_ref().map_or(DEFAULT_TASK_TTL, |store| store.ttl());
+            let store_ttl = store
+                .as_ref()
+                .map_or(crate::defaults::TASK_TTL, |store| store.ttl());
             let kept = kept.unwrap_or_else(|| Arc::new(MemoryTasks::new()));
             Tasks::new(kept, tasks, store_ttl, limits.clock.clone())
         };
@@ -299,7 +297,7 @@ impl Server {
             });
             let named = match routed {
                 Some((dispatcher, (resource, action))) if !surface.publishes_routed_tools() => {
-                    Named::Routed {
+                    NameTarget::Routed {
                         dispatcher,
                         resource,
                         action,
@@ -311,7 +309,7 @@ impl Server {
                     #[cfg(feature = "apps")]
                     viewed.push(published.def().has_view());
                     metrics.push(Arc::new(ToolMetrics::new(Cow::Borrowed(published.name()))));
-                    Named::Tool {
+                    NameTarget::Tool {
                         tool: place,
                         listed: tools.len() - 1,
                     }
@@ -330,7 +328,7 @@ impl Server {
                 ))));
                 names.insert(
                     dispatcher.name().into(),
-                    Named::Dispatcher {
+                    NameTarget::Dispatcher {
                         dispatcher: place,
                         listed: tools.len() - 1,
                     },
@@ -429,16 +427,16 @@ impl Server {
     /// viewer. `None` for a name mcp-light does not answer.
     pub(crate) fn served_by(&self, name: &str) -> Option<String> {
         match self.named(name) {
-            Some(Named::Tool { tool, .. }) => Some(format!(
+            Some(NameTarget::Tool { tool, .. }) => Some(format!(
                 "`{}`",
                 self.inner.registry.at(tool).def().function()
             )),
-            Some(Named::Routed { .. }) => self
+            Some(NameTarget::Routed { .. }) => self
                 .inner
                 .registry
                 .get(name)
                 .map(|routed| format!("`{}`", routed.def().function())),
-            Some(Named::Dispatcher { .. }) => {
+            Some(NameTarget::Dispatcher { .. }) => {
                 Some(format!("`ServerBuilder::with_dispatcher(\"{name}\")`"))
             }
             #[cfg(feature = "apps")]
@@ -462,7 +460,7 @@ impl Server {
     /// more. `named` is taken by value: a call's own copy is never
     /// borrowed, so its future does not keep it across the handler's call.
     #[inline]
-    pub(crate) fn reaches_composed(&self, named: Option<Named>, name: &str) -> bool {
+    pub(crate) fn reaches_composed(&self, named: Option<NameTarget>, name: &str) -> bool {
         named.is_none() && self.composed_knows(name)
     }
 
@@ -506,10 +504,10 @@ impl Server {
     /// shows it; `None` for a name this server does not publish.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         match self.named(name)? {
-            Named::Tool { listed, .. } | Named::Dispatcher { listed, .. } => {
+            NameTarget::Tool { listed, .. } | NameTarget::Dispatcher { listed, .. } => {
                 Some(&self.inner.tools[listed])
             }
-            Named::Routed { .. } => None,
+            NameTarget::Routed { .. } => None,
         }
     }
 
@@ -568,7 +566,7 @@ impl Server {
 
     /// What a call naming `name` reaches; `None` for a name this server
     /// does not know.
-    pub(crate) fn named(&self, name: &str) -> Option<Named> {
+    pub(crate) fn named(&self, name: &str) -> Option<NameTarget> {
         self.inner.names.get(name).copied()
     }
 
@@ -589,37 +587,39 @@ impl Server {
         route: Option<(&str, &str)>,
     ) -> &'static [&'static str] {
         match self.named(name) {
-            Some(Named::Tool { tool, .. }) => self.inner.registry.at(tool).def().scopes(),
-            Some(Named::Dispatcher { dispatcher, .. }) => route
+            Some(NameTarget::Tool { tool, .. }) => self.inner.registry.at(tool).def().scopes(),
+            Some(NameTarget::Dispatcher { dispatcher, .. }) => route
                 .and_then(|(resource, action)| {
                     self.inner.dispatchers[dispatcher].routed(resource, action)
                 })
                 .and_then(|routed| self.inner.registry.get(routed))
                 .map_or(&[], |routed| routed.def().scopes()),
-            Some(Named::Routed { .. }) | None => &[],
+            Some(NameTarget::Routed { .. }) | None => &[],
         }
     }
 
     /// The keys a call of what `named` reaches is counted under: a
     /// published tool's or dispatcher's, else those of every other name,
     /// which a caller may make up.
-    pub(crate) fn tool_metrics(&self, named: Option<Named>) -> &Arc<ToolMetrics> {
+    pub(crate) fn tool_metrics(&self, named: Option<NameTarget>) -> &Arc<ToolMetrics> {
         match named {
-            Some(Named::Tool { listed, .. } | Named::Dispatcher { listed, .. }) => {
+            Some(NameTarget::Tool { listed, .. } | NameTarget::Dispatcher { listed, .. }) => {
                 &self.inner.metrics[listed]
             }
-            Some(Named::Routed { .. }) | None => &self.inner.other_metrics,
+            Some(NameTarget::Routed { .. }) | None => &self.inner.other_metrics,
         }
     }
 
     /// Whether a call of what `named` reaches may reach its client: a
     /// dispatcher's may (what it routes to is known once its arguments are
     /// read), a tool's when it takes something that does.
-    pub(crate) fn needs_client(&self, named: Option<Named>) -> bool {
+    pub(crate) fn needs_client(&self, named: Option<NameTarget>) -> bool {
         match named {
-            Some(Named::Tool { tool, .. }) => self.inner.registry.at(tool).def().needs_client(),
-            Some(Named::Dispatcher { .. }) => true,
-            Some(Named::Routed { .. }) | None => false,
+            Some(NameTarget::Tool { tool, .. }) => {
+                self.inner.registry.at(tool).def().needs_client()
+            }
+            Some(NameTarget::Dispatcher { .. }) => true,
+            Some(NameTarget::Routed { .. }) | None => false,
         }
     }
 }
@@ -630,7 +630,7 @@ impl Server {
 fn listed_tool(published: &PublishedTool, output_schemas: bool) -> Tool {
     let mut tool = published.to_tool();
     if output_schemas && !published.def().answers_content() {
-        let shapes = Shape::of(published.def().kind(), published.discloses_continuation());
+        let shapes = OutputShape::of(published.def().kind(), published.discloses_continuation());
         tool.output_schema = Some(Arc::new(output_schema(shapes)));
     }
     tool
@@ -647,8 +647,8 @@ fn listed_dispatcher(dispatcher: &Dispatcher, registry: &Registry, output_schema
     };
     if output_schemas && !routed().any(|routed| routed.def().answers_content()) {
         let shapes = routed()
-            .flat_map(|routed| Shape::of(routed.def().kind(), true))
-            .chain([Shape::Described]);
+            .flat_map(|routed| OutputShape::of(routed.def().kind(), true))
+            .chain([OutputShape::Described]);
         tool.output_schema = Some(Arc::new(output_schema(shapes)));
     }
     tool

@@ -104,7 +104,7 @@ use std::borrow::Cow;
 
 use metrics::{Counter, Histogram, Key, Metadata, Unit};
 
-use crate::outcome::{ErrorKind, Outcome, Shape, TokenUse};
+use crate::outcome::{AnswerShape, ErrorKind, Outcome, TokenUse};
 
 pub use crate::usage::USAGE_META_KEY;
 
@@ -216,12 +216,12 @@ impl Label {
     /// The label of an answered call, from its outcome.
     const fn of(outcome: &Outcome) -> Label {
         match (outcome.shape, outcome.token) {
-            (Shape::Error(_), _) => Label::Error,
+            (AnswerShape::Error(_), _) => Label::Error,
             (_, Some(TokenUse::Redeemed)) => Label::Redeemed,
-            (Shape::Envelope(_), _) => Label::Envelope,
-            (Shape::Probe, _) => Label::Probe,
-            (Shape::Inline, _) => Label::Inline,
-            (Shape::Full | Shape::Served(_), _) => Label::Full,
+            (AnswerShape::Envelope(_), _) => Label::Envelope,
+            (AnswerShape::Probe, _) => Label::Probe,
+            (AnswerShape::Inline, _) => Label::Inline,
+            (AnswerShape::Full | AnswerShape::Served(_), _) => Label::Full,
         }
     }
 
@@ -513,12 +513,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::outcome::{Answer, CallError, EnvelopeShape, Served};
+    use crate::outcome::{Answer, CallError, EnvelopeShape, ServedMode};
 
     #[test]
     fn an_envelope_counts_its_own_bytes_and_the_full_results() {
         let envelope = json!({"accepted": 60, "status_code": 201, "data_size": 16000, "continuation_token": "t"});
-        let answer = Answer::shaped(&envelope, Shape::Envelope(EnvelopeShape::BulkToken))
+        let answer = Answer::shaped(&envelope, AnswerShape::Envelope(EnvelopeShape::BulkToken))
             .standing_for(16000)
             .with_token(TokenUse::Minted, "memory");
         let bytes = crate::answer::compact_text(&envelope).len() as u64;
@@ -552,7 +552,7 @@ mod tests {
 
     #[test]
     fn a_probe_a_redemption_and_an_error_are_told_apart() {
-        let probe = Answer::shaped(&json!({"preview": []}), Shape::Probe)
+        let probe = Answer::shaped(&json!({"preview": []}), AnswerShape::Probe)
             .standing_for(90000)
             .with_token(TokenUse::Minted, "redis");
         let facts = Facts::of(probe.outcome());
@@ -561,8 +561,11 @@ mod tests {
             (Label::Probe, Some(90000), Some(TokenUse::Minted))
         );
 
-        let page = Answer::shaped(&json!({"items": [1, 2]}), Shape::Served(Served::Page))
-            .with_token(TokenUse::Redeemed, "redis");
+        let page = Answer::shaped(
+            &json!({"items": [1, 2]}),
+            AnswerShape::Served(ServedMode::Page),
+        )
+        .with_token(TokenUse::Redeemed, "redis");
         let facts = Facts::of(page.outcome());
         assert_eq!(
             (facts.label, facts.full_bytes, facts.tier),
@@ -581,7 +584,7 @@ mod tests {
     fn a_heavy_result_answered_whole_is_inline_and_stands_for_itself() {
         let inline = Answer::new(
             crate::answer::full_result(json!([{"id": 1}, {"id": 2}])),
-            Shape::Inline,
+            AnswerShape::Inline,
         );
         let facts = Facts::of(inline.outcome());
         assert_eq!(

@@ -60,17 +60,16 @@ pub(crate) use crate::outcome::Counts;
 
 /// Counts answers and full results, and remembers the counts of stored
 /// results. One per server that reports usage.
-#[cfg(feature = "usage")]
 #[derive(Debug)]
 pub(crate) struct UsageReport {
+    #[cfg(feature = "usage")]
     remembered: Mutex<Remembered>,
+    /// Without the `usage` feature there is no tokenizer, so no report can
+    /// be built: every `Option<UsageReport>` is `None`, and its methods
+    /// unreachable.
+    #[cfg(not(feature = "usage"))]
+    never: std::convert::Infallible,
 }
-
-/// Without the `usage` feature there is no tokenizer, so no report can be
-/// built: every `Option<UsageReport>` is `None`, and its methods unreachable.
-#[cfg(not(feature = "usage"))]
-#[derive(Debug)]
-pub(crate) enum UsageReport {}
 
 #[cfg(feature = "usage")]
 impl UsageReport {
@@ -174,19 +173,19 @@ impl UsageReport {
 #[cfg(not(feature = "usage"))]
 impl UsageReport {
     pub(crate) fn count_bytes(&self, _: &[u8]) -> Counts {
-        match *self {}
+        match self.never {}
     }
 
     pub(crate) fn count_value<T: Serialize + ?Sized>(&self, _: &T) -> Counts {
-        match *self {}
+        match self.never {}
     }
 
     pub(crate) fn count_stored(&self, _: &[u8]) -> Counts {
-        match *self {}
+        match self.never {}
     }
 
     pub(crate) fn report(&self, _: &mut Answer) {
-        match *self {}
+        match self.never {}
     }
 }
 
@@ -256,7 +255,7 @@ mod tests {
     use rmcp::model::ContentBlock;
 
     use super::*;
-    use crate::outcome::{EnvelopeShape, Shape};
+    use crate::outcome::{AnswerShape, EnvelopeShape};
 
     /// A key is `prefix/name`; the prefix is dot-separated labels that start
     /// with a letter and end with a letter or digit, hyphens inside.
@@ -330,8 +329,8 @@ mod tests {
         let usage = UsageReport::new();
         let full = usage.count(r#"[{"id":1,"name":"edge-01"},{"id":2,"name":"edge-02"}]"#);
         let result = CallToolResult::success(vec![ContentBlock::text(r#"{"accepted":2}"#)]);
-        let mut answer =
-            Answer::new(result, Shape::Envelope(EnvelopeShape::BulkToken)).counting(Some(full));
+        let mut answer = Answer::new(result, AnswerShape::Envelope(EnvelopeShape::BulkToken))
+            .counting(Some(full));
         usage.report(&mut answer);
         let counted = usage.count(r#"{"accepted":2}"#);
         assert_eq!(
@@ -358,7 +357,7 @@ mod tests {
     fn an_answer_that_is_its_result_reports_itself_as_the_full_result() {
         let usage = UsageReport::new();
         let result = CallToolResult::error(vec![ContentBlock::text("no such device")]);
-        let mut answer = Answer::new(result, Shape::Error(crate::outcome::ErrorKind::Tool));
+        let mut answer = Answer::new(result, AnswerShape::Error(crate::outcome::ErrorKind::Tool));
         usage.report(&mut answer);
         for (_, counted, full) in reported(&answer.result).unwrap() {
             assert_eq!(counted, full);

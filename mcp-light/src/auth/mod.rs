@@ -213,9 +213,12 @@ impl Auth {
     /// The principal a request's headers name, with the scopes its token
     /// grants, or why it is refused. A static bearer token is granted every
     /// scope (it carries no [`GrantedScopes`]).
-    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Authenticated, Refusal> {
+    pub(crate) async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+    ) -> Result<Authenticated, AuthRefusal> {
         let Some(presented) = bearer_token(headers)? else {
-            return Err(Refusal::Missing);
+            return Err(AuthRefusal::Missing);
         };
         if let Some(name) = self.inner.bearer.principal(presented) {
             return Ok(Authenticated {
@@ -231,13 +234,13 @@ impl Auth {
                 scopes: Some(scopes),
             });
         }
-        Err(Refusal::InvalidToken(
+        Err(AuthRefusal::InvalidToken(
             "the bearer token is not one this server accepts".to_owned(),
         ))
     }
 
     /// The answer to a refused request.
-    pub(crate) fn refuse(&self, refusal: Refusal) -> Response {
+    pub(crate) fn refuse(&self, refusal: AuthRefusal) -> Response {
         let Refused {
             status,
             challenge,
@@ -253,7 +256,7 @@ impl Auth {
     }
 
     /// The status, challenge and body that answer a refused request.
-    pub(crate) fn refused(&self, refusal: Refusal) -> Refused {
+    pub(crate) fn refused(&self, refusal: AuthRefusal) -> Refused {
         let mut challenge = String::from("Bearer");
         let mut push = |key: &str, value: &str| {
             let separator = if challenge.len() > "Bearer".len() {
@@ -269,12 +272,12 @@ impl Auth {
             push("resource_metadata", oauth.metadata_url());
         }
         let (status, body) = match &refusal {
-            Refusal::Missing => (
+            AuthRefusal::Missing => (
                 StatusCode::UNAUTHORIZED,
                 "this MCP server requires authentication: send `Authorization: Bearer <token>` with a token it accepts"
                     .to_owned(),
             ),
-            Refusal::Malformed => {
+            AuthRefusal::Malformed => {
                 push("error", "invalid_request");
                 (
                     StatusCode::BAD_REQUEST,
@@ -282,7 +285,7 @@ impl Auth {
                     .to_owned(),
                 )
             }
-            Refusal::InvalidToken(why) => {
+            AuthRefusal::InvalidToken(why) => {
                 push("error", "invalid_token");
                 push("error_description", why);
                 (
@@ -290,7 +293,7 @@ impl Auth {
                     format!("{why}; get a valid token and send it as `Authorization: Bearer <token>`"),
                 )
             }
-            Refusal::InsufficientScope(scopes) => {
+            AuthRefusal::InsufficientScope(scopes) => {
                 push("error", "insufficient_scope");
                 push("scope", scopes);
                 (
@@ -298,7 +301,7 @@ impl Auth {
                     format!("the access token lacks a scope this server requires; ask the authorization server for `{scopes}`"),
                 )
             }
-            Refusal::ToolScope { tool, missing } => {
+            AuthRefusal::ToolScope { tool, missing } => {
                 push("error", "insufficient_scope");
                 push("scope", missing);
                 (
@@ -342,7 +345,7 @@ pub(crate) struct Refused {
 
 /// Why a request is not let through.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub(crate) enum AuthRefusal {
     /// No bearer credentials (no `Authorization` header, or another
     /// scheme): 401.
     Missing,
@@ -360,21 +363,21 @@ pub(crate) enum Refusal {
 
 /// The token of `Authorization: Bearer <token>`; `None` without bearer
 /// credentials (no header, or another scheme such as `Basic`).
-fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Refusal> {
+fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, AuthRefusal> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Ok(None);
     };
     if values.next().is_some() {
-        return Err(Refusal::Malformed);
+        return Err(AuthRefusal::Malformed);
     }
-    let value = value.to_str().map_err(|_| Refusal::Malformed)?;
+    let value = value.to_str().map_err(|_| AuthRefusal::Malformed)?;
     let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") {
         return Ok(None);
     }
     match token.trim() {
-        "" => Err(Refusal::Malformed),
+        "" => Err(AuthRefusal::Malformed),
         token => Ok(Some(token)),
     }
 }
@@ -420,7 +423,7 @@ mod tests {
             &["alice-secret-0123456789"],
         ] {
             let refused = auth().authenticate(&headers(values)).await;
-            assert_eq!(refused, Err(Refusal::Missing), "{values:?}");
+            assert_eq!(refused, Err(AuthRefusal::Missing), "{values:?}");
         }
         for values in [
             &["Bearer"][..],
@@ -431,7 +434,7 @@ mod tests {
             ],
         ] {
             let refused = auth().authenticate(&headers(values)).await;
-            assert_eq!(refused, Err(Refusal::Malformed), "{values:?}");
+            assert_eq!(refused, Err(AuthRefusal::Malformed), "{values:?}");
         }
     }
 
@@ -439,7 +442,7 @@ mod tests {
     async fn an_unknown_token_is_invalid() {
         let refused = auth().authenticate(&headers(&["Bearer nope"])).await;
         assert!(
-            matches!(refused, Err(Refusal::InvalidToken(_))),
+            matches!(refused, Err(AuthRefusal::InvalidToken(_))),
             "{refused:?}"
         );
     }
@@ -451,28 +454,28 @@ mod tests {
         let refused = auth
             .authenticate(&headers(&["Bearer anything-at-all-really"]))
             .await;
-        assert!(matches!(refused, Err(Refusal::InvalidToken(_))));
+        assert!(matches!(refused, Err(AuthRefusal::InvalidToken(_))));
     }
 
     #[test]
     fn refusals_answer_401_400_and_403_with_a_bearer_challenge() {
         let auth = auth();
-        let missing = auth.refuse(Refusal::Missing);
+        let missing = auth.refuse(AuthRefusal::Missing);
         assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(missing.headers()[header::WWW_AUTHENTICATE], "Bearer");
 
-        let invalid = auth.refuse(Refusal::InvalidToken("the token \"x\" expired".into()));
+        let invalid = auth.refuse(AuthRefusal::InvalidToken("the token \"x\" expired".into()));
         assert_eq!(invalid.status(), StatusCode::UNAUTHORIZED);
         assert_eq!(
             invalid.headers()[header::WWW_AUTHENTICATE],
             "Bearer error=\"invalid_token\", error_description=\"the token 'x' expired\""
         );
         assert_eq!(
-            auth.refuse(Refusal::Malformed).status(),
+            auth.refuse(AuthRefusal::Malformed).status(),
             StatusCode::BAD_REQUEST
         );
 
-        let scope = auth.refuse(Refusal::InsufficientScope("inventory:write".into()));
+        let scope = auth.refuse(AuthRefusal::InsufficientScope("inventory:write".into()));
         assert_eq!(scope.status(), StatusCode::FORBIDDEN);
         assert_eq!(
             scope.headers()[header::WWW_AUTHENTICATE],

@@ -14,7 +14,7 @@ use rustls_platform_verifier::BuilderVerifierExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{AuthError, GrantedScopes, Refusal};
+use super::{AuthError, AuthRefusal, GrantedScopes};
 use crate::principal::Principal;
 
 /// Signature algorithms accepted: asymmetric only, so nobody who can read
@@ -227,19 +227,24 @@ impl Verifier {
 
     /// The principal `token` names.
     #[cfg(test)]
-    pub(super) async fn principal(&self, token: &str) -> Result<Principal, Refusal> {
+    pub(super) async fn principal(&self, token: &str) -> Result<Principal, AuthRefusal> {
         self.verify(token).await.map(|(principal, _)| principal)
     }
 
     /// The principal `token` names and the scopes it grants, or why it is
     /// refused.
-    pub(super) async fn verify(&self, token: &str) -> Result<(Principal, GrantedScopes), Refusal> {
+    pub(super) async fn verify(
+        &self,
+        token: &str,
+    ) -> Result<(Principal, GrantedScopes), AuthRefusal> {
         let resource = &self.inner.resource;
         let header = jsonwebtoken::decode_header(token).map_err(|_| {
-            Refusal::InvalidToken("the bearer token is neither a known token nor a JWT".to_owned())
+            AuthRefusal::InvalidToken(
+                "the bearer token is neither a known token nor a JWT".to_owned(),
+            )
         })?;
         if !ALGORITHMS.contains(&header.alg) {
-            return Err(Refusal::InvalidToken(format!(
+            return Err(AuthRefusal::InvalidToken(format!(
                 "access tokens signed with {:?} are not accepted; the issuer must sign with an asymmetric key",
                 header.alg
             )));
@@ -252,7 +257,7 @@ impl Verifier {
         validation.validate_nbf = true;
         validation.leeway = resource.leeway.as_secs();
         let claims = jsonwebtoken::decode::<Claims>(token, &key, &validation)
-            .map_err(|error| Refusal::InvalidToken(self.describe(error.kind())))?
+            .map_err(|error| AuthRefusal::InvalidToken(self.describe(error.kind())))?
             .claims;
         let granted = granted_scopes(&claims);
 
@@ -263,10 +268,10 @@ impl Verifier {
             .map(String::as_str)
             .collect();
         if !missing.is_empty() {
-            return Err(Refusal::InsufficientScope(missing.join(" ")));
+            return Err(AuthRefusal::InsufficientScope(missing.join(" ")));
         }
         let Some(subject) = claims.sub else {
-            return Err(Refusal::InvalidToken(
+            return Err(AuthRefusal::InvalidToken(
                 "the access token has no `sub` claim".to_owned(),
             ));
         };
@@ -303,7 +308,7 @@ impl Verifier {
 
     /// The issuer's key `kid` for `alg`, fetching the keys when they are
     /// missing, old, or do not have it.
-    async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, Refusal> {
+    async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, AuthRefusal> {
         let mut cache = self.inner.keys.lock().await;
         let age = cache.fetched.map(|at| at.elapsed());
         let known = cache.keys.as_ref().and_then(|keys| find(keys, kid, alg));
@@ -321,7 +326,7 @@ impl Verifier {
                 Err(error) => {
                     tracing::warn!(%error, "cannot fetch the OAuth issuer's keys");
                     if cache.keys.is_none() {
-                        return Err(Refusal::InvalidToken(format!(
+                        return Err(AuthRefusal::InvalidToken(format!(
                             "this server cannot check access tokens now: {error}"
                         )));
                     }
@@ -335,7 +340,7 @@ impl Verifier {
             .as_ref()
             .and_then(|keys| find(keys, kid, alg))
             .ok_or_else(|| {
-                Refusal::InvalidToken(match kid {
+                AuthRefusal::InvalidToken(match kid {
                     Some(kid) => {
                         format!("the access token's key `{kid}` is not one of the issuer's")
                     }
@@ -344,7 +349,7 @@ impl Verifier {
                 })
             })?;
         DecodingKey::from_jwk(jwk).map_err(|error| {
-            Refusal::InvalidToken(format!("the issuer's key cannot check the token ({error})"))
+            AuthRefusal::InvalidToken(format!("the issuer's key cannot check the token ({error})"))
         })
     }
 

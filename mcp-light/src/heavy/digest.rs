@@ -17,7 +17,7 @@ use crate::usage::Counts;
 /// What a result is, as far as paging and filtering go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "shape", rename_all = "snake_case")]
-pub(crate) enum Shape {
+pub(crate) enum ResultShape {
     /// A pageable list of `count` items, `objects` of them objects.
     List { count: usize, objects: usize },
     /// An object whose one list field, `key`, of `count` items is paged.
@@ -33,24 +33,24 @@ pub(crate) enum Shape {
     Scalar { kind: String },
 }
 
-impl Shape {
+impl ResultShape {
     /// The shape of `value`, produced as `origin`.
-    pub(crate) fn of(value: &Value, origin: Origin) -> Shape {
+    pub(crate) fn of(value: &Value, origin: Origin) -> ResultShape {
         match (layout(value, origin), value) {
-            (Layout::List, Value::Array(items)) => Shape::List {
+            (Layout::List, Value::Array(items)) => ResultShape::List {
                 count: items.len(),
                 objects: items.iter().filter(|item| item.is_object()).count(),
             },
             (Layout::Wrapper(key), Value::Object(map)) => {
                 let items = map[&key].as_array().map_or(&[][..], Vec::as_slice);
-                Shape::Wrapper {
+                ResultShape::Wrapper {
                     count: items.len(),
                     objects: items.iter().any(Value::is_object),
                     key,
                 }
             }
-            (_, Value::Object(_) | Value::Array(_)) => Shape::Object,
-            (_, other) => Shape::Scalar {
+            (_, Value::Object(_) | Value::Array(_)) => ResultShape::Object,
+            (_, other) => ResultShape::Scalar {
                 kind: kind(other).to_owned(),
             },
         }
@@ -58,24 +58,24 @@ impl Shape {
 
     /// Whether `paginated` cuts it into pages.
     pub(crate) fn is_pageable(&self) -> bool {
-        matches!(self, Shape::List { .. } | Shape::Wrapper { .. })
+        matches!(self, ResultShape::List { .. } | ResultShape::Wrapper { .. })
     }
 
     /// How many items `paginated` pages through: a list's, or the wrapped
     /// list's; `None` for what does not page.
     pub(crate) fn item_count(&self) -> Option<usize> {
         match self {
-            Shape::List { count, .. } | Shape::Wrapper { count, .. } => Some(*count),
-            Shape::Object | Shape::Scalar { .. } => None,
+            ResultShape::List { count, .. } | ResultShape::Wrapper { count, .. } => Some(*count),
+            ResultShape::Object | ResultShape::Scalar { .. } => None,
         }
     }
 
     /// Whether `filtered` has records to narrow.
     pub(crate) fn is_filterable(&self) -> bool {
         match self {
-            Shape::List { objects, .. } => *objects > 0,
-            Shape::Wrapper { .. } | Shape::Object => true,
-            Shape::Scalar { .. } => false,
+            ResultShape::List { objects, .. } => *objects > 0,
+            ResultShape::Wrapper { .. } | ResultShape::Object => true,
+            ResultShape::Scalar { .. } => false,
         }
     }
 }
@@ -84,7 +84,7 @@ impl Shape {
 /// the usage report. Stored as JSON, opaque to the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Digest {
-    pub(crate) shape: Shape,
+    pub(crate) shape: ResultShape,
     /// The answer of `summary`: a [`Summary`](super::Summary), kept as the
     /// JSON it serializes to.
     pub(crate) summary: Value,
@@ -111,7 +111,7 @@ impl Digest {
     pub(crate) fn of(value: &Value, origin: Origin) -> Digest {
         Digest {
             summary: to_json(summarize(value, origin)),
-            shape: Shape::of(value, origin),
+            shape: ResultShape::of(value, origin),
             fields: Vec::new(),
             fields_capped: false,
             first_keys: Vec::new(),
@@ -177,7 +177,7 @@ impl ListDigest {
     pub(crate) fn finish(self) -> (Digest, Value, Option<Value>) {
         let (fields, fields_capped) = self.summary.field_names();
         let digest = Digest {
-            shape: Shape::List {
+            shape: ResultShape::List {
                 count: self.summary.count(),
                 objects: self.summary.objects(),
             },

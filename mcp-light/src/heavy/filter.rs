@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::digest::{Digest, Shape};
+use super::digest::{Digest, ResultShape};
 use super::page::{Layout, layout, paginate};
 use super::{Negotiation, NegotiationError, kind};
 use crate::store::Origin;
@@ -75,7 +75,7 @@ pub(crate) fn check_list_keys(
     digest: &Digest,
     negotiation: &Negotiation,
 ) -> Result<(), NegotiationError> {
-    let Shape::List { count, objects } = digest.shape else {
+    let ResultShape::List { count, objects } = digest.shape else {
         return Ok(());
     };
     if objects == 0 {

@@ -65,7 +65,7 @@ use filter::filter;
 use page::{layout, paginate};
 use summarize::summarize;
 
-pub(crate) use digest::{Digest, ListDigest, Shape, preview_of};
+pub(crate) use digest::{Digest, ListDigest, ResultShape, preview_of};
 pub(crate) use filter::check_list_keys;
 pub(crate) use negotiation::{Mode, NegotiationError};
 pub(crate) use negotiation::{

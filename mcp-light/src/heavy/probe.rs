@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::digest::Shape;
+use super::digest::ResultShape;
 use super::{HeavyConfig, Mode};
 use crate::token::Token;
 
@@ -65,7 +65,7 @@ pub(crate) struct UnkeptProbe {
 pub(crate) fn probe(
     tool: &str,
     preview: Value,
-    shape: &Shape,
+    shape: &ResultShape,
     total_size: u64,
     token: &Token,
     config: &HeavyConfig,
@@ -110,7 +110,7 @@ pub(crate) fn unkept_probe(
 }
 
 /// The modes worth offering for a value of `shape`, in [`Mode::ALL`] order.
-fn available_modes(shape: &Shape) -> Vec<Mode> {
+fn available_modes(shape: &ResultShape) -> Vec<Mode> {
     Mode::ALL
         .into_iter()
         .filter(|mode| match mode {
@@ -123,14 +123,14 @@ fn available_modes(shape: &Shape) -> Vec<Mode> {
 
 /// The probe's instructions: what is stored, how to redeem it, and what the
 /// default returns for this value.
-fn usage(tool: &str, shape: &Shape, modes: &[Mode], config: &HeavyConfig) -> String {
+fn usage(tool: &str, shape: &ResultShape, modes: &[Mode], config: &HeavyConfig) -> String {
     let what = match shape {
-        Shape::List { count, .. } => format!("a list of {count} items"),
-        Shape::Wrapper { key, count, .. } => {
+        ResultShape::List { count, .. } => format!("a list of {count} items"),
+        ResultShape::Wrapper { key, count, .. } => {
             format!("an object whose \"{key}\" lists {count} items")
         }
-        Shape::Object => "an object".to_owned(),
-        Shape::Scalar { kind } => kind.clone(),
+        ResultShape::Object => "an object".to_owned(),
+        ResultShape::Scalar { kind } => kind.clone(),
     };
     let default = if modes.contains(&Mode::Paginated) {
         format!(

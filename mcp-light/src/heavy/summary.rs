@@ -100,7 +100,7 @@ pub(super) enum Detail {
 pub(super) struct ListDetail {
     /// Per field of the items that are objects, at most [`MAX_FIELDS`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    fields: Option<Named<FieldSummary>>,
+    fields: Option<NamedValues<FieldSummary>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     other_fields: Option<OtherFields>,
     /// The items that are not objects, described like one field.
@@ -124,7 +124,7 @@ enum OtherFields {
 pub(super) struct ObjectDetail {
     /// Each key, at most [`MAX_FIELDS`], and the shape of its value:
     /// `"list(93)"`, `"object(4)"`, `"string"`.
-    pub(super) keys: Named<String>,
+    pub(super) keys: NamedValues<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) other_keys: Option<usize>,
     /// A wrapper's paged list: its key, and its summary.
@@ -160,7 +160,7 @@ struct FieldSummary {
     other_keys: Option<usize>,
     /// How many items hold each value, the most frequent first.
     #[serde(skip_serializing_if = "Option::is_none")]
-    values: Option<Named<usize>>,
+    values: Option<NamedValues<usize>>,
     /// Items holding a value not listed.
     #[serde(skip_serializing_if = "Option::is_none")]
     other: Option<usize>,
@@ -181,10 +181,10 @@ struct Lengths {
 /// object: a name given again keeps its place and takes the new value, as
 /// a key of a JSON object would (two long names may be cut to one).
 #[derive(Debug)]
-pub(super) struct Named<V>(Vec<(String, V)>);
+pub(super) struct NamedValues<V>(Vec<(String, V)>);
 
-impl<V> FromIterator<(String, V)> for Named<V> {
-    fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Named<V> {
+impl<V> FromIterator<(String, V)> for NamedValues<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> NamedValues<V> {
         let mut named: Vec<(String, V)> = Vec::new();
         for (name, value) in entries {
             match named.iter_mut().find(|(known, _)| *known == name) {
@@ -192,11 +192,11 @@ impl<V> FromIterator<(String, V)> for Named<V> {
                 None => named.push((name, value)),
             }
         }
-        Named(named)
+        NamedValues(named)
     }
 }
 
-impl<V: Serialize> Serialize for Named<V> {
+impl<V: Serialize> Serialize for NamedValues<V> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (name, value) in &self.0 {

@@ -55,7 +55,7 @@ pub(super) fn probe_of(
     token: &Token,
     config: &HeavyConfig,
 ) -> Value {
-    let shape = super::digest::Shape::of(value, crate::store::Origin::Read);
+    let shape = super::digest::ResultShape::of(value, crate::store::Origin::Read);
     let (preview, _) = super::digest::preview_of(value, config);
     serde_json::to_value(super::probe(
         tool, preview, &shape, total_size, token, config,

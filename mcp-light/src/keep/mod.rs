@@ -32,7 +32,7 @@ use crate::continuation::{Called, Continuations};
 use crate::error::ToolError;
 use crate::heavy;
 use crate::offload::Unfinished;
-use crate::outcome::{Answer, CallError, Shape, TokenUse, Unkept};
+use crate::outcome::{Answer, AnswerShape, CallError, TokenUse, Unkept};
 use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::token::Token;
 use crate::usage::UsageReport;
@@ -296,7 +296,7 @@ impl Keep<'_> {
                 });
                 if let Some(whole) = whole {
                     drop(writing);
-                    return Answer::new(full_result(whole), Shape::Inline);
+                    return Answer::new(full_result(whole), AnswerShape::Inline);
                 }
             }
             None if !config.over_backstop(encoded.size as usize) => {
@@ -334,7 +334,7 @@ impl Keep<'_> {
                     &token,
                     config,
                 ),
-                Shape::Probe,
+                AnswerShape::Probe,
             )
             .with_token(TokenUse::Minted, self.continuations.store_name()),
             Err(_) if !config.over_backstop(encoded.size as usize) && encoded.small.is_some() => {
@@ -348,7 +348,7 @@ impl Keep<'_> {
                     encoded.size,
                     &why.to_string(),
                 ),
-                Shape::Probe,
+                AnswerShape::Probe,
             ),
         };
         answer.standing_for(encoded.size).counting(full)

@@ -29,7 +29,7 @@ pub(crate) const THREAD_NAME: &str = "mcp-light-deadlines";
 /// A server's clock: cheap to clone, each clone a handle to one thread,
 /// started with the first alarm set and ended with the last handle.
 #[derive(Clone, Default)]
-pub(crate) struct Clock {
+pub(crate) struct AlarmClock {
     owner: Arc<Owner>,
 }
 
@@ -41,18 +41,18 @@ struct Owner {
     thread: OnceLock<Option<JoinHandle<()>>>,
 }
 
-impl std::fmt::Debug for Clock {
+impl std::fmt::Debug for AlarmClock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Clock")
+        f.debug_struct("AlarmClock")
             .field("running", &matches!(self.owner.thread.get(), Some(Some(_))))
             .finish_non_exhaustive()
     }
 }
 
-impl Clock {
+impl AlarmClock {
     /// A clock whose thread has not started.
-    pub(crate) fn new() -> Clock {
-        Clock::default()
+    pub(crate) fn new() -> AlarmClock {
+        AlarmClock::default()
     }
 
     /// A future that completes `after` from when it was made, on this
@@ -61,7 +61,7 @@ impl Clock {
         self.clone().into_alarm(after)
     }
 
-    /// [`Clock::alarm`], taking this handle into the alarm.
+    /// [`AlarmClock::alarm`], taking this handle into the alarm.
     pub(crate) fn into_alarm(self, after: Duration) -> Alarm {
         let ringing = Arc::new(Ringing::default());
         // A deadline too far to write down never rings.
@@ -115,7 +115,7 @@ impl Drop for Owner {
 pub(crate) struct Alarm {
     ringing: Arc<Ringing>,
     /// Keeps the clock's thread running until this alarm is gone.
-    _clock: Clock,
+    _clock: AlarmClock,
 }
 
 #[derive(Debug, Default)]
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn an_alarm_rings_at_its_time_without_a_runtime() {
-        let clock = Clock::new();
+        let clock = AlarmClock::new();
         let started = Instant::now();
         block_on(clock.alarm(Duration::from_millis(50)));
         assert!(started.elapsed() >= Duration::from_millis(50));
@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn alarms_ring_in_their_order_whatever_the_order_they_were_set_in() {
-        let clock = Clock::new();
+        let clock = AlarmClock::new();
         let late = clock.alarm(Duration::from_millis(400));
         let started = Instant::now();
         block_on(clock.alarm(Duration::from_millis(20)));
@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn dropped_alarms_are_cleared_out() {
-        let clock = Clock::new();
+        let clock = AlarmClock::new();
         for _ in 0..3 * PRUNE_FLOOR {
             drop(clock.alarm(Duration::from_secs(3600)));
         }
@@ -338,14 +338,14 @@ mod tests {
 
     #[test]
     fn a_deadline_too_far_to_write_down_never_rings() {
-        let mut never = Clock::new().alarm(Duration::MAX);
+        let mut never = AlarmClock::new().alarm(Duration::MAX);
         let mut cx = Context::from_waker(Waker::noop());
         assert!(Pin::new(&mut never).poll(&mut cx).is_pending());
     }
 
     #[test]
     fn a_clock_starts_its_thread_with_its_first_alarm_only() {
-        let clock = Clock::new();
+        let clock = AlarmClock::new();
         assert!(clock.owner.thread.get().is_none(), "started unasked");
         drop(clock.alarm(Duration::from_secs(3600)));
         assert!(matches!(clock.owner.thread.get(), Some(Some(_))));
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn the_clocks_thread_ends_with_its_last_handle_not_before() {
-        let clock = Clock::new();
+        let clock = AlarmClock::new();
         block_on(clock.alarm(Duration::from_millis(10)));
         // The thread holds the alarms; it lets go of them when it returns.
         let alarms = Arc::downgrade(&clock.owner.shared);

@@ -32,7 +32,7 @@ pub struct Answer {
 impl Answer {
     /// `result`, which is `shape`: its answer bytes counted from its text.
     #[inline]
-    pub(crate) fn new(result: CallToolResult, shape: Shape) -> Answer {
+    pub(crate) fn new(result: CallToolResult, shape: AnswerShape) -> Answer {
         let answer_bytes = text_bytes(&result);
         Answer {
             result,
@@ -52,7 +52,7 @@ impl Answer {
         let kind = error.kind();
         Answer::new(
             crate::answer::error_result(error.to_string()),
-            Shape::Error(kind),
+            AnswerShape::Error(kind),
         )
     }
 
@@ -71,11 +71,11 @@ impl Answer {
     /// The result itself, answered whole.
     #[inline]
     pub(crate) fn full(value: serde_json::Value) -> Answer {
-        Answer::new(crate::answer::full_result(value), Shape::Full)
+        Answer::new(crate::answer::full_result(value), AnswerShape::Full)
     }
 
     /// One of mcp-light's own answer shapes (an envelope, a probe, a page).
-    pub(crate) fn shaped(answer: &impl serde::Serialize, shape: Shape) -> Answer {
+    pub(crate) fn shaped(answer: &impl serde::Serialize, shape: AnswerShape) -> Answer {
         Answer::new(crate::answer::shaped_result(answer), shape)
     }
 
@@ -109,7 +109,7 @@ impl Answer {
     /// that an answer, which every call moves, grows by nothing.
     pub(crate) fn answered_over_mcp_as(mut self, error: rmcp::ErrorData) -> Answer {
         self.result.structured_content = serde_json::to_value(&error).ok();
-        self.outcome.shape = Shape::Error(ErrorKind::JsonRpc);
+        self.outcome.shape = AnswerShape::Error(ErrorKind::JsonRpc);
         self
     }
 
@@ -146,7 +146,7 @@ impl Answer {
 /// usage report has is boxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outcome {
-    pub(crate) shape: Shape,
+    pub(crate) shape: AnswerShape,
     /// A continuation token the answer carries (minted) or was served for
     /// (redeemed, in the mode its shape names).
     pub(crate) token: Option<TokenUse>,
@@ -188,7 +188,7 @@ impl Outcome {
     /// The error's kind, for an error.
     pub(crate) const fn error(&self) -> Option<ErrorKind> {
         match self.shape {
-            Shape::Error(kind) => Some(kind),
+            AnswerShape::Error(kind) => Some(kind),
             _ => None,
         }
     }
@@ -196,7 +196,7 @@ impl Outcome {
 
 /// What an answer is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub(crate) enum AnswerShape {
     /// A write's lean confirmation.
     Envelope(EnvelopeShape),
     /// A heavy read's probe (with a token, or saying why none).
@@ -208,7 +208,7 @@ pub(crate) enum Shape {
     /// fit the preview), answered whole where a probe would have stood.
     Inline,
     /// What a continuation token was redeemed for.
-    Served(Served),
+    Served(ServedMode),
     /// An error, of the call or of the tool.
     Error(ErrorKind),
 }
@@ -228,7 +228,7 @@ pub(crate) enum EnvelopeShape {
 
 /// What a redemption served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Served {
+pub(crate) enum ServedMode {
     /// A page of a stored list.
     Page,
     /// A page narrowed to the keys asked for.
@@ -245,7 +245,7 @@ pub(crate) enum TokenUse {
     /// The answer carries a token it minted.
     Minted,
     /// The answer was served for a token: its shape says what
-    /// ([`Shape::Served`]).
+    /// ([`AnswerShape::Served`]).
     Redeemed,
 }
 
@@ -303,7 +303,7 @@ mod tests {
         let read =
             Answer::full(json!({"total_size": 90000, "preview": [], "continuation_token": "t"}));
         let outcome = read.outcome();
-        assert_eq!(outcome.shape, Shape::Full);
+        assert_eq!(outcome.shape, AnswerShape::Full);
         assert_eq!(outcome.token, None);
         assert_eq!(outcome.full_bytes(), Some(outcome.answer_bytes));
     }
@@ -312,17 +312,20 @@ mod tests {
     fn an_envelope_stands_for_its_full_result_and_a_redemption_for_nothing_new() {
         let envelope = Answer::shaped(
             &json!({"accepted": 60}),
-            Shape::Envelope(EnvelopeShape::BulkToken),
+            AnswerShape::Envelope(EnvelopeShape::BulkToken),
         )
         .standing_for(16000)
         .with_token(TokenUse::Minted, "memory");
         let outcome = envelope.outcome();
-        assert_eq!(outcome.shape, Shape::Envelope(EnvelopeShape::BulkToken));
+        assert_eq!(
+            outcome.shape,
+            AnswerShape::Envelope(EnvelopeShape::BulkToken)
+        );
         assert_eq!(outcome.full_bytes(), Some(16000));
         assert_eq!(outcome.token.map(TokenUse::label), Some("minted"));
         assert_eq!(outcome.tier, Some("memory"));
 
-        let page = Answer::shaped(&json!({"items": []}), Shape::Served(Served::Page))
+        let page = Answer::shaped(&json!({"items": []}), AnswerShape::Served(ServedMode::Page))
             .with_token(TokenUse::Redeemed, "redis");
         assert_eq!(page.outcome().full_bytes(), None);
     }

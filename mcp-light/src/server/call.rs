@@ -21,10 +21,10 @@ use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
 use crate::error::BuildError;
 use crate::heavy;
-use crate::invoke::{Answering, Invocation, Responder, Routed};
+use crate::invoke::{Answering, Invocation, Responder, RoutedAction};
 use crate::limits::Deadline;
 use crate::offload::Unfinished;
-use crate::outcome::{Answer, CallError, ErrorKind, Shape};
+use crate::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 use crate::principal::GrantedScopes;
 use crate::registry::PublishedTool;
 use crate::schema::VERIFY;
@@ -32,7 +32,7 @@ use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
 use crate::tool::ToolDef;
 
-use super::{Named, Server};
+use super::{NameTarget, Server};
 
 impl Server {
     /// Calls `tool` with `arguments` (a JSON object, or `null` for none) on
@@ -85,7 +85,7 @@ impl Server {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn call_over_mcp<'s>(
         &'s self,
-        named: Option<Named>,
+        named: Option<NameTarget>,
         tool: &'s str,
         arguments: Value,
         caller: Caller,
@@ -141,7 +141,7 @@ impl Server {
     #[allow(clippy::too_many_arguments)]
     fn answer<'a, S, R>(
         &'a self,
-        named: Option<Named>,
+        named: Option<NameTarget>,
         tool: &'a str,
         arguments: Value,
         caller: Caller,
@@ -222,7 +222,7 @@ impl Server {
     fn waited<'a, S, R>(
         &'a self,
         waits: Waits,
-        named: Option<Named>,
+        named: Option<NameTarget>,
         tool: &'a str,
         tasking: Option<Tasking<'a>>,
         owner: Option<String>,
@@ -247,7 +247,7 @@ impl Server {
     async fn wait<'t, S, R>(
         &self,
         waits: Waits,
-        named: Option<Named>,
+        named: Option<NameTarget>,
         tool: &'t str,
         tasking: Option<Tasking<'_>>,
         owner: Option<String>,
@@ -294,7 +294,7 @@ impl Server {
     #[allow(clippy::too_many_arguments)]
     fn prepare(
         &self,
-        named: Option<Named>,
+        named: Option<NameTarget>,
         tool: &str,
         arguments: Value,
         caller: Caller,
@@ -318,11 +318,13 @@ impl Server {
             return Prepared::refused(CallError::Bounds(message));
         }
         let target = match named {
-            Some(Named::Dispatcher { dispatcher, .. }) => {
+            Some(NameTarget::Dispatcher { dispatcher, .. }) => {
                 Target::Dispatcher(&self.inner.dispatchers[dispatcher], dispatcher)
             }
-            Some(Named::Tool { tool: place, .. }) => Target::Tool(self.inner.registry.at(place)),
-            Some(Named::Routed {
+            Some(NameTarget::Tool { tool: place, .. }) => {
+                Target::Tool(self.inner.registry.at(place))
+            }
+            Some(NameTarget::Routed {
                 dispatcher,
                 resource,
                 action,
@@ -378,7 +380,7 @@ impl Server {
                         {
                             return Prepared::Answer(refused);
                         }
-                        return Prepared::Answer(Answer::shaped(&answer, Shape::Full));
+                        return Prepared::Answer(Answer::shaped(&answer, AnswerShape::Full));
                     }
                     Err(error) => return Prepared::refused(CallError::Route(error.to_string())),
                 }
@@ -421,7 +423,7 @@ impl Server {
         discloses: bool,
         called: Called,
         mut args: Map<String, Value>,
-        routed: Option<Box<Routed>>,
+        routed: Option<Box<RoutedAction>>,
         talk: Option<Arc<Talk>>,
     ) -> Result<Invocation, Box<Answer>> {
         let def = tool.def();
@@ -474,7 +476,7 @@ impl Server {
 #[inline]
 pub(crate) fn responded(done: Result<Answer, Stopped>) -> Result<CallToolResponse, ErrorData> {
     if let Ok(answer) = &done
-        && answer.outcome.shape == Shape::Error(ErrorKind::JsonRpc)
+        && answer.outcome.shape == AnswerShape::Error(ErrorKind::JsonRpc)
     {
         return protocol_error(done);
     }
@@ -642,8 +644,8 @@ impl Escape for Infallible {
         Ok(match stopped {
             Ok(CallToolResponse::Complete(result)) => {
                 let shape = match result.is_error {
-                    Some(true) => Shape::Error(ErrorKind::Unanswerable),
-                    _ => Shape::Full,
+                    Some(true) => AnswerShape::Error(ErrorKind::Unanswerable),
+                    _ => AnswerShape::Full,
                 };
                 Answer::new(result, shape)
             }

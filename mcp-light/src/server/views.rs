@@ -15,13 +15,13 @@ use crate::apps::{IDS, TOOL, ViewTool};
 use crate::args;
 use crate::context::{Caller, Stopped};
 use crate::continuation::Called;
-use crate::outcome::{Answer, CallError, Shape};
+use crate::outcome::{Answer, AnswerShape, CallError};
 use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::tool::ToolDef;
 
 use super::call::{json_kind, scope_refusal};
-use super::{Client, Named, Server};
+use super::{Client, NameTarget, Server};
 
 impl Server {
     /// Answers a call of `view` with `arguments` from `caller`, who called
@@ -161,17 +161,17 @@ impl Server {
     /// definition (a dispatcher's call names none).
     fn viewed(&self, tool: &str) -> Option<(Cow<'static, str>, Option<&'static ToolDef>)> {
         match self.named(tool)? {
-            Named::Tool { tool: place, .. } => {
+            NameTarget::Tool { tool: place, .. } => {
                 let def = self.registry().at(place).def();
                 def.has_view()
                     .then_some((Cow::Borrowed(def.name()), Some(def)))
             }
-            Named::Dispatcher { dispatcher, .. } => {
+            NameTarget::Dispatcher { dispatcher, .. } => {
                 let dispatcher = &self.dispatchers()[dispatcher];
                 crate::apps::dispatcher_has_view(dispatcher, self.registry())
                     .then(|| (Cow::Owned(dispatcher.name().to_owned()), None))
             }
-            Named::Routed { .. } => None,
+            NameTarget::Routed { .. } => None,
         }
     }
 
@@ -234,7 +234,7 @@ impl Server {
         let total = items.len();
         Ok(Answer::shaped(
             &json!({"items": items, "total": total}),
-            Shape::Full,
+            AnswerShape::Full,
         ))
     }
 }

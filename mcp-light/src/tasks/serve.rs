@@ -12,7 +12,7 @@ use rmcp::model::{
 use super::TaskConfig;
 use super::record::{Record, error_object, is_task_id};
 use crate::Caller;
-use crate::limits::Clock;
+use crate::limits::AlarmClock;
 use crate::store::TaskStore;
 
 /// A server's tasks: where they are kept and how they run.
@@ -29,7 +29,7 @@ struct Inner {
     ttl: Duration,
     /// What a call waits on before it becomes a task, and a running task
     /// between looks at the store: the server's clock.
-    clock: Clock,
+    clock: AlarmClock,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -46,7 +46,7 @@ impl Tasks {
         store: Arc<dyn TaskStore>,
         config: TaskConfig,
         store_ttl: Duration,
-        clock: Clock,
+        clock: AlarmClock,
     ) -> Tasks {
         let ttl = config.ttl.unwrap_or(store_ttl);
         Tasks {
@@ -71,7 +71,7 @@ impl Tasks {
         self.inner.ttl
     }
 
-    pub(crate) fn clock(&self) -> &Clock {
+    pub(crate) fn clock(&self) -> &AlarmClock {
         &self.inner.clock
     }
 

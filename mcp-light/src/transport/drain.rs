@@ -112,26 +112,26 @@ impl Counting {
 impl hyper::service::Service<Request<Incoming>> for Counting {
     type Response = Response<Counted>;
     type Error = Infallible;
-    type Future = Routed;
+    type Future = CountedRoute;
 
-    fn call(&self, request: Request<Incoming>) -> Routed {
+    fn call(&self, request: Request<Incoming>) -> CountedRoute {
         let answering = (request.method() == Method::POST).then(|| self.in_flight.start());
         // `Router` is always ready: it answers what it cannot route itself.
         let routed = self.router.borrow_mut().call(request);
-        Routed { routed, answering }
+        CountedRoute { routed, answering }
     }
 }
 
 pin_project! {
     /// The router's answer to one request, still counted.
-    pub(super) struct Routed {
+    pub(super) struct CountedRoute {
         #[pin]
         routed: RouteFuture<Infallible>,
         answering: Option<Answering>,
     }
 }
 
-impl Future for Routed {
+impl Future for CountedRoute {
     type Output = Result<Response<Counted>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

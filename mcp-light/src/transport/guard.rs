@@ -30,12 +30,12 @@ use rmcp::transport::StreamableHttpService;
 use tower_service::Service;
 
 use super::McpHandler;
-use super::jsonrpc::{self, Checked, Refusal};
+use super::jsonrpc::{self, Checked, MessageRefusal};
 use super::origins::AllowedOrigins;
 use super::request::HttpContext;
 use super::sessions::{SessionSlots, SessionsFull, ValidatedSessions};
 use crate::Server;
-use crate::auth::{Auth, Challenger, Refusal as AuthRefusal, Refused};
+use crate::auth::{Auth, AuthRefusal, Challenger, Refused};
 use crate::principal::{GrantedScopes, Principal};
 use crate::store::BoxFuture;
 
@@ -122,12 +122,12 @@ where
                     let message = format!(
                         "the request body is larger than {max} bytes, the most this server reads"
                     );
-                    let refusal = Refusal::invalid_request(None, message);
+                    let refusal = MessageRefusal::invalid_request(None, message);
                     return Ok(refused(StatusCode::PAYLOAD_TOO_LARGE, refusal));
                 }
                 Err(error) => {
                     let refusal =
-                        Refusal::parse_error(format!("the body could not be read: {error}"));
+                        MessageRefusal::parse_error(format!("the body could not be read: {error}"));
                     return Ok(refused(StatusCode::BAD_REQUEST, refusal));
                 }
             };
@@ -160,7 +160,10 @@ where
                                     SessionsFull::Principal { .. } => StatusCode::TOO_MANY_REQUESTS,
                                 };
                                 tracing::debug!(%full, "refused to open a session");
-                                return Ok(refused(status, Refusal::busy(id, full.to_string())));
+                                return Ok(refused(
+                                    status,
+                                    MessageRefusal::busy(id, full.to_string()),
+                                ));
                             }
                         }
                     }
@@ -318,7 +321,7 @@ fn is_json(headers: &axum::http::HeaderMap) -> bool {
 }
 
 /// `refusal` as a JSON-RPC error body under `status`.
-fn refused(status: StatusCode, refusal: Refusal) -> HttpResponse {
+fn refused(status: StatusCode, refusal: MessageRefusal) -> HttpResponse {
     let body = serde_json::to_vec(&refusal.into_message()).unwrap_or_else(|error| {
         // Not reached: rmcp's error message always serializes.
         let fallback = ErrorData::internal_error(error.to_string(), None);

@@ -56,23 +56,23 @@ const PROTOCOL_METHODS: &[&str] = &[
 /// A message refused before rmcp saw it: the JSON-RPC error, and the id of
 /// the request it answers when one could be read.
 #[derive(Debug)]
-pub(crate) struct Refusal {
+pub(crate) struct MessageRefusal {
     pub(crate) id: Option<RequestId>,
     pub(crate) error: ErrorData,
 }
 
-impl Refusal {
+impl MessageRefusal {
     /// A parse error (`-32700`): the bytes are not JSON.
-    pub(crate) fn parse_error(detail: impl std::fmt::Display) -> Refusal {
-        Refusal {
+    pub(crate) fn parse_error(detail: impl std::fmt::Display) -> MessageRefusal {
+        MessageRefusal {
             id: None,
             error: ErrorData::parse_error(format!("the message is not valid JSON: {detail}"), None),
         }
     }
 
     /// An invalid request (`-32600`) answering `id`.
-    pub(crate) fn invalid_request(id: Option<RequestId>, message: String) -> Refusal {
-        Refusal {
+    pub(crate) fn invalid_request(id: Option<RequestId>, message: String) -> MessageRefusal {
+        MessageRefusal {
             id,
             error: ErrorData::invalid_request(message, None),
         }
@@ -82,8 +82,8 @@ impl Refusal {
     /// it holds as much as it was told to, and `message` says what and
     /// what the client can do. Only HTTP bounds sessions.
     #[cfg(feature = "http")]
-    pub(crate) fn busy(id: RequestId, message: String) -> Refusal {
-        Refusal {
+    pub(crate) fn busy(id: RequestId, message: String) -> MessageRefusal {
+        MessageRefusal {
             id: Some(id),
             error: ErrorData::new(rmcp::model::ErrorCode(-32000), message, None),
         }
@@ -132,7 +132,7 @@ const TAKEN_ARGUMENTS_BYTES: usize = 2048;
 /// classified after rmcp refused them ([`parse`], which the HTTP guard
 /// calls on rmcp's refusal). Every other message is parsed here first.
 #[cfg(feature = "http")]
-pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<Refusal>> {
+pub(crate) fn check(bytes: &[u8], take_arguments: bool) -> Result<Checked, Box<MessageRefusal>> {
     match plainly_served(bytes, take_arguments) {
         Some(checked) => Ok(checked),
         None => parse(bytes).map(|message| match message {
@@ -224,7 +224,7 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
 
 /// Parses one message, or the refusal that answers it (boxed: a parsed
 /// message is the common case, and a small `Result` moves cheaply).
-pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<MessageRefusal>> {
     match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(message) => check_params(message),
         Err(error) => Err(Box::new(classify(bytes, error))),
@@ -233,7 +233,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> 
 
 /// Refuses a request for a protocol method whose params rmcp could not
 /// read (it fell through to the custom request).
-fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
+fn check_params(
+    message: ClientJsonRpcMessage,
+) -> Result<ClientJsonRpcMessage, Box<MessageRefusal>> {
     let ClientJsonRpcMessage::Request(request) = &message else {
         return Ok(message);
     };
@@ -244,7 +246,7 @@ fn check_params(message: ClientJsonRpcMessage) -> Result<ClientJsonRpcMessage, B
     if !PROTOCOL_METHODS.contains(&method) {
         return Ok(message);
     }
-    Err(Box::new(Refusal {
+    Err(Box::new(MessageRefusal {
         id: Some(request.id.clone()),
         error: ErrorData::invalid_params(params_problem(method, custom.params.as_ref()), None),
     }))
@@ -273,10 +275,10 @@ fn params_problem(method: &str, params: Option<&Value>) -> String {
 
 /// Why `bytes` are no message: not JSON at all, or JSON that is no JSON-RPC
 /// message.
-fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
+fn classify(bytes: &[u8], error: serde_json::Error) -> MessageRefusal {
     let value = match serde_json::from_slice::<Value>(bytes) {
         Ok(value) => value,
-        Err(syntax) => return Refusal::parse_error(syntax),
+        Err(syntax) => return MessageRefusal::parse_error(syntax),
     };
     let Value::Object(object) = &value else {
         let message = if value.is_array() {
@@ -284,7 +286,7 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
         } else {
             "a JSON-RPC message is a JSON object".to_owned()
         };
-        return Refusal::invalid_request(None, message);
+        return MessageRefusal::invalid_request(None, message);
     };
     let id = object
         .get("id")
@@ -311,7 +313,7 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
             .is_some_and(|params| !params.is_object() && !params.is_null())
     {
         // MCP's params are always an object; rmcp reads no other kind.
-        return Refusal {
+        return MessageRefusal {
             id,
             error: ErrorData::invalid_params(params_problem(method, object.get("params")), None),
         };
@@ -321,7 +323,7 @@ fn classify(bytes: &[u8], error: serde_json::Error) -> Refusal {
             args::json_terms(&error.to_string())
         )
     };
-    Refusal::invalid_request(id, message)
+    MessageRefusal::invalid_request(id, message)
 }
 
 #[cfg(test)]
@@ -330,7 +332,7 @@ mod tests {
 
     use super::*;
 
-    fn refused(bytes: &[u8]) -> Refusal {
+    fn refused(bytes: &[u8]) -> MessageRefusal {
         *parse(bytes).expect_err("refused")
     }
 

@@ -26,7 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{Mutex, Notify};
 use tokio::time::Instant;
 
-use super::jsonrpc::{self, Refusal};
+use super::jsonrpc::{self, MessageRefusal};
 use super::{ServeError, Serving};
 use crate::config::{ConfigError, Unit};
 use crate::{Caller, Server};
@@ -411,7 +411,7 @@ where
                     tracing::warn!(%error, "cannot read from the client; ending the session");
                     return None;
                 }
-                Ok(Line::TooLong(prefix, length)) => Refusal::invalid_request(
+                Ok(Line::TooLong(prefix, length)) => MessageRefusal::invalid_request(
                     id_in_prefix(&prefix),
                     format!(
                         "the message is {length} bytes long, and this server reads messages of \

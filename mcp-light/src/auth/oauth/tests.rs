@@ -144,7 +144,7 @@ async fn expired_premature_foreign_and_misaddressed_tokens_are_invalid() {
     for (claims, why) in cases {
         let refused = verifier.principal(&issuer.key.sign(claims)).await;
         match refused {
-            Err(Refusal::InvalidToken(message)) => assert!(message.contains(why), "{message}"),
+            Err(AuthRefusal::InvalidToken(message)) => assert!(message.contains(why), "{message}"),
             other => panic!("expected {why}, got {other:?}"),
         }
     }
@@ -153,7 +153,7 @@ async fn expired_premature_foreign_and_misaddressed_tokens_are_invalid() {
     let refused = verifier.principal(&issuer.key.sign(no_sub)).await;
     assert_eq!(
         refused,
-        Err(Refusal::InvalidToken(
+        Err(AuthRefusal::InvalidToken(
             "the access token has no `sub` claim".into()
         ))
     );
@@ -168,7 +168,7 @@ async fn a_token_signed_by_another_key_is_refused() {
         .principal(&forger.sign(issuer.claims()))
         .await;
     assert!(
-        matches!(&refused, Err(Refusal::InvalidToken(m)) if m.contains("signature")),
+        matches!(&refused, Err(AuthRefusal::InvalidToken(m)) if m.contains("signature")),
         "{refused:?}"
     );
     let unknown = Key::generate("k9");
@@ -177,7 +177,7 @@ async fn a_token_signed_by_another_key_is_refused() {
         .principal(&unknown.sign(issuer.claims()))
         .await;
     assert!(
-        matches!(&refused, Err(Refusal::InvalidToken(m)) if m.contains("`k9` is not one of the issuer's")),
+        matches!(&refused, Err(AuthRefusal::InvalidToken(m)) if m.contains("`k9` is not one of the issuer's")),
         "{refused:?}"
     );
 }
@@ -192,7 +192,10 @@ async fn a_missing_scope_is_insufficient_scope() {
         .verifier(&["inventory", "openid"])
         .principal(&token)
         .await;
-    assert_eq!(refused, Err(Refusal::InsufficientScope("inventory".into())));
+    assert_eq!(
+        refused,
+        Err(AuthRefusal::InsufficientScope("inventory".into()))
+    );
     let mut listed = with(issuer.claims(), "scp", json!(["inventory"]));
     listed.as_object_mut().unwrap().remove("scope");
     let token = issuer.key.sign(listed);
@@ -274,7 +277,7 @@ async fn symmetric_and_unsigned_tokens_are_refused() {
     .unwrap();
     let refused = issuer.verifier(&[]).principal(&hs256).await;
     assert!(
-        matches!(&refused, Err(Refusal::InvalidToken(m)) if m.contains("asymmetric")),
+        matches!(&refused, Err(AuthRefusal::InvalidToken(m)) if m.contains("asymmetric")),
         "{refused:?}"
     );
 }
