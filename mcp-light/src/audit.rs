@@ -63,9 +63,9 @@ pub use finding::{
     STORE_PERSISTENCE, Severity, TRANSPORT,
 };
 
-use crate::Server;
 #[cfg(feature = "http")]
 use crate::auth::Auth;
+use crate::server::Server;
 use crate::store::BoxFuture;
 #[cfg(feature = "http")]
 use crate::transport::HttpOptions;

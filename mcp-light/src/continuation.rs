@@ -590,7 +590,7 @@ impl std::fmt::Debug for Continuations {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Principal;
+    use crate::principal::Principal;
 
     #[test]
     fn every_kind_of_caller_owns_what_it_stores_under_the_identity_it_always_had() {

@@ -192,7 +192,7 @@ pub enum BuildError {
     },
     /// A setting holds a value the server cannot serve by.
     #[error(transparent)]
-    Config(#[from] crate::ConfigError),
+    Config(#[from] crate::config::ConfigError),
     /// The task settings ([`TaskConfig`](crate::tasks::TaskConfig)) cannot
     /// be used: what is wrong, and how to fix it.
     #[error("the task settings cannot be used: {0}; fix them in ServerBuilder::with_task_config")]

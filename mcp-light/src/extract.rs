@@ -22,7 +22,9 @@
 
 use std::any::{TypeId, type_name};
 
-use crate::{Caller, Context, ToolError};
+use crate::context::{Caller, Context};
+
+use crate::error::ToolError;
 
 /// A value a tool takes from the call rather than from its arguments, with a
 /// destructuring parameter such as `State(db): State<Db>`, the way an axum

@@ -25,7 +25,7 @@ use super::Context;
 use super::peer::Talk;
 use super::rounds::{Found, Parked};
 use super::want::{Roots, Unanswerable, Want};
-use crate::ToolError;
+use crate::error::ToolError;
 
 /// What the user did with an elicitation: answered it, declined it, or
 /// dismissed it without choosing.

@@ -30,7 +30,7 @@ pub(crate) use peer::{
 };
 pub(crate) use task::{TaskLink, View};
 
-use crate::ToolError;
+use crate::error::ToolError;
 use crate::principal::Principal;
 
 /// Who is calling, as far as the transport can tell. Continuation

@@ -11,7 +11,7 @@ use rmcp::model::{
 
 use super::TaskConfig;
 use super::record::{Record, error_object, is_task_id};
-use crate::Caller;
+use crate::context::Caller;
 use crate::limits::AlarmClock;
 use crate::store::TaskStore;
 

@@ -15,7 +15,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::Server;
+use crate::server::Server;
 
 /// The path of the liveness probe.
 pub const HEALTHZ: &str = "/healthz";

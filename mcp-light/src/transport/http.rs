@@ -15,7 +15,8 @@ use tokio::net::TcpListener;
 
 use crate::auth::Auth;
 use crate::config::{ConfigError, Unit};
-use crate::{Caller, Server};
+use crate::context::Caller;
+use crate::server::Server;
 
 use super::drain::InFlight;
 use super::guard::JsonRpcGuard;

@@ -12,7 +12,7 @@ use rmcp::model::{Extensions, JsonObject};
 use rmcp::transport::streamable_http_server::SessionId;
 
 use super::sessions::ValidatedSession;
-use crate::Caller;
+use crate::context::Caller;
 use crate::principal::{GrantedScopes, Principal};
 
 /// What the HTTP guard found in a request for the handler: who the

@@ -30,7 +30,8 @@ use rmcp::{ClientServiceExt, ErrorData, ServerHandler};
 
 use super::McpHandler;
 use crate::compose::COMPOSED_METHODS;
-use crate::{Caller, Server};
+use crate::context::Caller;
+use crate::server::Server;
 
 /// Every method of rmcp's `ServerHandler`, as rmcp declares them. After an
 /// rmcp upgrade, refresh it from the `fn`s of `server_handler_methods!` in
