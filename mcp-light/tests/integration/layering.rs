@@ -2,11 +2,23 @@
 //! server down to the store without coming back up. These tests read the
 //! sources of `mcp-light/src`, one node per file as rustc finds them from
 //! `lib.rs`, and fail on an import cycle between files or on an import that
-//! runs up the layers of [`LAYERS`], naming it.
+//! runs up the layers of [`LAYERS`], naming it. A name taken from the
+//! crate root's re-exports (`crate::Server`) is taken from `lib.rs`, the
+//! top layer: inside the crate, a file imports it from the module that
+//! defines it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::slice;
+
+use syn::buffer::{Cursor, TokenBuffer};
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{
+    Arm, Attribute, Expr, ExprLit, Field, ImplItem, Item, ItemMod, ItemUse, Lit, Macro, Meta, Path,
+    Stmt, Token, TraitItem, UseTree, Variant,
+};
 
 /// The runtime's modules, lowest layer first. A file may import from its
 /// own layer and the ones before it, never from a later one. An entry names
@@ -64,18 +76,22 @@ const LAYERS: &[&[&str]] = &[
     &["catalog", "testing", "docs", "__private", "lib"],
 ];
 
-/// One module backed by a file of its own.
+/// One module backed by a file of its own, as rustc reads it outside
+/// tests. A module inside it is named by its path from the file's own:
+/// `[]`, or `["kind"]` for an inline `mod kind { … }`.
+#[derive(Debug, Default)]
 struct Module {
     /// The file, relative to `src` (`heavy/observe.rs`).
     file: String,
-    /// Its code without comments, string contents and test-only items.
-    code: String,
-    /// The modules it declares with `mod name;`, each a file.
-    children: BTreeSet<String>,
-    /// What each name a `use` brings in scope stands for, by the module
-    /// (this file's, or an inline one inside it) the `use` is in: an
-    /// absolute path inside the crate, or `None` for another crate's item.
-    imports: BTreeMap<Vec<String>, BTreeMap<String, Option<Vec<String>>>>,
+    /// The modules it declares with `mod name;`, each a file: the module,
+    /// and the file its `#[path]` names, if any.
+    children: Vec<(Vec<String>, Option<String>)>,
+    /// Each path a `use` imports: the module the `use` is in, the path as
+    /// written, and the name it brings in scope (none for a glob or `_`).
+    uses: Vec<(Vec<String>, Vec<String>, Option<String>)>,
+    /// Each path of two segments or more in the code (`a::b::C`), macro
+    /// inputs included, with the module it is in.
+    paths: Vec<(Vec<String>, Vec<String>)>,
 }
 
 /// One import of one file: the file it names an item of, and how.
@@ -88,398 +104,319 @@ struct Edge {
     /// The import runs from a module's file into one of its own submodules
     /// (`context/mod.rs` naming `peer::Talk`): the module tree going down.
     into_own: bool,
+    /// The path takes its name from the crate root's re-exports
+    /// (`crate::Server`), so the edge runs to `lib.rs`: the path to write
+    /// instead, through the module that defines the name
+    /// (`crate::server::Server`).
+    through_root: Option<String>,
 }
 
 /// The crate's modules by their path from the root (`[]` is `lib.rs`).
 type Tree = BTreeMap<Vec<String>, Module>;
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// Every module rustc builds outside tests, from the files of `src`.
+fn load_tree() -> Tree {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    tree_of(&|file| fs::read_to_string(src.join(file)).ok())
 }
 
 /// Every module rustc builds outside tests, found from `lib.rs` through
 /// each `mod name;` as rustc finds its file: `name.rs` or `name/mod.rs`
-/// beside a `lib.rs` or `mod.rs`, and in the folder `foo/` of a `foo.rs`.
-fn load_tree() -> Tree {
-    fn load(tree: &mut Tree, path: Vec<String>, file: PathBuf, dir: PathBuf) {
-        let code = code_of(&fs::read_to_string(&file).unwrap());
-        let children = declared_modules(&code);
-        let relative = file.strip_prefix(src()).unwrap();
-        let module = Module {
-            file: relative.to_string_lossy().replace('\\', "/"),
-            code,
-            children: children.iter().cloned().collect(),
-            imports: BTreeMap::new(),
-        };
-        tree.insert(path.clone(), module);
-        for child in children {
-            let flat = dir.join(format!("{child}.rs"));
-            let (file, sub) = if flat.exists() {
-                (flat, dir.join(&child))
-            } else {
-                (dir.join(&child).join("mod.rs"), dir.join(&child))
-            };
-            let mut child_path = path.clone();
-            child_path.push(child);
-            load(tree, child_path, file, sub);
-        }
-    }
+/// beside a `lib.rs` or `mod.rs`, in the folder `foo/` of a `foo.rs`, or
+/// where its `#[path]` says. `read` gives the text of a file by its path
+/// from `src`, `None` when there is no such file.
+fn tree_of(read: &dyn Fn(&str) -> Option<String>) -> Tree {
+    let folder = |file: &str| file[..file.rfind('/').map_or(0, |at| at + 1)].to_owned();
     let mut tree = Tree::new();
-    load(&mut tree, Vec::new(), src().join("lib.rs"), src());
-    // Imports are read once every module is known, so that a `use` can
-    // tell a module of this crate from another crate.
-    let paths: Vec<_> = tree.keys().cloned().collect();
-    for path in paths {
-        let code = tree[&path].code.clone();
-        for (at, _, trees) in use_statements(&code) {
-            let here = module_at(&path, &code, at);
-            for (segments, name) in trees {
-                let target = absolute(&tree, &here, &segments);
-                if let Some(name) = name {
-                    let module = tree.get_mut(&path).unwrap();
-                    module
-                        .imports
-                        .entry(here.clone())
-                        .or_default()
-                        .insert(name, target);
-                }
-            }
+    let mut queue = vec![(Vec::new(), "lib.rs".to_owned(), String::new())];
+    while let Some((path, file, dir)) = queue.pop() {
+        let text = read(&file).unwrap_or_else(|| panic!("{file} was not found"));
+        let module = read_module(&text).unwrap_or_else(|error| panic!("{file}: {error}"));
+        for (child, attribute) in &module.children {
+            let (name, inline) = child.split_last().unwrap();
+            let base = inline
+                .iter()
+                .fold(dir.clone(), |base, m| format!("{base}{m}/"));
+            let flat = format!("{base}{name}.rs");
+            let child_file = match attribute {
+                Some(named) if inline.is_empty() => format!("{}{named}", folder(&file)),
+                Some(named) => format!("{base}{named}"),
+                None if read(&flat).is_some() => flat,
+                None => format!("{base}{name}/mod.rs"),
+            };
+            // A file a `#[path]` names keeps its submodules beside it, as a
+            // `mod.rs` does.
+            let sub = match attribute {
+                Some(_) => folder(&child_file),
+                None => format!("{base}{name}/"),
+            };
+            queue.push(([&path[..], child].concat(), child_file, sub));
         }
+        tree.insert(path, Module { file, ..module });
     }
     tree
 }
 
-/// The code of a file as the compiler sees it outside tests, without
-/// comments (doc links included), without the contents of string and
-/// character literals, and without items under `#[cfg(test)]` (a `mod
-/// tests`, a helper, a test-only submodule).
-fn code_of(text: &str) -> String {
-    strip_test_items(&strip_comments(text))
+/// What a file says, parsed as rustc parses it.
+fn read_module(text: &str) -> syn::Result<Module> {
+    let mut reader = Reader::default();
+    reader.visit_file(&syn::parse_file(text)?);
+    Ok(reader.module)
 }
 
-fn strip_comments(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
+/// Walks the items of one file into its [`Module`].
+#[derive(Default)]
+struct Reader {
+    module: Module,
+    /// The inline module being read, from the file's own.
+    scope: Vec<String>,
+    /// Inside a node under `#[cfg(test)]` or `#[test]`: what is read there
+    /// is left out.
+    in_test: bool,
+}
+
+/// Visit methods that read a node, then forget whether a test attribute
+/// was on it. syn visits a node's attributes before anything else in it,
+/// so a test attribute leaves out the rest of its own node only.
+macro_rules! in_node {
+    ($($method:ident($node:ident)),*) => {$(
+        fn $method(&mut self, node: &'ast $node) {
+            let in_test = self.in_test;
+            visit::$method(self, node);
+            self.in_test = in_test;
+        }
+    )*};
+}
+
+/// What the reader keeps of a file outside its test code: each `mod`
+/// declaration, each `use` tree, each path in the code and in macro inputs.
+impl<'ast> Visit<'ast> for Reader {
+    in_node! {
+        visit_item(Item), visit_impl_item(ImplItem), visit_trait_item(TraitItem),
+        visit_stmt(Stmt), visit_field(Field), visit_variant(Variant), visit_arm(Arm)
+    }
+
+    fn visit_attribute(&mut self, attribute: &'ast Attribute) {
+        self.in_test |= test_only(attribute);
+        visit::visit_attribute(self, attribute);
+    }
+
+    fn visit_item_mod(&mut self, module: &'ast ItemMod) {
+        module.attrs.iter().for_each(|a| self.visit_attribute(a));
+        if self.in_test {
+            return;
+        }
+        self.scope.push(module.ident.to_string());
+        match &module.content {
+            None => {
+                let path = module.attrs.iter().find_map(path_attribute);
+                self.module.children.push((self.scope.clone(), path));
             }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if c == 'r' && matches!(next, Some('"' | '#')) && (i == 0 || !is_ident(chars[i - 1]))
-        {
-            // A raw string: `r"…"`, `r#"…"#`.
-            let mut j = i + 1;
-            let mut hashes = 0;
-            while chars.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if chars.get(j) != Some(&'"') {
-                out.push(c);
-                i += 1;
-                continue;
-            }
-            j += 1;
-            loop {
-                if j >= chars.len() {
-                    break;
-                }
-                if chars[j] == '"' && (0..hashes).all(|h| chars.get(j + 1 + h) == Some(&'#')) {
-                    j += 1 + hashes;
-                    break;
-                }
-                j += 1;
-            }
-            out.push_str("\"\"");
-            i = j;
-        } else if c == '"' {
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i += 1;
-            out.push_str("\"\"");
-        } else if c == '\'' && (chars.get(i + 2) == Some(&'\'') || next == Some('\\')) {
-            // A character literal; a lifetime (`'a`) has no closing quote.
-            i += 1;
-            if chars.get(i) == Some(&'\\') {
-                i += 1;
-            }
-            while i < chars.len() && chars[i] != '\'' {
-                i += 1;
-            }
-            i += 1;
-            out.push_str("' '");
-        } else {
-            out.push(c);
-            i += 1;
+            Some((_, items)) => items.iter().for_each(|item| self.visit_item(item)),
+        }
+        self.scope.pop();
+    }
+
+    fn visit_item_use(&mut self, item: &'ast ItemUse) {
+        item.attrs.iter().for_each(|a| self.visit_attribute(a));
+        // `use ::name::…` names another crate.
+        if !self.in_test && item.leading_colon.is_none() {
+            self.use_tree(&item.tree, Vec::new());
         }
     }
-    out
+
+    fn visit_path(&mut self, path: &'ast Path) {
+        if !self.in_test && path.leading_colon.is_none() && path.segments.len() > 1 {
+            let segments = path.segments.iter().map(|s| s.ident.to_string());
+            self.module
+                .paths
+                .push((self.scope.clone(), segments.collect()));
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast Macro) {
+        if !self.in_test {
+            let tokens = TokenBuffer::new2(mac.tokens.clone());
+            token_paths(tokens.begin(), &self.scope, &mut self.module.paths);
+        }
+        visit::visit_macro(self, mac);
+    }
 }
 
-/// Removes every item under a `#[cfg(...)]` that needs `test`: up to its
-/// `;`, or through its braces.
-fn strip_test_items(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(") {
-        let attribute_end = at + matching(&rest[at + 1..], '[', ']') + 2;
-        let attribute = &rest[at..attribute_end];
-        let needs_test = words(attribute).any(|w| w == "test") && !attribute.contains("not(");
-        if !needs_test {
-            out.push_str(&rest[..attribute_end]);
-            rest = &rest[attribute_end..];
-            continue;
-        }
-        out.push_str(&rest[..at]);
-        let item = &rest[attribute_end..];
-        let semicolon = item.find(';').unwrap_or(item.len());
-        let brace = item.find('{').unwrap_or(item.len());
-        let end = if semicolon < brace {
-            semicolon + 1
-        } else if brace < item.len() {
-            brace + matching(&item[brace..], '{', '}') + 1
-        } else {
-            item.len()
+impl Reader {
+    /// Records each path of a use tree (`crate::{a, b::{C, D as E}, f::*}`)
+    /// with the name it brings in scope.
+    fn use_tree(&mut self, tree: &UseTree, prefix: Vec<String>) {
+        let (ident, alias) = match tree {
+            UseTree::Path(path) => {
+                let prefix = [prefix, vec![path.ident.to_string()]].concat();
+                return self.use_tree(&path.tree, prefix);
+            }
+            UseTree::Group(group) => {
+                let trees = group.items.iter();
+                return trees.for_each(|tree| self.use_tree(tree, prefix.clone()));
+            }
+            // A glob imports what `prefix::{self as _}` names, and no name.
+            UseTree::Glob(_) => ("self".to_owned(), "_".to_owned()),
+            UseTree::Name(name) => (name.ident.to_string(), name.ident.to_string()),
+            UseTree::Rename(rename) => (rename.ident.to_string(), rename.rename.to_string()),
         };
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The offset of the bracket that closes the one `text` starts with.
-fn matching(text: &str, open: char, close: char) -> usize {
-    let mut depth = 0;
-    for (i, c) in text.char_indices() {
-        if c == open {
-            depth += 1;
-        } else if c == close {
-            depth -= 1;
-            if depth == 0 {
-                return i;
-            }
-        }
-    }
-    text.len() - 1
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_ident(c)).filter(|w| !w.is_empty())
-}
-
-/// Every `mod name` of a file: the name, and the code right after it
-/// (`;` for a declaration, `{` for an inline module).
-fn modules(code: &str) -> impl Iterator<Item = (String, &str)> {
-    code.match_indices("mod ").filter_map(|(at, _)| {
-        if at > 0 && is_ident(code[..at].chars().next_back().unwrap()) {
-            return None;
-        }
-        let rest = code[at + 4..].trim_start();
-        let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
-        let after = rest[name.len()..].trim_start();
-        (!name.is_empty()).then_some((name, after))
-    })
-}
-
-/// The names of the `mod name;` declarations of a file.
-fn declared_modules(code: &str) -> Vec<String> {
-    modules(code)
-        .filter(|(_, after)| after.starts_with(';'))
-        .map(|(name, _)| name)
-        .collect()
-}
-
-/// The inline modules of a file (`mod kind { … }`): their name and the
-/// span of their braces.
-fn inline_modules(code: &str) -> Vec<(String, usize, usize)> {
-    modules(code)
-        .filter(|(_, after)| after.starts_with('{'))
-        .map(|(name, after)| {
-            let open = code.len() - after.len();
-            (name, open, open + matching(after, '{', '}'))
-        })
-        .collect()
-}
-
-/// The module a place in a file's code belongs to: the file's own, or an
-/// inline module inside it.
-fn module_at(file_module: &[String], code: &str, at: usize) -> Vec<String> {
-    let mut path = file_module.to_vec();
-    for (name, open, close) in inline_modules(code) {
-        if open < at && at < close {
-            path.push(name);
-        }
-    }
-    path
-}
-
-type UseStatement = (usize, usize, Vec<(Vec<String>, Option<String>)>);
-
-/// Every `use` declaration of a file: where it starts and ends, and each
-/// path it imports with the name it brings in scope (none for a glob).
-fn use_statements(code: &str) -> Vec<UseStatement> {
-    let mut statements = Vec::new();
-    for (at, _) in code.match_indices("use ") {
-        if at > 0 && is_ident(code[..at].chars().next_back().unwrap()) {
-            continue;
-        }
-        let Some(length) = code[at..].find(';') else {
-            continue;
+        let path = match ident.as_str() {
+            "self" => prefix,
+            _ => [prefix, vec![ident]].concat(),
         };
-        let body = &code[at + 4..at + length];
-        let mut trees = Vec::new();
-        use_tree(body, &mut Vec::new(), &mut trees);
-        statements.push((at, at + length, trees));
+        let name = match alias.as_str() {
+            "self" => path.last().cloned(),
+            "_" => None,
+            _ => Some(alias),
+        };
+        self.module.uses.push((self.scope.clone(), path, name));
     }
-    statements
 }
 
-/// Flattens one use tree (`crate::{a, b::{C, D as E}, f::*}`) into its
-/// paths.
-fn use_tree(text: &str, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, Option<String>)>) {
-    let text = text.trim();
-    if let Some(group) = text.strip_prefix('{') {
-        let group = group.strip_suffix('}').unwrap_or(group);
-        let mut depth = 0;
-        let mut start = 0;
-        for (i, c) in group.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                ',' if depth == 0 => {
-                    use_tree(&group[start..i], &mut prefix.clone(), out);
-                    start = i + 1;
+/// Whether an attribute makes its node test code: `#[test]` (or an async
+/// runtime's `#[tokio::test]`), or a `#[cfg]` that holds only in tests.
+fn test_only(attribute: &Attribute) -> bool {
+    let path = attribute.path();
+    path.segments.last().is_some_and(|s| s.ident == "test")
+        || path.is_ident("cfg") && attribute.parse_args().is_ok_and(|meta| needs_test(&meta))
+}
+
+/// Whether a `cfg` predicate holds only in tests: `test`, an `all(…)` with
+/// such a predicate in it, an `any(…)` of such predicates only.
+fn needs_test(meta: &Meta) -> bool {
+    let parse = Punctuated::<Meta, Token![,]>::parse_terminated;
+    let list = meta
+        .require_list()
+        .and_then(|list| list.parse_args_with(parse));
+    let nested: Vec<_> = list.into_iter().flatten().collect();
+    match meta.path() {
+        path if path.is_ident("all") => nested.iter().any(needs_test),
+        path if path.is_ident("any") => !nested.is_empty() && nested.iter().all(needs_test),
+        path => path.is_ident("test") && matches!(meta, Meta::Path(_)),
+    }
+}
+
+/// The file a `#[path = "…"]` attribute names.
+fn path_attribute(attribute: &Attribute) -> Option<String> {
+    let meta = attribute.meta.require_name_value().ok()?;
+    match &meta.value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(file),
+            ..
+        }) if meta.path.is_ident("path") => Some(file.value()),
+        _ => None,
+    }
+}
+
+/// Each path of two segments or more in a macro's input, which stays
+/// tokens until the macro expands it; `$crate::` in a `macro_rules!`
+/// counts as `crate::`.
+fn token_paths(mut cursor: Cursor, scope: &[String], out: &mut Vec<(Vec<String>, Vec<String>)>) {
+    let (mut path, mut colons) = (Vec::new(), 0);
+    while let Some((_, next)) = cursor.token_tree() {
+        match (cursor.ident(), cursor.punct()) {
+            (_, Some((p, _))) if p.as_char() == ':' && !path.is_empty() => colons += 1,
+            (Some((ident, _)), _) if colons == 2 => {
+                path.push(ident.to_string());
+                colons = 0;
+            }
+            (ident, _) => {
+                if path.len() > 1 {
+                    out.push((scope.to_vec(), path));
                 }
-                _ => {}
+                path = ident
+                    .map(|(ident, _)| ident.to_string())
+                    .into_iter()
+                    .collect();
+                colons = 0;
+                if let Some((inside, ..)) = cursor.any_group() {
+                    token_paths(inside, scope, out);
+                }
             }
         }
-        use_tree(&group[start..], &mut prefix.clone(), out);
-        return;
+        cursor = next;
     }
-    let text = text.trim_start_matches("::");
-    if text.is_empty() {
-        return;
+    if path.len() > 1 {
+        out.push((scope.to_vec(), path));
     }
-    if text == "*" {
-        out.push((prefix.clone(), None));
-        return;
+}
+
+/// The path written where a `use` in module `at` brings `name` in scope.
+fn imported<'a>(tree: &'a Tree, at: &[String], name: &str) -> Option<&'a [String]> {
+    let mut file = at.to_vec();
+    while !tree.contains_key(&file) {
+        file.pop();
     }
-    if let Some((head, tail)) = text.split_once("::")
-        && !head.contains([' ', '{'])
-    {
-        prefix.push(head.trim().to_owned());
-        use_tree(tail, prefix, out);
-        return;
-    }
-    let (segment, alias) = match text.split_once(" as ") {
-        Some((segment, alias)) => (segment.trim(), alias.trim()),
-        None => (text, text),
-    };
-    if segment == "self" {
-        let name = prefix.last().cloned();
-        out.push((prefix.clone(), name.filter(|_| alias == "self")));
-        if alias != "self" {
-            out.last_mut().unwrap().1 = Some(alias.to_owned());
-        }
-        return;
-    }
-    let mut path = prefix.clone();
-    path.push(segment.to_owned());
-    out.push((path, Some(alias.to_owned()).filter(|a| a != "_")));
+    let scope = &at[file.len()..];
+    let uses = &tree[&file].uses;
+    uses.iter()
+        .find(|(s, _, n)| s == scope && n.as_deref() == Some(name))
+        .map(|(_, path, _)| path.as_slice())
 }
 
 /// A path written in module `here` as a path from the crate root, or
-/// `None` when it names another crate.
-fn absolute(tree: &Tree, here: &[String], segments: &[String]) -> Option<Vec<String>> {
-    let (first, rest) = segments.split_first()?;
-    let file = file_module(tree, here);
+/// `None` when it names another crate. A name a `use` brings in scope
+/// stands for the path that `use` names (`use rmcp;` names the crate).
+fn absolute(
+    tree: &Tree,
+    here: &[String],
+    segments: &[String],
+    depth: usize,
+) -> Option<Vec<String>> {
+    let (first, mut rest) = segments.split_first()?;
+    let child = [here, slice::from_ref(first)].concat();
     let mut base = match first.as_str() {
         "crate" => Vec::new(),
         "self" => here.to_vec(),
         "super" => here[..here.len().checked_sub(1)?].to_vec(),
-        name if here.len() == file.len() && tree[&file].children.contains(name) => {
-            let mut base = here.to_vec();
-            base.push(name.to_owned());
-            base
-        }
-        name => match imported(&tree[&file], here, name) {
-            Some(Some(target)) => target.clone(),
-            _ => return None,
-        },
+        _ if tree.contains_key(&child) => child,
+        name if depth < 8 => absolute(tree, here, imported(tree, here, name)?, depth + 1)?,
+        _ => return None,
     };
-    let mut rest = rest;
-    while rest.first().is_some_and(|s| s == "super") {
+    while let Some((_, tail)) = rest.split_first().filter(|(s, _)| *s == "super") {
         base.pop();
-        rest = &rest[1..];
+        rest = tail;
     }
-    base.extend(rest.iter().cloned());
-    Some(base)
-}
-
-/// What `name` stands for where module `at` of a file imports it.
-fn imported<'a>(file: &'a Module, at: &[String], name: &str) -> Option<&'a Option<Vec<String>>> {
-    file.imports.get(at)?.get(name)
-}
-
-/// The nearest module of `path` that has a file of its own.
-fn file_module(tree: &Tree, path: &[String]) -> Vec<String> {
-    let mut path = path.to_vec();
-    while !tree.contains_key(&path) {
-        path.pop();
-    }
-    path
+    Some([base, rest.to_vec()].concat())
 }
 
 /// The module whose file defines what an absolute path names, following
-/// the `use` imports and re-exports on the way (`crate::ToolError` is
-/// defined in `error.rs`). `None` for another crate's item.
+/// the re-exports of the modules on the way (`crate::heavy::Summary` is
+/// defined in `heavy/summary.rs`), but not the crate root's: a name taken
+/// from those (`crate::ToolError`) is taken from `lib.rs`. `None` for
+/// another crate's item.
 fn defining_module(tree: &Tree, path: &[String], depth: usize) -> Option<Vec<String>> {
     let mut module = Vec::new();
     for (i, segment) in path.iter().enumerate() {
-        let here = &tree[&module];
-        if here.children.contains(segment) {
-            module.push(segment.clone());
+        let child = [&module[..], slice::from_ref(segment)].concat();
+        if tree.contains_key(&child) {
+            module = child;
             continue;
         }
-        if let Some(target) = imported(here, &module, segment) {
-            let target = target.as_ref()?;
-            if depth < 16 {
-                let mut through: Vec<String> = target.clone();
-                through.extend(path[i + 1..].iter().cloned());
-                return defining_module(tree, &through, depth + 1);
-            }
+        let reexport = imported(tree, &module, segment).filter(|_| !module.is_empty());
+        if let Some(written) = reexport.filter(|_| depth < 16) {
+            let through = absolute(tree, &module, written, 0)?;
+            return defining_module(tree, &[&through[..], &path[i + 1..]].concat(), depth + 1);
         }
-        return Some(module);
+        break;
     }
     Some(module)
+}
+
+/// For an absolute path whose first name is one of the crate root's
+/// re-exports (`crate::Server`), the path through what that re-export
+/// names: the module that defines it (`crate::server::Server`), or the
+/// other crate it comes from.
+fn through_root(tree: &Tree, path: &[String]) -> Option<String> {
+    let (first, rest) = path.split_first()?;
+    let written = imported(tree, &[], first)?;
+    let through = match absolute(tree, &[], written, 0) {
+        Some(target) => [vec!["crate".to_owned()], target].concat(),
+        None => written.to_vec(),
+    };
+    Some([&through[..], rest].concat().join("::"))
 }
 
 /// Every import between files of the crate: each path a `use` names, and
@@ -488,87 +425,30 @@ fn defining_module(tree: &Tree, path: &[String], depth: usize) -> Option<Vec<Str
 fn edges(tree: &Tree) -> BTreeSet<Edge> {
     let mut edges = BTreeSet::new();
     for (path, module) in tree {
-        let code = &module.code;
-        let statements = use_statements(code);
-        let mut add = |here: &[String], segments: &[String]| {
-            let Some(target) = absolute(tree, here, segments) else {
-                return;
+        let uses = module
+            .uses
+            .iter()
+            .map(|(scope, written, _)| (scope, written));
+        for (scope, written) in uses.chain(module.paths.iter().map(|(s, w)| (s, w))) {
+            let Some(target) = absolute(tree, &[&path[..], scope].concat(), written, 0) else {
+                continue;
             };
             let Some(defined) = defining_module(tree, &target, 0) else {
-                return;
+                continue;
             };
             let to = &tree[&defined].file;
             if *to != module.file {
                 edges.insert(Edge {
                     from: module.file.clone(),
                     to: to.clone(),
-                    path: segments.join("::"),
+                    path: written.join("::"),
                     into_own: defined.starts_with(path),
+                    through_root: through_root(tree, &target).filter(|_| defined.is_empty()),
                 });
-            }
-        };
-        for (at, _, trees) in &statements {
-            let here = module_at(path, code, *at);
-            for (segments, _) in trees {
-                add(&here, segments);
-            }
-        }
-        let in_use = |at: usize| {
-            statements
-                .iter()
-                .any(|(start, end, _)| *start <= at && at < *end)
-        };
-        for (at, segments) in code_paths(code) {
-            if !in_use(at) {
-                add(&module_at(path, code, at), &segments);
             }
         }
     }
     edges
-}
-
-/// Every path of two segments or more in a piece of code (`a::b::C`), with
-/// where it starts; a path that continues one (`x::a::b`) is not counted
-/// again.
-fn code_paths(code: &str) -> Vec<(usize, Vec<String>)> {
-    let bytes = code.as_bytes();
-    let mut paths = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i] as char;
-        let starts = is_ident(c)
-            && !c.is_ascii_digit()
-            && (i == 0 || !(is_ident(bytes[i - 1] as char) || bytes[i - 1] == b':'));
-        if !starts {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut segments = Vec::new();
-        loop {
-            let begin = i;
-            while i < bytes.len() && is_ident(bytes[i] as char) {
-                i += 1;
-            }
-            segments.push(code[begin..i].to_owned());
-            let after = code[i..].trim_start();
-            let skipped = code[i..].len() - after.len();
-            if after.starts_with("::")
-                && after[2..]
-                    .trim_start()
-                    .starts_with(|c: char| is_ident(c) && !c.is_ascii_digit())
-            {
-                i += skipped + 2;
-                i += code[i..].len() - code[i..].trim_start().len();
-            } else {
-                break;
-            }
-        }
-        if segments.len() > 1 {
-            paths.push((start, segments));
-        }
-    }
-    paths
 }
 
 /// The layer of a module path in [`LAYERS`]: the row of the longest entry
@@ -579,20 +459,17 @@ fn layer_of(layers: &[&[&str]], module: &[String]) -> Option<usize> {
     } else {
         module.join("::")
     };
-    let mut best: Option<(usize, usize)> = None;
-    for (row, entries) in layers.iter().enumerate() {
-        for entry in *entries {
-            let covers = name == *entry || name.starts_with(&format!("{entry}::"));
-            if covers && best.is_none_or(|(length, _)| entry.len() > length) {
-                best = Some((entry.len(), row));
-            }
-        }
-    }
-    best.map(|(_, row)| row)
+    let covers = |entry: &&str| name == *entry || name.starts_with(&format!("{entry}::"));
+    let covering = layers.iter().enumerate().flat_map(|(row, entries)| {
+        let entries = entries.iter().copied().filter(covers);
+        entries.map(move |entry| (entry.len(), row))
+    });
+    covering.max().map(|(_, row)| row)
 }
 
 /// The imports that run from a layer to a later one, each as a sentence
-/// naming the file, the import and both layers.
+/// naming the file, the import and both layers, and for a name taken from
+/// the crate root's re-exports, the path to write instead.
 fn upward(
     edges: &BTreeSet<Edge>,
     layer_of_file: &dyn Fn(&str) -> usize,
@@ -603,9 +480,18 @@ fn upward(
         .filter(|edge| layer_of_file(&edge.to) > layer_of_file(&edge.from))
         .map(|edge| {
             let (from, to) = (layer_of_file(&edge.from), layer_of_file(&edge.to));
+            let (own, up) = (layers[from], layers[to]);
+            let instead = match &edge.through_root {
+                Some(through) => format!(
+                    ": the name is the crate root's re-export, import it from the module \
+                     that defines it instead, `{through}`"
+                ),
+                None => String::new(),
+            };
             format!(
-                "{} imports `{}` ({}), in layer {to} {:?}, above its own layer {from} {:?}",
-                edge.from, edge.path, edge.to, layers[to], layers[from]
+                "{} imports `{}` ({}), in layer {to} {up:?}, above its own layer \
+                 {from} {own:?}{instead}",
+                edge.from, edge.path, edge.to
             )
         })
         .collect()
@@ -629,35 +515,42 @@ fn graph_of(edges: &BTreeSet<Edge>) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        done: &mut BTreeSet<String>,
-        path: &mut Vec<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(start) = path.iter().position(|m| m == node) {
-            let mut cycle = path[start..].to_vec();
-            cycle.push(node.to_owned());
-            return Some(cycle);
-        }
-        if done.contains(node) {
-            return None;
-        }
-        path.push(node.to_owned());
-        for dep in graph.get(node).into_iter().flatten() {
-            if let Some(cycle) = visit(dep, graph, done, path) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        done.insert(node.to_owned());
-        None
-    }
-    let mut done = BTreeSet::new();
-    graph
+/// The import cycles of a graph: one for each group of files that all
+/// reach one another, the shortest through the group's first file.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // From each file, the shortest way to each file it reaches: the file
+    // the way comes from.
+    let ways: BTreeMap<&str, BTreeMap<&str, &str>> = graph
         .keys()
-        .find_map(|node| visit(node, graph, &mut done, &mut Vec::new()))
+        .map(|start| {
+            let mut from = BTreeMap::new();
+            let mut queue = VecDeque::from([start.as_str()]);
+            while let Some(node) = queue.pop_front() {
+                for next in &graph[node] {
+                    from.entry(next.as_str()).or_insert_with(|| {
+                        queue.push_back(next);
+                        node
+                    });
+                }
+            }
+            (start.as_str(), from)
+        })
+        .collect();
+    let mut grouped = BTreeSet::new();
+    let mut cycles = Vec::new();
+    for (start, from) in &ways {
+        if !from.contains_key(start) || !grouped.insert(*start) {
+            continue;
+        }
+        grouped.extend(from.keys().filter(|file| ways[*file].contains_key(start)));
+        let mut cycle = vec![start.to_string()];
+        while cycle.len() == 1 || cycle.last() != cycle.first() {
+            cycle.push(from[cycle.last().unwrap().as_str()].to_owned());
+        }
+        cycle.reverse();
+        cycles.push(cycle);
+    }
+    cycles
 }
 
 /// The edges along a cycle, to show how each file imports the next.
@@ -676,8 +569,10 @@ fn explain(cycle: &[String], edges: &BTreeSet<Edge>) -> String {
         .join("\n  ")
 }
 
-fn file_layers(tree: &Tree) -> BTreeMap<String, usize> {
-    for entry in LAYERS.iter().flat_map(|row| row.iter()) {
+/// The layer of each file of a tree in `layers`, every entry of which must
+/// be a module of the tree.
+fn file_layers(tree: &Tree, layers: &[&[&str]]) -> BTreeMap<String, usize> {
+    for entry in layers.iter().flat_map(|row| row.iter()) {
         let path: Vec<String> = match *entry {
             "lib" => Vec::new(),
             entry => entry.split("::").map(str::to_owned).collect(),
@@ -689,12 +584,24 @@ fn file_layers(tree: &Tree) -> BTreeMap<String, usize> {
     }
     tree.iter()
         .map(|(path, module)| {
-            let layer = layer_of(LAYERS, path).unwrap_or_else(|| {
+            let layer = layer_of(layers, path).unwrap_or_else(|| {
                 panic!("{} is in no layer of LAYERS: add its module", module.file)
             });
             (module.file.clone(), layer)
         })
         .collect()
+}
+
+/// The import cycles between the files of a tree and its imports that run
+/// up `layers`, each as a sentence naming the files and the imports.
+fn faults(tree: &Tree, layers: &[&[&str]]) -> (Vec<String>, Vec<String>) {
+    let edges = edges(tree);
+    let cycles = cycles(&graph_of(&edges))
+        .iter()
+        .map(|cycle| format!("{}\n  {}", cycle.join(" -> "), explain(cycle, &edges)))
+        .collect();
+    let layer = file_layers(tree, layers);
+    (cycles, upward(&edges, &|file| layer[file], layers))
 }
 
 #[test]
@@ -705,26 +612,35 @@ fn the_runtime_has_no_import_cycle_between_files() {
         "the files were not found: {:?}",
         tree.keys()
     );
-    let edges = edges(&tree);
-    if let Some(cycle) = find_cycle(&graph_of(&edges)) {
-        panic!(
-            "import cycle in mcp-light/src: {}\n  {}",
-            cycle.join(" -> "),
-            explain(&cycle, &edges)
-        );
-    }
+    let (cycles, _) = faults(&tree, LAYERS);
+    assert!(
+        cycles.is_empty(),
+        "{} import cycles in mcp-light/src:\n{}",
+        cycles.len(),
+        cycles.join("\n")
+    );
 }
 
 #[test]
 fn every_import_goes_to_the_same_layer_or_a_lower_one() {
-    let tree = load_tree();
-    let layers = file_layers(&tree);
-    let upward = upward(&edges(&tree), &|file| layers[file], LAYERS);
+    let (_, upward) = faults(&load_tree(), LAYERS);
     assert!(
         upward.is_empty(),
         "{} imports run up the layers:\n{}",
         upward.len(),
         upward.join("\n")
+    );
+}
+
+#[test]
+fn the_runtime_has_no_cycle_and_no_upward_import() {
+    let (cycles, upward) = faults(&load_tree(), LAYERS);
+    assert!(
+        cycles.is_empty() && upward.is_empty(),
+        "mcp-light/src has {} import cycles between files and {} upward imports:\n{}",
+        cycles.len(),
+        upward.len(),
+        [cycles, upward].concat().join("\n")
     );
 }
 
@@ -777,6 +693,7 @@ fn the_checkers_catch_a_cycle_and_an_upward_import() {
         to: to.into(),
         path: format!("crate::{}", to.trim_end_matches(".rs")),
         into_own: false,
+        through_root: None,
     };
     let cyclic = BTreeSet::from([
         edge("a.rs", "b.rs"),
@@ -784,15 +701,26 @@ fn the_checkers_catch_a_cycle_and_an_upward_import() {
         edge("c.rs", "a.rs"),
     ]);
     assert_eq!(
-        find_cycle(&graph_of(&cyclic)).unwrap(),
-        ["a.rs", "b.rs", "c.rs", "a.rs"]
+        cycles(&graph_of(&cyclic)),
+        [["a.rs", "b.rs", "c.rs", "a.rs"]]
     );
     let acyclic = BTreeSet::from([
         edge("a.rs", "b.rs"),
         edge("b.rs", "c.rs"),
         edge("a.rs", "c.rs"),
     ]);
-    assert_eq!(find_cycle(&graph_of(&acyclic)), None);
+    assert_eq!(cycles(&graph_of(&acyclic)), Vec::<Vec<String>>::new());
+    let two = BTreeSet::from([
+        edge("a.rs", "b.rs"),
+        edge("b.rs", "a.rs"),
+        edge("b.rs", "c.rs"),
+        edge("c.rs", "d.rs"),
+        edge("d.rs", "c.rs"),
+    ]);
+    assert_eq!(
+        cycles(&graph_of(&two)),
+        [["a.rs", "b.rs", "a.rs"], ["c.rs", "d.rs", "c.rs"]]
+    );
 
     let layers: &[&[&str]] = &[&["c"], &["b", "x"], &["a"]];
     let layer = |file: &str| layer_of(layers, &[file.trim_end_matches(".rs").to_owned()]).unwrap();
@@ -809,32 +737,87 @@ fn the_checkers_catch_a_cycle_and_an_upward_import() {
 }
 
 #[test]
+fn a_name_from_the_crate_roots_reexports_is_an_import_from_lib() {
+    let tree_with = |server: &str| {
+        let files = BTreeMap::from([
+            (
+                "lib.rs",
+                "mod error; mod server;\n\
+                 pub use error::ToolError;\npub use server::{Server, ServerBuilder};\n",
+            ),
+            ("error.rs", "pub struct ToolError;\n"),
+            ("server.rs", server),
+        ]);
+        tree_of(&|file| files.get(file).map(|text| text.to_string()))
+    };
+    let layers: &[&[&str]] = &[&["error"], &["server"], &["lib"]];
+    let through_lib = tree_with(
+        "use crate::ToolError;\npub struct Server;\npub struct ServerBuilder;\n\
+         fn build() -> Server { crate::ServerBuilder::new(); Server }\n",
+    );
+    let up = |path: &str, instead: &str| {
+        format!(
+            "server.rs imports `{path}` (lib.rs), in layer 2 [\"lib\"], above its own layer 1 \
+             [\"server\"]: the name is the crate root's re-export, import it from the module \
+             that defines it instead, `{instead}`"
+        )
+    };
+    let upward = [
+        up(
+            "crate::ServerBuilder::new",
+            "crate::server::ServerBuilder::new",
+        ),
+        up("crate::ToolError", "crate::error::ToolError"),
+    ];
+    assert_eq!(faults(&through_lib, layers), (vec![], upward.to_vec()));
+    let direct = tree_with(
+        "use crate::error::ToolError;\npub struct Server;\npub struct ServerBuilder;\n\
+         fn build() -> Server { ServerBuilder::new(); Server }\n",
+    );
+    assert_eq!(faults(&direct, layers), (vec![], vec![]));
+}
+
+#[test]
 fn the_reader_sees_imports_as_rustc_does() {
-    let code = code_of(
+    let module = read_module(
         "//! [`x`](crate::docs::x)\nuse crate::{a::{B, C as D}, e};\nuse super::f::*;\n\
          /// see crate::g\nfn h() { crate::i::j(); let s = \"crate::k::l\"; let c = '{'; }\n\
-         #[cfg(test)]\nmod tests { use crate::m::N; }\n#[cfg(test)]\nmod helper;\nmod n;\n",
-    );
-    assert!(!code.contains("docs") && !code.contains("crate::g") && !code.contains("crate::k"));
-    assert!(!code.contains("crate::m") && !code.contains("helper"));
-    assert_eq!(declared_modules(&code), ["n"]);
-    let uses: Vec<_> = use_statements(&code)
-        .into_iter()
-        .flat_map(|(_, _, t)| t)
-        .collect();
+         #[cfg(test)]\nmod tests { use crate::m::N; }\n#[cfg(test)]\nmod helper;\nmod n;\n\
+         #[test]\nfn o() { crate::p::q(); }\n\
+         #[cfg(all(test, feature = \"x\"))]\nfn r() { crate::r::r(); }\n\
+         impl R { #[cfg(test)]\nfn r() { crate::r::r(); }\nfn q() { crate::w::x(); } }\n\
+         #[cfg(not(test))]\nfn s() { format!(\"{}\", crate::t::u()); }\n\
+         macro_rules! z { () => { $crate::z::a() }; }\n\
+         mod inline { use crate::v::{self as w, X as _}; }\n#[path = \"elsewhere.rs\"]\nmod y;\n",
+    )
+    .unwrap();
     let path = |p: &str| p.split("::").map(str::to_owned).collect::<Vec<_>>();
+    let children: Vec<_> = module
+        .children
+        .iter()
+        .map(|(m, p)| (m.join("::"), p.clone()))
+        .collect();
     assert_eq!(
-        uses,
+        children,
         [
-            (path("crate::a::B"), Some("B".to_owned())),
-            (path("crate::a::C"), Some("D".to_owned())),
-            (path("crate::e"), Some("e".to_owned())),
-            (path("super::f"), None),
+            ("n".to_owned(), None),
+            ("y".to_owned(), Some("elsewhere.rs".to_owned()))
         ]
     );
-    let in_code: Vec<_> = code_paths(&code)
-        .into_iter()
-        .map(|(_, p)| p.join("::"))
-        .collect();
-    assert!(in_code.contains(&"crate::i::j".to_owned()), "{in_code:?}");
+    assert_eq!(
+        module.uses,
+        [
+            (vec![], path("crate::a::B"), Some("B".to_owned())),
+            (vec![], path("crate::a::C"), Some("D".to_owned())),
+            (vec![], path("crate::e"), Some("e".to_owned())),
+            (vec![], path("super::f"), None),
+            (path("inline"), path("crate::v"), Some("w".to_owned())),
+            (path("inline"), path("crate::v::X"), None),
+        ]
+    );
+    let in_code: Vec<_> = module.paths.iter().map(|(_, p)| p.join("::")).collect();
+    assert_eq!(
+        in_code,
+        ["crate::i::j", "crate::w::x", "crate::t::u", "crate::z::a"]
+    );
 }
