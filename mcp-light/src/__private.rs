@@ -40,7 +40,7 @@ pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 
 /// The answer of a call whose extractor failed (host state missing): the
 /// tool does not run.
-pub fn rejected(responder: &Responder, error: crate::error::ToolError) -> Answer {
+pub fn rejected(responder: &Responder, error: crate::ToolError) -> Answer {
     responder.failed(error)
 }
 
@@ -80,7 +80,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// Checks at compile time that a tool's success type is `Serialize`. It
 /// takes the converted result, so the type checked is the one the compiler
 /// inferred, whatever alias the function was written with.
-pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::error::ToolError>) {}
+pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::ToolError>) {}
 
 /// What a tool without extractors needs of the host state: nothing.
 pub fn no_state_needs(_: &mut Vec<StateNeed>) {}
