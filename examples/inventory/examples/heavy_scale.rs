@@ -22,9 +22,9 @@
 //! must add up to N. On SQLite it first reads and serializes every device
 //! in its own process, with no MCP in between (`serde_json::to_writer` to a
 //! sink): the floor any server pays for this answer, printed beside each
-//! probe as the probe's time over it. The binary is the one built beside this example
-//! (`target/release/inventory`), or `$INVENTORY_BIN`. Figures are printed as
-//! Markdown tables.
+//! probe as the probe's time over it. The binary is the one built beside
+//! this example (`target/release/inventory`), or `$INVENTORY_BIN`. Figures
+//! are printed as Markdown tables.
 
 #[path = "common/own_redis.rs"]
 mod own_redis;
@@ -220,8 +220,9 @@ fn proc_kib(pid: u32, field: &str) -> u64 {
 }
 
 /// The time to read every device of `db`, and to read and serialize
-/// them (the median of three runs each): the part of a probe the tool and serde take, before the framework
-/// computes the preview and summary and writes the store.
+/// them (the median of three runs each): the part of a probe the tool and
+/// serde take, before the framework computes the preview and summary and
+/// writes the store.
 fn split(db: &Path, devices: u64) -> [Duration; 3] {
     let db = Db::open(Some(db)).unwrap();
     let filter = DeviceFilter::default();

@@ -72,10 +72,8 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use crate::compose::{Delegate, composed_methods, listed_beside, pass_on};
-use crate::context::Caller;
-use crate::context::{SessionLogLevel, Talk, is_stateless};
-use crate::server::Server;
-use crate::server::{Client, responded};
+use crate::context::{Caller, SessionLogLevel, Talk, is_stateless};
+use crate::server::{Client, Server, responded};
 use crate::store::BoxFuture;
 use traced::Traced;
 
