@@ -35,7 +35,7 @@ mod views;
 use shown::{Cuts, Listed};
 
 pub use builder::ServerBuilder;
-pub(crate) use call::{Client, missing_state, responded};
+pub(crate) use call::{Call, Client, missing_state, responded};
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
+use std::mem;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -34,6 +35,58 @@ use crate::tool::ToolDef;
 
 use super::{NameTarget, Server};
 
+/// One call as it goes down the call path: the tool it names, its
+/// arguments, who calls and what their access token grants, the line back
+/// to the client and what may make it a task (both for a call over MCP),
+/// and the request's span. Preparing the call takes its arguments, its
+/// caller and its line to the client; what is left is what a call that
+/// waits still reads.
+pub(crate) struct Call<'a> {
+    /// What `tool` reaches on this server ([`Server::named`], looked up
+    /// once, by the transport).
+    pub(crate) named: Option<NameTarget>,
+    /// The name the caller called.
+    pub(crate) tool: &'a str,
+    /// A JSON object, or `null` for none.
+    pub(crate) arguments: Value,
+    /// Who calls.
+    pub(crate) caller: Caller,
+    /// The scopes the caller's access token grants, when the call must be
+    /// checked against them (see [`GrantedScopes`]).
+    pub(crate) granted: Option<GrantedScopes>,
+    /// The call's line to its client, when its tool takes one.
+    talk: Option<Arc<Talk>>,
+    /// What a call over MCP brings to the decision to become a task.
+    tasking: Option<Tasking<'a>>,
+    /// The request's span, which the call runs in.
+    pub(crate) span: &'a tracing::Span,
+}
+
+impl<'a> Call<'a> {
+    /// A call of `tool` (which reaches `named`) with `arguments`, by
+    /// `caller`, whose access token grants `granted`, in `span`.
+    #[inline]
+    pub(crate) fn new(
+        named: Option<NameTarget>,
+        tool: &'a str,
+        arguments: Value,
+        caller: Caller,
+        granted: Option<GrantedScopes>,
+        span: &'a tracing::Span,
+    ) -> Self {
+        Call {
+            named,
+            tool,
+            arguments,
+            caller,
+            granted,
+            talk: None,
+            tasking: None,
+            span,
+        }
+    }
+}
+
 impl Server {
     /// Calls `tool` with `arguments` (a JSON object, or `null` for none) on
     /// behalf of `caller`.
@@ -60,44 +113,36 @@ impl Server {
             return answer.into_result();
         }
         let span = tracing::Span::none();
-        let Ok(answer) = self
-            .answer(named, tool, arguments, caller, None, None, None, &span, run)
-            .await;
+        let call = Call::new(named, tool, arguments, caller, None, &span);
+        let Ok(answer) = self.answer(call, run).await;
         answer.into_result()
     }
 
-    /// [`Server::call`] for a call that came over MCP from `client`, of the
-    /// tool named `tool`, which reaches `named` ([`Server::named`], looked
-    /// up once by the transport). The client cancelling the call stops the
-    /// tool; on protocol 2026-07-28 a tool stopped at its asks answers an
-    /// input-required result, and a refused `requestState` an error: those
-    /// come back as `Err`, the response as it goes out ([`responded`]).
-    ///
-    /// `granted` are the scopes the caller's access token grants, when the
-    /// call must be checked against them (see [`GrantedScopes`]). The call
-    /// runs in `span`, the request's.
+    /// [`Server::call`] for `call`, which came over MCP from `client`; the
+    /// client declared the tasks extension or not. The client cancelling
+    /// the call stops the tool; on protocol 2026-07-28 a tool stopped at
+    /// its asks answers an input-required result, and a refused
+    /// `requestState` an error: those come back as `Err`, the response as
+    /// it goes out ([`responded`]).
     ///
     /// The result comes as an [`Answer`]: with its outcome, for the
     /// request's span and metrics.
     ///
     /// Not an `async fn`: the call path's own future is what the transport
     /// awaits, not a wrapper that would hold (and copy) it.
-    #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn call_over_mcp<'s>(
         &'s self,
-        named: Option<NameTarget>,
-        tool: &'s str,
-        arguments: Value,
-        caller: Caller,
+        mut call: Call<'s>,
         client: Client<'s>,
         tasks_declared: bool,
-        granted: Option<GrantedScopes>,
-        span: &'s tracing::Span,
     ) -> impl Future<Output = Result<Answer, Stopped>> + 's {
-        let (talk, stops, talking) = match client {
-            Client::Talking(talk) => (Some(Arc::clone(talk)), talk.stops(), Some(talk)),
+        let (stops, talking) = match client {
+            Client::Talking(talk) => {
+                call.talk = Some(Arc::clone(talk));
+                (talk.stops(), Some(talk))
+            }
             Client::Quiet(cancelled) => (
-                None,
                 Stops {
                     cancelled,
                     rounds: None,
@@ -105,23 +150,13 @@ impl Server {
                 None,
             ),
         };
-        let tasking = Tasking {
+        call.tasking = Some(Tasking {
             declared: tasks_declared,
             stops,
             talk: talking,
-        };
+        });
         let run = move |run| run_until_cancelled(run, stops);
-        self.answer(
-            named,
-            tool,
-            arguments,
-            caller,
-            granted,
-            talk,
-            Some(tasking),
-            span,
-            run,
-        )
+        self.answer(call, run)
     }
 
     /// The one call path: the call prepared, its tool run by `run` (which
@@ -138,17 +173,9 @@ impl Server {
     /// but what the call was given. Only a call left waiting boxes the
     /// rest ([`Server::waited`]), so the future a transport moves around
     /// (into the task it spawns for the request, for one) stays small.
-    #[allow(clippy::too_many_arguments)]
     fn answer<'a, S, R>(
         &'a self,
-        named: Option<NameTarget>,
-        tool: &'a str,
-        arguments: Value,
-        caller: Caller,
-        granted: Option<GrantedScopes>,
-        talk: Option<Arc<Talk>>,
-        tasking: Option<Tasking<'a>>,
-        span: &'a tracing::Span,
+        mut call: Call<'a>,
         run: impl FnOnce(Run<'a>) -> R + Unpin + 'a,
     ) -> impl Future<Output = Result<Answer, S>> + 'a
     where
@@ -158,19 +185,10 @@ impl Server {
         FirstPoll::new(move |cx: &mut task::Context<'_>| {
             // Only a request that may get a task pays for its owner's
             // identity.
-            let declared = tasking.as_ref().map(|tasking| tasking.declared);
-            let owner = (declared == Some(true)).then(|| caller.identity());
-            let prepared = caught(span, || {
-                self.prepare(
-                    named,
-                    tool,
-                    arguments,
-                    caller,
-                    granted.as_ref(),
-                    talk,
-                    declared,
-                )
-            });
+            let declared = call.tasking.as_ref().map(|tasking| tasking.declared);
+            let owner = (declared == Some(true)).then(|| call.caller.identity());
+            let (tool, span) = (call.tool, call.span);
+            let prepared = caught(span, || self.prepare(&mut call, declared));
             // The answer, or what the call still waits for.
             let settled = match prepared {
                 Ok(Prepared::Answer(answer)) => Ok(answer),
@@ -196,9 +214,7 @@ impl Server {
                     self.report(&mut answer);
                     Ok(Ok(answer))
                 }
-                Err(waits) => Err(Box::pin(
-                    self.waited(waits, named, tool, tasking, owner, span, run),
-                )),
+                Err(waits) => Err(Box::pin(self.waited(waits, call, owner, run))),
             }
         })
     }
@@ -218,15 +234,11 @@ impl Server {
     /// call that waits carries it. A struct rather than an `async fn` around
     /// the wait, which would hold the wait's arguments twice: the box stays
     /// small enough for the allocator's fast path.
-    #[allow(clippy::too_many_arguments)]
     fn waited<'a, S, R>(
         &'a self,
         waits: Waits,
-        named: Option<NameTarget>,
-        tool: &'a str,
-        tasking: Option<Tasking<'a>>,
+        call: Call<'a>,
         owner: Option<String>,
-        span: &'a tracing::Span,
         run: impl FnOnce(Run<'a>) -> R + 'a,
     ) -> Waited<'a, impl Future<Output = Result<Answer, S>> + 'a>
     where
@@ -234,10 +246,10 @@ impl Server {
         S: Escape + 'a,
     {
         Waited {
-            call: self.wait(waits, named, tool, tasking, owner, run),
+            call: self.wait(waits, call.named, call.tool, call.tasking, owner, run),
             server: self,
-            tool,
-            span,
+            tool: call.tool,
+            span: call.span,
         }
     }
 
@@ -289,20 +301,13 @@ impl Server {
     }
 
     /// Resolves the tool a call names, takes mcp-light's own fields off its
-    /// arguments and readies what answers it. With `granted`, a call of a
-    /// tool whose scopes they lack is refused before it runs.
-    #[allow(clippy::too_many_arguments)]
-    fn prepare(
-        &self,
-        named: Option<NameTarget>,
-        tool: &str,
-        arguments: Value,
-        caller: Caller,
-        granted: Option<&GrantedScopes>,
-        talk: Option<Arc<Talk>>,
-        tasks_declared: Option<bool>,
-    ) -> Prepared {
-        let mut args = match arguments {
+    /// arguments and readies what answers it. It takes the call's
+    /// arguments, caller, granted scopes and line to the client; what it
+    /// leaves is what a call that waits reads. With scopes granted, a call
+    /// of a tool whose scopes they lack is refused before it runs.
+    fn prepare(&self, call: &mut Call<'_>, tasks_declared: Option<bool>) -> Prepared {
+        let tool = call.tool;
+        let mut args = match mem::take(&mut call.arguments) {
             Value::Object(args) => args,
             Value::Null => Map::new(),
             other => {
@@ -317,32 +322,12 @@ impl Server {
         {
             return Prepared::refused(CallError::Bounds(message));
         }
-        let target = match named {
-            Some(NameTarget::Dispatcher { dispatcher, .. }) => {
-                Target::Dispatcher(&self.inner.dispatchers[dispatcher], dispatcher)
-            }
-            Some(NameTarget::Tool { tool: place, .. }) => {
-                Target::Tool(self.inner.registry.at(place))
-            }
-            Some(NameTarget::Routed {
-                dispatcher,
-                resource,
-                action,
-            }) => {
-                return Prepared::refused(CallError::OnlyThroughDispatcher {
-                    tool: tool.to_owned().into(),
-                    dispatcher: self.inner.dispatchers[dispatcher].name().to_owned().into(),
-                    resource,
-                    action,
-                });
-            }
-            None => {
-                return Prepared::refused(CallError::UnknownTool {
-                    tool: tool.to_owned().into(),
-                    known: self.inner.known.to_string(),
-                });
-            }
+        let target = match self.target(call.named, tool) {
+            Ok(target) => target,
+            Err(error) => return Prepared::refused(error),
         };
+        let taken = call.granted.take();
+        let granted = taken.as_ref();
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
         let (name, discloses) = match target {
@@ -360,12 +345,12 @@ impl Server {
         {
             return Prepared::Answer(refused);
         }
-        let called = Called::new(caller, name);
+        let called = Called::new(mem::replace(&mut call.caller, Caller::Anonymous), name);
         if let Some(token) = Continuations::take_token(discloses, &mut args) {
             if let Target::Dispatcher(dispatcher, _) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Prepared::Wait(Waits::Redeem(called, token, args, granted.cloned()));
+            return Prepared::Wait(Waits::Redeem(called, token, args, taken));
         }
         let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher, place) => {
@@ -403,7 +388,7 @@ impl Server {
                 }),
             };
         }
-        match self.invocation(published, discloses, called, args, routed, talk) {
+        match self.invocation(published, discloses, called, args, routed, call.talk.take()) {
             Ok(invocation) => match def.invoke_fn()(invocation) {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
@@ -411,6 +396,34 @@ impl Server {
                 Answering::Later(run) => Prepared::Wait(Waits::Run(run, support, def.name())),
             },
             Err(answer) => Prepared::Answer(*answer),
+        }
+    }
+
+    /// What the call's `named` reaches, or the error of a name that
+    /// reaches no tool the caller may call directly (`tool` as called).
+    fn target(&self, named: Option<NameTarget>, tool: &str) -> Result<Target<'_>, CallError> {
+        match named {
+            Some(NameTarget::Dispatcher { dispatcher, .. }) => Ok(Target::Dispatcher(
+                &self.inner.dispatchers[dispatcher],
+                dispatcher,
+            )),
+            Some(NameTarget::Tool { tool: place, .. }) => {
+                Ok(Target::Tool(self.inner.registry.at(place)))
+            }
+            Some(NameTarget::Routed {
+                dispatcher,
+                resource,
+                action,
+            }) => Err(CallError::OnlyThroughDispatcher {
+                tool: tool.to_owned().into(),
+                dispatcher: self.inner.dispatchers[dispatcher].name().to_owned().into(),
+                resource,
+                action,
+            }),
+            None => Err(CallError::UnknownTool {
+                tool: tool.to_owned().into(),
+                known: self.inner.known.to_string(),
+            }),
         }
     }
 

@@ -20,7 +20,7 @@ use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::tool::ToolDef;
 
-use super::call::{json_kind, scope_refusal};
+use super::call::{Call, json_kind, scope_refusal};
 use super::{Client, NameTarget, Server};
 
 impl Server {
@@ -217,17 +217,16 @@ impl Server {
         let mut items = Vec::with_capacity(ids.len());
         for id in ids {
             let arguments = json!({ field.as_str(): id });
+            let call = Call::new(
+                named,
+                retrieve.name(),
+                arguments,
+                caller.clone(),
+                granted.clone(),
+                span,
+            );
             let answer = self
-                .call_over_mcp(
-                    named,
-                    retrieve.name(),
-                    arguments,
-                    caller.clone(),
-                    Client::Quiet(cancelled),
-                    false,
-                    granted.clone(),
-                    span,
-                )
+                .call_over_mcp(call, Client::Quiet(cancelled), false)
                 .await?;
             items.push(retrieved_item(answer.into_result()));
         }

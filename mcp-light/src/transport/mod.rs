@@ -73,7 +73,7 @@ use tracing::Instrument;
 
 use crate::compose::{Delegate, composed_methods, listed_beside, pass_on};
 use crate::context::{Caller, SessionLogLevel, Talk, is_stateless};
-use crate::server::{Client, Server, responded};
+use crate::server::{Call, Client, Server, responded};
 use crate::store::BoxFuture;
 use traced::Traced;
 
@@ -474,18 +474,17 @@ impl ServerHandler for McpHandler {
         } else {
             Client::Quiet(&context.ct)
         };
+        let call = Call::new(
+            named,
+            &request.name,
+            arguments,
+            caller,
+            granted,
+            traced.span(),
+        );
         let done = self
             .server
-            .call_over_mcp(
-                named,
-                &request.name,
-                arguments,
-                caller,
-                client,
-                tasks_declared,
-                granted,
-                traced.span(),
-            )
+            .call_over_mcp(call, client, tasks_declared)
             .await;
         traced.finish_call(metrics, &done);
         responded(done)
