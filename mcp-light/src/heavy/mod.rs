@@ -47,6 +47,7 @@
 
 mod digest;
 mod filter;
+mod mode;
 mod negotiation;
 mod observe;
 mod page;
@@ -67,7 +68,8 @@ use summarize::summarize;
 
 pub(crate) use digest::{Digest, ListDigest, ResultShape, preview_of};
 pub(crate) use filter::check_list_keys;
-pub(crate) use negotiation::{Mode, NegotiationError};
+pub(crate) use mode::Mode;
+pub(crate) use negotiation::NegotiationError;
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, refuse_negotiation, take_negotiation,
 };
