@@ -9,6 +9,8 @@ use serde_json::{Map, Value, json};
 use super::preview::fit_or_empty;
 use super::{HeavyConfig, Mode};
 use crate::args;
+use crate::outcome::CallError;
+use crate::outcome::error::Name;
 
 /// The names of the fields `#[mcp_heavy]` adds to a schema, in the order
 /// [`negotiation_properties`] publishes them.
@@ -70,10 +72,10 @@ impl Negotiation {
                 max: config.max_filter_keys,
             });
         }
-        match (self.mode, self.filter_keys.is_empty()) {
-            (Mode::Filtered, true) => Err(NegotiationError::FilterKeysRequired),
-            (Mode::Filtered, false) | (_, true) => Ok(()),
-            (mode, false) => Err(NegotiationError::FilterKeysWithoutFiltered { mode }),
+        match (self.mode.takes_filter_keys(), self.filter_keys.is_empty()) {
+            (true, true) => Err(NegotiationError::FilterKeysRequired),
+            (true, false) | (false, true) => Ok(()),
+            (false, false) => Err(NegotiationError::FilterKeysWithoutFiltered { mode: self.mode }),
         }
     }
 }
@@ -84,8 +86,8 @@ impl Negotiation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NegotiationError {
-    /// `mode` is not one of the four.
-    #[error("mode must be one of summary, paginated, filtered, full; got {got}")]
+    /// `mode` is not one of [`Mode::ALL`].
+    #[error("mode must be one of {}; got {got}", Mode::names())]
     UnknownMode {
         /// What was sent, as compact JSON (shortened when long).
         got: String,
@@ -165,6 +167,16 @@ pub enum NegotiationError {
 }
 
 impl NegotiationError {
+    /// The error as the answer to a call through `tool`: its arguments
+    /// cannot be served.
+    pub(crate) fn invalid_arguments(self, tool: &Name) -> CallError {
+        CallError::InvalidArguments {
+            tool: tool.clone(),
+            at: None,
+            problem: self.to_string(),
+        }
+    }
+
     /// The argument the error is about (`mode`, `page`, `page_size` or
     /// `filter_keys`), which the tests check each error names.
     #[cfg(test)]
