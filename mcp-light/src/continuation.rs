@@ -17,23 +17,22 @@
 //! failure of an outage is logged, the recovery once more.
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
 
-use crate::answer::{full_result, full_result_with_text};
 use crate::args;
 use crate::context::Caller;
-use crate::heavy::{self, Digest, HeavyConfig, Mode, Negotiation, NegotiationError, ResultShape};
+use crate::heavy::{self, Digest, HeavyConfig, Negotiation, Served, StoredResult};
 use crate::offload::off_workers;
 use crate::outcome::error::Name;
-use crate::outcome::{Answer, AnswerShape, CallError, ServedMode, TokenUse, Unkept};
+use crate::outcome::{Answer, CallError, TokenUse, Unkept};
 use crate::principal::GrantedScopes;
 use crate::schema::CONTINUATION_TOKEN;
 use crate::store::{
-    ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner, StoreError,
-    StoredItems,
+    ContinuationStore, Entry, EntryInfo, EntryWriter, Origin, Owner, StoreError, StoredItems,
 };
 use crate::telemetry::StoreMetrics;
 use crate::token::Token;
@@ -249,7 +248,7 @@ impl Continuations {
         let tool = &called.tool;
         let negotiation = match heavy::take_negotiation(&mut args, &self.heavy) {
             Ok(negotiation) => negotiation,
-            Err(error) => return Answer::error(invalid(tool, error)),
+            Err(error) => return Answer::error(error.invalid_arguments(tool)),
         };
         let Some(token) = token.as_str().and_then(Token::parse) else {
             return Answer::error(CallError::BadToken { tool: tool.clone() });
@@ -265,7 +264,7 @@ impl Continuations {
             usage,
             granted,
         };
-        match redemption.serve(negotiation).await {
+        match heavy::serve_from_store(&redemption, negotiation).await {
             Ok(answer) => answer.with_token(TokenUse::Redeemed, self.store_name),
             Err(error) => error,
         }
@@ -293,17 +292,6 @@ impl Continuations {
     }
 }
 
-impl From<Mode> for ServedMode {
-    fn from(mode: Mode) -> ServedMode {
-        match mode {
-            Mode::Summary => ServedMode::Summary,
-            Mode::Paginated => ServedMode::Page,
-            Mode::Filtered => ServedMode::Filtered,
-            Mode::Full => ServedMode::Full,
-        }
-    }
-}
-
 /// One redemption: the token, and whose it must be.
 struct Redemption<'r> {
     continuations: &'r Continuations,
@@ -315,78 +303,25 @@ struct Redemption<'r> {
     granted: Option<&'r GrantedScopes>,
 }
 
-/// A redemption's answer; `Err` for one that ends it early (refused,
-/// failed), which is an answer too.
-type Served = Result<Answer, Answer>;
-
-// Both sides of these results are the answer, of one size: boxing the
-// early one would only add an allocation to every refusal.
-#[allow(clippy::result_large_err)]
-impl Redemption<'_> {
-    async fn serve(&self, negotiation: Negotiation) -> Served {
-        if negotiation.mode == Mode::Paginated {
-            return match self.items(&negotiation).await? {
-                StoredItems::List(list) => {
-                    let page = self.page(list, &negotiation, false)?;
-                    self.counted_from_info(page).await
-                }
-                StoredItems::Whole(entry) => self.whole(entry, negotiation).await,
-            };
-        }
-        let info = self.info().await?;
-        let digest = info.digest.as_deref().and_then(Digest::from_bytes);
-        let full_counts = digest
-            .as_ref()
-            .and_then(Digest::full_counts)
-            .filter(|_| self.usage.is_some());
-        match (&negotiation.mode, &digest) {
-            (Mode::Summary, Some(digest)) => {
-                let summary = full_result(digest.summary.clone());
-                return Ok(
-                    Answer::new(summary, AnswerShape::Served(ServedMode::Summary))
-                        .counting(full_counts),
-                );
-            }
-            (Mode::Filtered, Some(digest)) if matches!(digest.shape, ResultShape::List { .. }) => {
-                if let Err(error) = heavy::check_list_keys(digest, &negotiation) {
-                    return Err(Answer::error(invalid(&self.called.tool, error)));
-                }
-                if let StoredItems::List(list) = self.items(&negotiation).await? {
-                    let page = self.page(list, &negotiation, true)?;
-                    return Ok(page.counting(full_counts));
-                }
-            }
-            _ => {}
-        }
-        let config = self.continuations.heavy();
-        if info.size > config.max_full_bytes as u64 {
-            let instead = match digest.map(|digest| digest.shape) {
-                Some(ResultShape::List { .. }) => {
-                    "ask for mode paginated (with page and page_size), filtered (with filter_keys) or summary instead"
-                }
-                _ => {
-                    "ask for mode summary instead, or narrow the read with the tool's own arguments"
-                }
-            };
-            return Err(Answer::error(CallError::TooLargeWhole {
-                tool: self.called.tool.clone(),
-                size: info.size,
-                limit: config.max_full_bytes,
-                instead,
-            }));
-        }
-        let Some(entry) = self.get().await? else {
-            return Err(self.refused());
-        };
-        self.whole(entry, negotiation).await
+/// The reads a mode makes ([`heavy::serve_from_store`] decides which), each
+/// refused unless the entry is this caller's, through this tool.
+impl StoredResult for Redemption<'_> {
+    fn tool(&self) -> &Name {
+        &self.called.tool
     }
 
-    /// The page's items, read by range; the whole entry when it is not a
-    /// list. Refused unless it is this caller's, through this tool.
-    async fn items(&self, negotiation: &Negotiation) -> Result<StoredItems, Answer> {
+    fn config(&self) -> &HeavyConfig {
+        self.continuations.heavy()
+    }
+
+    fn reports_usage(&self) -> bool {
+        self.usage.is_some()
+    }
+
+    async fn items(&self, range: Range<usize>) -> Result<StoredItems, Answer> {
         let found = self
             .store
-            .get_items(self.token, heavy::page_range(negotiation))
+            .get_items(self.token, range)
             .await
             .map_err(|error| self.unavailable(error))?;
         let found = found.ok_or_else(|| self.refused())?;
@@ -409,6 +344,55 @@ impl Redemption<'_> {
         Ok(info)
     }
 
+    async fn entry(&self) -> Result<Entry, Answer> {
+        self.get().await?.ok_or_else(|| self.refused())
+    }
+
+    /// `answer` with the stored result's counts, read from its digest, or
+    /// counted from the whole result when it was kept without one (a
+    /// write's, put whole) and is small enough to read; only with a usage
+    /// report is any of this read.
+    async fn counted_from_info(&self, answer: Answer) -> Served {
+        let Some(usage) = self.usage else {
+            return Ok(answer);
+        };
+        let info = self.info().await?;
+        let mut full = Digest::counts_in(info.digest.as_deref());
+        if full.is_none() && info.size <= self.continuations.heavy().max_full_bytes as u64 {
+            full = self
+                .get()
+                .await?
+                .map(|entry| usage.count_stored(&entry.body));
+        }
+        Ok(answer.counting(full))
+    }
+
+    /// The whole stored `entry` as `negotiation` asks; off the async
+    /// workers when it is large ([`off_workers`]).
+    async fn serve_whole(&self, entry: Entry, negotiation: Negotiation) -> Served {
+        let config = self.continuations.heavy().clone();
+        let (body, origin) = (Arc::clone(&entry.body), entry.origin);
+        let tool = self.called.tool.clone();
+        let served = off_workers(body.len(), move || {
+            heavy::serve_body(&body, origin, &negotiation, &config, tool)
+        })
+        .await
+        .unwrap_or_else(|unfinished| Answer::unfinished(&self.called.tool, unfinished));
+        if served.outcome().error().is_some() {
+            return Err(served);
+        }
+        let full = self.usage.map(|usage| {
+            Digest::counts_in(entry.digest.as_deref())
+                .unwrap_or_else(|| usage.count_stored(&entry.body))
+        });
+        Ok(served.counting(full))
+    }
+}
+
+// Both sides of these results are the answer, of one size: boxing the
+// early one would only add an allocation to every refusal.
+#[allow(clippy::result_large_err)]
+impl Redemption<'_> {
     async fn get(&self) -> Result<Option<Entry>, Answer> {
         let entry = self
             .store
@@ -453,127 +437,6 @@ impl Redemption<'_> {
             tool: self.called.tool.clone(),
             error,
         })
-    }
-
-    /// A page of a stored list from the items the store read for it: only
-    /// those are parsed (and, for `filtered`, narrowed to its keys).
-    fn page(&self, list: ListItems, negotiation: &Negotiation, narrow: bool) -> Served {
-        let items: Result<Vec<Value>, _> = list
-            .items
-            .iter()
-            .map(|item| serde_json::from_slice::<Value>(item))
-            .collect();
-        let mut items = items.map_err(|error| {
-            Answer::error(CallError::Damaged {
-                tool: self.called.tool.clone(),
-                error: error.to_string(),
-            })
-        })?;
-        if narrow {
-            items = items
-                .into_iter()
-                .map(|item| heavy::narrow_item(item, &negotiation.filter_keys))
-                .collect();
-        }
-        let shape = if narrow {
-            ServedMode::Filtered
-        } else {
-            ServedMode::Page
-        };
-        Ok(Answer::shaped(
-            &heavy::page_of_items(items, list.total, negotiation),
-            AnswerShape::Served(shape),
-        ))
-    }
-
-    /// The whole stored `entry` as `negotiation` asks; off the async
-    /// workers when it is large ([`off_workers`]).
-    async fn whole(&self, entry: Entry, negotiation: Negotiation) -> Served {
-        let config = self.continuations.heavy().clone();
-        if entry.body.len() > config.max_full_bytes {
-            return Err(Answer::error(CallError::TooLargeWhole {
-                tool: self.called.tool.clone(),
-                size: entry.body.len() as u64,
-                limit: config.max_full_bytes,
-                instead: "ask for mode summary instead",
-            }));
-        }
-        let (body, origin) = (Arc::clone(&entry.body), entry.origin);
-        let tool = self.called.tool.clone();
-        let served = off_workers(body.len(), move || {
-            serve_stored(&body, origin, &negotiation, &config, tool)
-        })
-        .await
-        .unwrap_or_else(|unfinished| Answer::unfinished(&self.called.tool, unfinished));
-        if served.outcome().error().is_some() {
-            return Err(served);
-        }
-        let full = self.usage.map(|usage| {
-            Digest::counts_in(entry.digest.as_deref())
-                .unwrap_or_else(|| usage.count_stored(&entry.body))
-        });
-        Ok(served.counting(full))
-    }
-
-    /// `answer` with the stored result's counts, read from its digest, or
-    /// counted from the whole result when it was kept without one (a
-    /// write's, put whole) and is small enough to read; only with a usage
-    /// report is any of this read.
-    async fn counted_from_info(&self, answer: Answer) -> Served {
-        let Some(usage) = self.usage else {
-            return Ok(answer);
-        };
-        let info = self.info().await?;
-        let mut full = Digest::counts_in(info.digest.as_deref());
-        if full.is_none() && info.size <= self.continuations.heavy().max_full_bytes as u64 {
-            full = self
-                .get()
-                .await?
-                .map(|entry| usage.count_stored(&entry.body));
-        }
-        Ok(answer.counting(full))
-    }
-}
-
-/// Arguments of a redemption that cannot be served.
-fn invalid(tool: &Name, error: NegotiationError) -> CallError {
-    CallError::InvalidArguments {
-        tool: tool.clone(),
-        at: None,
-        problem: error.to_string(),
-    }
-}
-
-/// The stored result `body` as `negotiation` asks.
-fn serve_stored(
-    body: &[u8],
-    origin: Origin,
-    negotiation: &Negotiation,
-    config: &HeavyConfig,
-    tool: Name,
-) -> Answer {
-    let value: Value = match serde_json::from_slice(body) {
-        Ok(value) => value,
-        Err(error) => {
-            return Answer::error(CallError::Damaged {
-                tool,
-                error: error.to_string(),
-            });
-        }
-    };
-    if negotiation.mode == Mode::Full {
-        // The stored bytes are the result's compact JSON already; only
-        // `structuredContent` needs the parsed value.
-        let text = String::from_utf8_lossy(body).into_owned();
-        return Answer::new(
-            full_result_with_text(value, text),
-            AnswerShape::Served(ServedMode::Full),
-        );
-    }
-    let served = negotiation.mode.into();
-    match heavy::serve(value, origin, negotiation, config) {
-        Ok(value) => Answer::new(full_result(value), AnswerShape::Served(served)),
-        Err(error) => Answer::error(invalid(&tool, error)),
     }
 }
 

@@ -12,7 +12,7 @@
 use rmcp::model::{MetaObject, Tool};
 use serde_json::{Map, Value, json};
 
-use crate::heavy::{HeavyConfig, negotiation_properties};
+use crate::heavy::{HeavyConfig, Mode, negotiation_properties};
 use crate::schema::CONTINUATION_TOKEN;
 
 /// One of the viewer's own tools.
@@ -59,15 +59,16 @@ impl ViewTool {
         ViewTool::ALL.into_iter().find(|view| view.name() == name)
     }
 
-    /// The redemption mode the tool asks for; the fetch by ids redeems
-    /// nothing.
+    /// The name of the redemption mode the tool asks for; the fetch by ids
+    /// redeems nothing.
     pub(crate) const fn mode(self) -> &'static str {
-        match self {
-            ViewTool::Page => "paginated",
-            ViewTool::Filter => "filtered",
-            ViewTool::Summary => "summary",
-            ViewTool::Fetch => "full",
-        }
+        let mode = match self {
+            ViewTool::Page => Mode::Paginated,
+            ViewTool::Filter => Mode::Filtered,
+            ViewTool::Summary => Mode::Summary,
+            ViewTool::Fetch => Mode::Full,
+        };
+        mode.as_str()
     }
 
     /// The fields the tool takes besides `tool` and `continuation_token`.

@@ -39,19 +39,37 @@
 //! with `has_more: false` rather than an error: `total` and `page_size` are
 //! beside it, so the agent can see where the end was, and an empty list's
 //! page 1 needs no special case.
+//!
+//! # Adding a mode
+//!
+//! A mode is defined in this module and nowhere else. Add its variant to
+//! `Mode` and to `Mode::ALL` (`mode.rs`, in the order the schema lists
+//! it), and the compiler stops at every match that must handle it: its
+//! name and the shape its answer is counted under (`mode.rs`, with a new
+//! `ServedMode` in `outcome` if that shape is new), whether it takes
+//! `filter_keys`, when a probe offers it (`probe.rs`), how it serves a
+//! value (`serve`, in `mod.rs`) and which reads of the store it makes
+//! (`stored.rs`, which the continuation's redemption calls). The schema's
+//! enum, the parsing of `mode` and its error, and the viewer's tools take
+//! its name from `Mode`. Then name it where this documentation lists the
+//! modes, describe it in `serve`'s documentation and in the heavy-reads
+//! guide (`docs/heavy-reads.md`), and test it beside the others.
 
-// Pure functions on `serde_json::Value`, one concern a file: `negotiation`
-// reads and publishes the fields, `probe` (cut by `preview`) answers a first
-// call, and `serve` here answers a redemption through `page`, `summary` and
-// `filter`.
+// One concern a file: `mode` names the modes, `negotiation` reads and
+// publishes the fields, `probe` (cut by `preview`) answers a first call,
+// and `serve` here answers a redemption of a `serde_json::Value` through
+// `page`, `summary` and `filter`; `stored` serves a redemption from the
+// store, reading only what the mode needs.
 
 mod digest;
 mod filter;
+mod mode;
 mod negotiation;
 mod observe;
 mod page;
 mod preview;
 mod probe;
+mod stored;
 mod summarize;
 mod summary;
 #[cfg(test)]
@@ -67,12 +85,14 @@ use summarize::summarize;
 
 pub(crate) use digest::{Digest, ListDigest, ResultShape, preview_of};
 pub(crate) use filter::check_list_keys;
-pub(crate) use negotiation::{Mode, NegotiationError};
+pub(crate) use mode::Mode;
+pub(crate) use negotiation::NegotiationError;
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, refuse_negotiation, take_negotiation,
 };
 pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
 pub(crate) use probe::{Probe, probe, unkept_probe};
+pub(crate) use stored::{Served, StoredResult, serve_body, serve_from_store};
 pub(crate) use summary::Summary;
 pub use summary::{MAX_FIELD_NAMES, MAX_FIELDS, MAX_STRING_CHARS, MAX_TRACKED_VALUES, MAX_VALUES};
 

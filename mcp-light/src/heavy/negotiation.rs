@@ -2,18 +2,15 @@
 //! lifted out of its arguments and checked, and the schema properties that
 //! publish them.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt;
-use std::str::FromStr;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::HeavyConfig;
 use super::preview::fit_or_empty;
+use super::{HeavyConfig, Mode};
 use crate::args;
+use crate::outcome::CallError;
+use crate::outcome::error::Name;
 
 /// The names of the fields `#[mcp_heavy]` adds to a schema, in the order
 /// [`negotiation_properties`] publishes them.
@@ -28,82 +25,6 @@ pub(crate) const NEGOTIATION_FIELDS: [&str; 5] = [
 /// The fields a redemption negotiates: [`NEGOTIATION_FIELDS`] but the
 /// token itself.
 const REDEMPTION_FIELDS: [&str; 4] = ["mode", "page", "page_size", "filter_keys"];
-
-/// How a stored result is served.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// What the result holds, bounded in size: a list's count and, per
-    /// field, its type, nulls, range and how many items hold each repeated
-    /// value; an object's keys and their shapes.
-    Summary,
-    /// One bounded page of a list; a value that is not pageable is returned
-    /// whole. The default.
-    #[default]
-    Paginated,
-    /// Only the fields named in `filter_keys`, of the object or of each
-    /// object in the list; a list is paged as in [`Mode::Paginated`].
-    Filtered,
-    /// The value exactly as stored.
-    Full,
-}
-
-impl Mode {
-    /// Every mode, in the order the schema's enum lists them.
-    pub const ALL: [Mode; 4] = [Mode::Summary, Mode::Paginated, Mode::Filtered, Mode::Full];
-
-    /// The name a caller sends, e.g. `"paginated"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Mode::Summary => "summary",
-            Mode::Paginated => "paginated",
-            Mode::Filtered => "filtered",
-            Mode::Full => "full",
-        }
-    }
-}
-
-/// A mode serializes as its name, as a caller sends it.
-impl Serialize for Mode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-/// One of the names in [`Mode::ALL`].
-impl JsonSchema for Mode {
-    fn schema_name() -> Cow<'static, str> {
-        "Mode".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({"type": "string", "enum": Mode::ALL.map(Mode::as_str)})
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = NegotiationError;
-
-    /// Reads a mode by its name; anything else is
-    /// [`NegotiationError::UnknownMode`].
-    fn from_str(name: &str) -> Result<Mode, NegotiationError> {
-        Mode::ALL
-            .into_iter()
-            .find(|mode| mode.as_str() == name)
-            .ok_or_else(|| NegotiationError::UnknownMode {
-                got: Value::from(name).to_string(),
-            })
-    }
-}
 
 /// What the caller asked for on redemption.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,10 +72,10 @@ impl Negotiation {
                 max: config.max_filter_keys,
             });
         }
-        match (self.mode, self.filter_keys.is_empty()) {
-            (Mode::Filtered, true) => Err(NegotiationError::FilterKeysRequired),
-            (Mode::Filtered, false) | (_, true) => Ok(()),
-            (mode, false) => Err(NegotiationError::FilterKeysWithoutFiltered { mode }),
+        match (self.mode.takes_filter_keys(), self.filter_keys.is_empty()) {
+            (true, true) => Err(NegotiationError::FilterKeysRequired),
+            (true, false) | (false, true) => Ok(()),
+            (false, false) => Err(NegotiationError::FilterKeysWithoutFiltered { mode: self.mode }),
         }
     }
 }
@@ -165,8 +86,8 @@ impl Negotiation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NegotiationError {
-    /// `mode` is not one of the four.
-    #[error("mode must be one of summary, paginated, filtered, full; got {got}")]
+    /// `mode` is not one of [`Mode::ALL`].
+    #[error("mode must be one of {}; got {got}", Mode::names())]
     UnknownMode {
         /// What was sent, as compact JSON (shortened when long).
         got: String,
@@ -246,6 +167,16 @@ pub enum NegotiationError {
 }
 
 impl NegotiationError {
+    /// The error as the answer to a call through `tool`: its arguments
+    /// cannot be served.
+    pub(crate) fn invalid_arguments(self, tool: &Name) -> CallError {
+        CallError::InvalidArguments {
+            tool: tool.clone(),
+            at: None,
+            problem: self.to_string(),
+        }
+    }
+
     /// The argument the error is about (`mode`, `page`, `page_size` or
     /// `filter_keys`), which the tests check each error names.
     #[cfg(test)]

@@ -5,11 +5,14 @@
 //! Beside them, what each caller holds, so that room is made from the
 //! callers holding the most. An entry too large for memory keeps only its
 //! owner and digest here, and its body and index in the disk tier
-//! ([`disk`]).
+//! ([`disk`]). What an entry costs and what goes to make room for it is in
+//! [`budget`]; reading entries back, in [`read`].
 
+mod budget;
 mod clock;
 mod config;
 mod disk;
+mod read;
 mod state;
 mod writer;
 
@@ -20,32 +23,19 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
-use super::index::{self, OFFSET_BYTES};
 use super::{
-    BoxFuture, ContinuationStore, Entry, EntryInfo, EntryWriter, ListItems, Origin, Owner,
-    StoreError, StoredItems,
+    BoxFuture, ContinuationStore, Entry, EntryInfo, EntryWriter, Origin, Owner, StoreError,
+    StoredItems,
 };
 use super::{MemoryTasks, TaskStore};
-use crate::offload::{Unfinished, off_workers, run_sync};
+use crate::offload::Unfinished;
 use crate::token::Token;
 
+use budget::cost_of;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub(crate) use config::DEFAULT_TTL;
 pub use config::MemoryStoreConfig;
 use disk::{SpillDir, SpillFile};
-
-/// What the store spends on one entry beyond the bytes of its body, its
-/// owner strings and its token, on a 64-bit target.
-///
-/// Covers the hash-map slot (token + [`Slot`], about 250 bytes, plus a
-/// control byte, in a table 44–87% full), the order index's `(u64, Token)`
-/// in B-tree nodes that fill to about 6 of 11 on append, the `Arc`'s two
-/// reference counts, and malloc's header and rounding on the three heap
-/// blocks (body, caller, tool; ~16 bytes each). `overhead_per_entry_is_measured`
-/// counts the heap really held: 347–531 bytes per entry beyond the payload
-/// (531 just after the table doubles), so 640 covers the worst case with
-/// the malloc headers the count cannot see.
-const ENTRY_OVERHEAD: usize = 640;
 
 /// The in-memory continuation store, the embedded default.
 ///
@@ -170,20 +160,6 @@ enum Body {
         /// What it costs on disk: its body and index.
         cost: u64,
     },
-}
-
-/// A live slot's contents, read under the lock and used outside it.
-struct Found {
-    seq: u64,
-    owner: Owner,
-    origin: Origin,
-    digest: Option<Arc<[u8]>>,
-    body: FoundBody,
-}
-
-enum FoundBody {
-    Memory(Arc<[u8]>, IndexCell),
-    Disk(Arc<SpillFile>, u64, Option<usize>),
 }
 
 /// What a committed entry is made of, for [`MemoryStore::insert`].
@@ -341,133 +317,6 @@ impl MemoryStore {
         };
         self.inner.insert(token, new, 0)
     }
-
-    /// The live slot under `token`, its contents cloned out of the lock; an
-    /// expired one is dropped.
-    fn found(&self, token: &Token) -> Option<Found> {
-        let inner = &self.inner;
-        let mut state = lock(&inner.state);
-        let now = inner.clock.now();
-        let slot = state.entries.get(token)?;
-        if is_expired(slot, now, inner.config.ttl) {
-            state.remove(token);
-            return None;
-        }
-        Some(Found {
-            seq: slot.seq,
-            owner: slot.owner.clone(),
-            origin: slot.origin,
-            digest: slot.digest.clone(),
-            body: match &slot.body {
-                Body::Memory { body, index } => FoundBody::Memory(body.clone(), index.clone()),
-                Body::Disk {
-                    file, size, items, ..
-                } => FoundBody::Disk(file.clone(), *size, *items),
-            },
-        })
-    }
-
-    async fn get_now(&self, token: &Token) -> Result<Option<Entry>, StoreError> {
-        let Some(found) = self.found(token) else {
-            return Ok(None);
-        };
-        let body = match found.body {
-            FoundBody::Memory(body, _) => body,
-            FoundBody::Disk(file, ..) => run_sync(move || file.read_body())
-                .await
-                .map_err(unfinished)?
-                .map_err(|error| disk_error("read", &error))?
-                .into(),
-        };
-        Ok(Some(
-            Entry::new(found.owner, found.origin, body).with_digest(found.digest),
-        ))
-    }
-
-    fn info_now(&self, token: &Token) -> Option<EntryInfo> {
-        let found = self.found(token)?;
-        let size = match &found.body {
-            FoundBody::Memory(body, _) => body.len() as u64,
-            FoundBody::Disk(_, size, _) => *size,
-        };
-        Some(EntryInfo {
-            owner: found.owner,
-            origin: found.origin,
-            size,
-            digest: found.digest,
-        })
-    }
-
-    /// The items `range` of the list under `token`. The first read of a
-    /// list put whole builds where its items start, off the async workers
-    /// when the list is large ([`off_workers`]), and keeps it beside the
-    /// entry; a list written in chunks has it already, in memory or on disk.
-    async fn get_items_now(
-        &self,
-        token: &Token,
-        range: Range<usize>,
-    ) -> Result<Option<StoredItems>, StoreError> {
-        let Some(found) = self.found(token) else {
-            return Ok(None);
-        };
-        let list = |items, total| {
-            StoredItems::List(ListItems {
-                owner: found.owner.clone(),
-                origin: found.origin,
-                total,
-                items,
-            })
-        };
-        let (body, cell) = match &found.body {
-            _ if !found.origin.is_pageable() => {
-                return self
-                    .get_now(token)
-                    .await
-                    .map(|found| found.map(StoredItems::Whole));
-            }
-            FoundBody::Disk(file, size, Some(total)) => {
-                let (file, size, total) = (file.clone(), *size, *total);
-                let items = run_sync(move || file.read_items(range, total, size))
-                    .await
-                    .map_err(unfinished)?
-                    .map_err(|error| disk_error("read", &error))?;
-                return Ok(Some(list(items, total)));
-            }
-            FoundBody::Disk(_, _, None) => {
-                return self
-                    .get_now(token)
-                    .await
-                    .map(|found| found.map(StoredItems::Whole));
-            }
-            FoundBody::Memory(body, cell) => (body.clone(), cell.clone()),
-        };
-        let starts = match cell.get() {
-            Some(starts) => starts.clone(),
-            None => {
-                let indexed = Arc::clone(&body);
-                let built: Option<Arc<[u64]>> = off_workers(indexed.len(), move || {
-                    index::index_list(&indexed).map(Arc::from)
-                })
-                .await
-                .map_err(unfinished)?;
-                // Two first reads at once both build it; one is kept and
-                // charged.
-                if cell.set(built.clone()).is_ok()
-                    && let Some(starts) = &built
-                {
-                    self.inner
-                        .charge_index(token, found.seq, starts.len() * OFFSET_BYTES);
-                }
-                built
-            }
-        };
-        Ok(Some(match starts {
-            Some(starts) => list(index::slice_items(&body, &starts, range), starts.len()),
-            None => StoredItems::Whole(
-                Entry::new(found.owner, found.origin, body).with_digest(found.digest),
-            ),
-        }))
-    }
 }
 
 impl Inner {
@@ -478,98 +327,6 @@ impl Inner {
         let now = self.clock.now();
         state.sweep_expired(now, self.config.ttl);
         state
-    }
-
-    /// The most one entry may cost in memory.
-    fn memory_limit(&self) -> usize {
-        self.config.max_bytes.min(self.config.max_entry_bytes)
-    }
-
-    /// Makes `new` redeemable under `token`, evicting what must go to make
-    /// room in memory. `disk` is what it holds on disk, already reserved
-    /// (and released here).
-    fn insert(&self, token: &Token, new: NewSlot, disk: u64) -> Result<(), StoreError> {
-        let cost = cost_of_slot(token, &new);
-        let limit = self.memory_limit();
-        let refused = if cost > limit {
-            Some(StoreError::TooLarge {
-                size: cost as u64,
-                limit: limit as u64,
-            })
-        } else if self.config.max_entries == 0 {
-            Some(StoreError::Unavailable(
-                "the in-memory store is configured with max_entries = 0; set it to at least 1"
-                    .to_owned(),
-            ))
-        } else {
-            None
-        };
-        let mut state = lock(&self.state);
-        state.disk_reserved -= disk;
-        // Refuse before touching anything: a refused put evicts nothing.
-        if let Some(refused) = refused {
-            return Err(refused);
-        }
-        // Read the clock under the lock so sequence order is time order.
-        let now = self.clock.now();
-        // A token put again is a new entry: it replaces the old one.
-        state.remove(token);
-        state.sweep_expired(now, self.config.ttl);
-        let (share_bytes, share_entries) = self.config.caller_share();
-        while state.entries.len() >= self.config.max_entries
-            || state.bytes + cost > self.config.max_bytes
-        {
-            // A caller over its share makes room from its own entries;
-            // otherwise from the caller holding the most, so a quiet
-            // caller's entries are the last to go. Cannot run dry: an empty
-            // store has room for this entry.
-            let own = state.callers.get(new.owner.caller.as_str()).filter(|held| {
-                held.bytes + cost > share_bytes || held.seqs.len() + 1 > share_entries
-            });
-            let victim = own
-                .or_else(|| {
-                    let (_, largest) = state.by_bytes.last()?;
-                    state.callers.get(largest)
-                })
-                .and_then(|held| held.seqs.first().copied());
-            match victim {
-                Some(seq) => state.evict(seq),
-                None => state.evict_oldest(),
-            }
-        }
-        state.insert(token.clone(), new, now, cost, disk);
-        Ok(())
-    }
-
-    /// Reserves `bytes` on disk for an entry being written, which already
-    /// holds `held` there: the oldest entries on disk are evicted to make
-    /// room.
-    fn reserve_disk(&self, bytes: u64, held: u64) -> Result<(), StoreError> {
-        let limit = self.config.max_disk_bytes;
-        if held + bytes > limit {
-            return Err(StoreError::TooLarge {
-                size: held + bytes,
-                limit,
-            });
-        }
-        let mut state = lock(&self.state);
-        let now = self.clock.now();
-        state.sweep_expired(now, self.config.ttl);
-        while state.disk_bytes + state.disk_reserved + bytes > limit {
-            let Some(&oldest) = state.on_disk.first() else {
-                return Err(StoreError::Full(format!(
-                    "the disk tier's {limit} bytes are taken by other results still being written"
-                )));
-            };
-            state.evict(oldest);
-        }
-        state.disk_reserved += bytes;
-        Ok(())
-    }
-
-    /// Gives back a reservation of an entry that was not committed.
-    fn release_disk(&self, bytes: u64) {
-        lock(&self.state).disk_reserved -= bytes;
     }
 
     /// The spill directory, made (and its sweeper started) on first use.
@@ -615,23 +372,6 @@ impl Inner {
                 drop(store.live_state());
             }
         });
-    }
-
-    /// Adds an index's bytes to the cost of the entry it indexes, if that
-    /// entry is still the one stored, and evicts the oldest entries until
-    /// the store is within `max_bytes` again.
-    fn charge_index(&self, token: &Token, seq: u64, bytes: usize) {
-        let mut state = lock(&self.state);
-        let Some(slot) = state.entries.get_mut(token).filter(|slot| slot.seq == seq) else {
-            return;
-        };
-        slot.cost += bytes;
-        let caller = slot.owner.caller.clone();
-        state.bytes += bytes;
-        state.hold(&caller, bytes, None);
-        while state.bytes > self.config.max_bytes {
-            state.evict_oldest();
-        }
     }
 }
 
@@ -740,39 +480,6 @@ impl ContinuationStore for MemoryStore {
 /// zero rather than negative.
 fn is_expired(slot: &Slot, now: Duration, ttl: Duration) -> bool {
     now.saturating_sub(slot.stored_at) >= ttl
-}
-
-/// The bytes an entry is accounted at in memory: its body there (and the
-/// index it was written with), its digest, owner and token.
-fn cost_of_slot(token: &Token, new: &NewSlot) -> usize {
-    let body = match &new.body {
-        Body::Memory { body, index } => {
-            let starts = index.get().and_then(Option::as_ref);
-            body.len() + starts.map_or(0, |starts| starts.len() * OFFSET_BYTES)
-        }
-        Body::Disk { .. } => 0,
-    };
-    cost(token, &new.owner, new.digest.as_deref(), body)
-}
-
-/// [`cost_of_slot`] of an entry put whole, kept in memory.
-fn cost_of(token: &Token, entry: &Entry) -> usize {
-    cost(
-        token,
-        &entry.owner,
-        entry.digest.as_deref(),
-        entry.body.len(),
-    )
-}
-
-/// The bytes of an entry whose body costs `body` in memory.
-fn cost(token: &Token, owner: &Owner, digest: Option<&[u8]>, body: usize) -> usize {
-    body + digest.map_or(0, <[u8]>::len)
-        + owner.caller.len()
-        + owner.tool.len()
-        + owner.scopes.iter().map(String::len).sum::<usize>()
-        + token.as_str().len()
-        + ENTRY_OVERHEAD
 }
 
 /// Locks `mutex`, recovering from poisoning: nothing panics while the state

@@ -1,6 +1,8 @@
 //! The in-memory store's tests: expiry, byte accounting, eviction by share.
 
+use super::budget::ENTRY_OVERHEAD;
 use super::*;
+use crate::store::index::OFFSET_BYTES;
 use crate::store::{Origin, Owner};
 
 const TTL: Duration = Duration::from_secs(300);
