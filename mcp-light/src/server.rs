@@ -2,7 +2,6 @@
 //! frozen — its tools, schemas, dispatchers and names worked out at build
 //! time — with the one call path every transport uses.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -12,22 +11,18 @@ use crate::compose::Delegate;
 use crate::context::StateMap;
 use crate::continuation::Continuations;
 use crate::dispatch::Dispatcher;
-use crate::error::BuildError;
-use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
-use crate::output_schema::{OutputShape, output_schema};
-use crate::registry::{PublishedTool, Registry};
+use crate::registry::Registry;
 use crate::roundtrip::Talkback;
-use crate::store::ContinuationStore;
-use crate::store::MemoryTasks;
 use crate::surface::Surface;
-use crate::tasks::{TaskConfig, Tasks};
+use crate::tasks::Tasks;
 use crate::telemetry::ToolMetrics;
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 
 mod builder;
 mod call;
+mod freeze;
 mod shown;
 #[cfg(feature = "apps")]
 mod views;
@@ -153,23 +148,6 @@ pub(crate) enum NameTarget {
     },
 }
 
-/// The settings a [`ServerBuilder`] checked, frozen into a [`Server`].
-struct Frozen {
-    registry: Registry,
-    dispatchers: Vec<String>,
-    implementation: rmcp::model::Implementation,
-    surface: Surface,
-    output_schemas: bool,
-    state: Arc<StateMap>,
-    store: Option<Arc<dyn ContinuationStore>>,
-    heavy: HeavyConfig,
-    usage: Option<Arc<UsageReport>>,
-    delegate: Arc<dyn Delegate>,
-    talkback: Arc<Talkback>,
-    limits: CallLimits,
-    tasks: TaskConfig,
-}
-
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let built = &*self.inner;
@@ -237,189 +215,6 @@ impl Server {
     /// continuation store.
     pub fn builder(registry: Registry) -> ServerBuilder {
         ServerBuilder::new(Ok(registry))
-    }
-
-    /// Freezes what a builder checked: the dispatchers built over the
-    /// registry, the published list and every name's place in it.
-    fn freeze(frozen: Frozen) -> Result<Server, BuildError> {
-        let Frozen {
-            registry,
-            dispatchers: dispatcher_names,
-            implementation,
-            surface,
-            output_schemas,
-            state,
-            store,
-            heavy,
-            usage,
-            delegate,
-            talkback,
-            limits,
-            tasks,
-        } = frozen;
-        let offers_tasks = registry
-            .iter()
-            .any(|tool| tool.def().task_support().allows_tasks());
-        let scoped = registry.iter().any(|tool| !tool.def().scopes().is_empty());
-        let tasks = {
-            let kept = store.as_ref().and_then(|store| store.tasks());
-            let store_ttl = store
-                .as_ref()
-                .map_or(crate::defaults::TASK_TTL, |store| store.ttl());
-            let kept = kept.unwrap_or_else(|| Arc::new(MemoryTasks::new()));
-            Tasks::new(kept, tasks, store_ttl, limits.clock.clone())
-        };
-        let mut dispatchers: Vec<Dispatcher> = Vec::with_capacity(dispatcher_names.len());
-        for name in dispatcher_names {
-            let dispatcher = Dispatcher::build(name, &registry, &heavy)?;
-            if dispatchers.iter().any(|d| d.name() == dispatcher.name()) {
-                return Err(BuildError::DuplicateName {
-                    name: dispatcher.name().to_owned(),
-                    first: "a dispatcher".to_owned(),
-                    second: "another dispatcher".to_owned(),
-                });
-            }
-            dispatchers.push(dispatcher);
-        }
-        let mut tools = Vec::new();
-        let mut listed = Vec::new();
-        // Which of `tools` a client that shows views is pointed at the
-        // viewer for.
-        #[cfg(feature = "apps")]
-        let mut viewed = Vec::new();
-        let mut metrics = Vec::new();
-        let mut names = HashMap::with_hasher(foldhash::fast::RandomState::default());
-        for (place, published) in registry.iter().enumerate() {
-            let routed = dispatchers.iter().enumerate().find_map(|(i, dispatcher)| {
-                dispatcher
-                    .route_to(published.name())
-                    .map(|route| (i, route))
-            });
-            let named = match routed {
-                Some((dispatcher, (resource, action))) if !surface.publishes_routed_tools() => {
-                    NameTarget::Routed {
-                        dispatcher,
-                        resource,
-                        action,
-                    }
-                }
-                _ => {
-                    tools.push(listed_tool(published, output_schemas));
-                    listed.push(Listed::Tool(place));
-                    #[cfg(feature = "apps")]
-                    viewed.push(published.def().has_view());
-                    metrics.push(Arc::new(ToolMetrics::new(Cow::Borrowed(published.name()))));
-                    NameTarget::Tool {
-                        tool: place,
-                        listed: tools.len() - 1,
-                    }
-                }
-            };
-            names.insert(published.name().into(), named);
-        }
-        if surface.publishes_dispatchers() {
-            for (place, dispatcher) in dispatchers.iter().enumerate() {
-                tools.push(listed_dispatcher(dispatcher, &registry, output_schemas));
-                listed.push(Listed::Dispatcher(place));
-                #[cfg(feature = "apps")]
-                viewed.push(crate::apps::dispatcher_has_view(dispatcher, &registry));
-                metrics.push(Arc::new(ToolMetrics::new(Cow::Owned(
-                    dispatcher.name().to_owned(),
-                ))));
-                names.insert(
-                    dispatcher.name().into(),
-                    NameTarget::Dispatcher {
-                        dispatcher: place,
-                        listed: tools.len() - 1,
-                    },
-                );
-            }
-        }
-        #[cfg(feature = "apps")]
-        let viewed_tools = {
-            if let Some(taken) = crate::apps::ViewTool::ALL
-                .into_iter()
-                .find(|view| names.contains_key(view.name()))
-            {
-                return Err(BuildError::DuplicateName {
-                    name: taken.name().to_owned(),
-                    first: "a tool of the viewer (the `apps` feature)".to_owned(),
-                    second: "a registered tool or dispatcher".to_owned(),
-                });
-            }
-            crate::apps::listed_for_views(&tools, &viewed, &heavy)
-        };
-        let composed_tools = delegate.get_info().capabilities.tools.is_some();
-        let mut known = tools
-            .iter()
-            .map(|tool| tool.name.as_ref())
-            .collect::<Vec<_>>()
-            .join(", ");
-        if composed_tools {
-            if !known.is_empty() {
-                known.push_str(", and ");
-            }
-            known.push_str("the tools of ");
-            known.push_str(crate::compose::HANDLER);
-            known.push_str(" that tools/list shows");
-        }
-        let cuts = match scoped {
-            true => Cuts::new(shown::named_scopes(&registry, &listed, &dispatchers)),
-            false => Cuts::default(),
-        };
-        let server = Server {
-            inner: Arc::new(Built {
-                continuations: Arc::new(Continuations::new(store, heavy)),
-                registry,
-                dispatchers,
-                implementation,
-                surface,
-                state,
-                usage,
-                delegate,
-                composed_tools,
-                talkback,
-                limits,
-                tools,
-                listed,
-                output_schemas,
-                cuts,
-                #[cfg(feature = "apps")]
-                viewed_tools,
-                metrics,
-                other_metrics: Arc::new(ToolMetrics::other()),
-                names,
-                known,
-                tasks,
-                offers_tasks,
-                scoped,
-            }),
-        };
-        server.refuse_tools_served_twice()?;
-        Ok(server)
-    }
-
-    /// Refuses a composed handler that serves a tool under a name this
-    /// server serves too, as far as the handler's `get_tool` tells: every
-    /// name mcp-light answers a call of (a tool, one only a dispatcher
-    /// reaches, a dispatcher, and with the `apps` feature a tool of the
-    /// viewer) is asked about once, when the server is built. A handler
-    /// whose `get_tool` knows nothing is caught by `tools/list` instead.
-    fn refuse_tools_served_twice(&self) -> Result<(), BuildError> {
-        if !self.inner.composed_tools {
-            return Ok(());
-        }
-        let names = self.inner.names.keys().map(|name| &**name);
-        #[cfg(feature = "apps")]
-        let names = names.chain(crate::apps::ViewTool::ALL.map(crate::apps::ViewTool::name));
-        for name in names {
-            if self.delegate().get_tool(name).is_some()
-                && let Some(served_by) = self.served_by(name)
-            {
-                return Err(crate::compose::served_twice(name, served_by));
-            }
-        }
-        Ok(())
     }
 
     /// What serves a call of `name` on this server's side, as an error
@@ -622,34 +417,4 @@ impl Server {
             Some(NameTarget::Routed { .. }) | None => false,
         }
     }
-}
-
-/// `published` as `tools/list` describes it, with its output schema when
-/// the server publishes them (content answers carry no
-/// `structuredContent` to validate, so they get none).
-fn listed_tool(published: &PublishedTool, output_schemas: bool) -> Tool {
-    let mut tool = published.to_tool();
-    if output_schemas && !published.def().answers_content() {
-        let shapes = OutputShape::of(published.def().kind(), published.discloses_continuation());
-        tool.output_schema = Some(Arc::new(output_schema(shapes)));
-    }
-    tool
-}
-
-/// `dispatcher` as `tools/list` describes it: its output schema lists what
-/// every routed tool answers, and its `describe` answer.
-fn listed_dispatcher(dispatcher: &Dispatcher, registry: &Registry, output_schemas: bool) -> Tool {
-    let mut tool = dispatcher.to_tool();
-    let routed = || {
-        dispatcher
-            .routed_tools()
-            .filter_map(|name| registry.get(name))
-    };
-    if output_schemas && !routed().any(|routed| routed.def().answers_content()) {
-        let shapes = routed()
-            .flat_map(|routed| OutputShape::of(routed.def().kind(), true))
-            .chain([OutputShape::Described]);
-        tool.output_schema = Some(Arc::new(output_schema(shapes)));
-    }
-    tool
 }

@@ -130,7 +130,7 @@ impl ServerBuilder {
         crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.
         heavy.token_lifetime = self.store.as_ref().map(|store| store.ttl());
-        Server::freeze(super::Frozen {
+        Server::freeze(super::freeze::Frozen {
             registry: registry.republish(&heavy),
             dispatchers: self.dispatchers,
             implementation: self.implementation,

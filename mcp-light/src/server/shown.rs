@@ -25,7 +25,8 @@ use crate::heavy::HeavyConfig;
 use crate::principal::GrantedScopes;
 use crate::registry::Registry;
 
-use super::{Server, listed_dispatcher};
+use super::Server;
+use super::freeze::listed_dispatcher;
 
 /// How many distinct scope sets keep their cut. Each is a subset of the
 /// scopes the tools name, so a server sees a handful; past this bound a
