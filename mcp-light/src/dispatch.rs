@@ -221,71 +221,7 @@ impl Dispatcher {
         mut args: Map<String, Value>,
         shown: Option<&Dispatcher>,
     ) -> Result<Route<'r>, RouteError> {
-        let name = &self.name;
-        let shown = shown.unwrap_or(self);
-        let resources = || shown.routes.keys().copied().collect::<Vec<_>>().join(", ");
-        let resource = match args::take(&mut args, RESOURCE) {
-            Some(Value::String(resource)) => resource,
-            None => {
-                return Err(RouteError::NoResource {
-                    dispatcher: name.clone(),
-                    resources: resources(),
-                });
-            }
-            Some(other) => {
-                return Err(RouteError::ResourceNotAString {
-                    resources: resources(),
-                    got: other,
-                });
-            }
-        };
-        let unknown_resource = |resource| RouteError::UnknownResource {
-            dispatcher: name.clone(),
-            resource,
-            resources: resources(),
-        };
-        let Some(actions) = self.routes.get(resource.as_str()) else {
-            return Err(unknown_resource(resource));
-        };
-        // The actions the caller is shown; none when the whole resource is
-        // hidden from it.
-        let shown_actions = shown.routes.get(resource.as_str());
-        let action_list = || {
-            shown_actions
-                .into_iter()
-                .flat_map(|actions| actions.keys().copied())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let action = match args::take(&mut args, ACTION) {
-            Some(Value::String(action)) => action,
-            None if shown_actions.is_none() => return Err(unknown_resource(resource)),
-            None => {
-                return Err(RouteError::NoAction {
-                    dispatcher: name.clone(),
-                    resource,
-                    actions: action_list(),
-                });
-            }
-            Some(_) if shown_actions.is_none() => return Err(unknown_resource(resource)),
-            Some(other) => {
-                return Err(RouteError::ActionNotAString {
-                    resource,
-                    actions: action_list(),
-                    got: other,
-                });
-            }
-        };
-        let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
-            if shown_actions.is_none() {
-                return Err(unknown_resource(resource));
-            }
-            return Err(RouteError::UnknownAction {
-                action,
-                resource,
-                actions: action_list(),
-            });
-        };
+        let tool = self.action_tool(registry, &mut args, shown.unwrap_or(self))?;
         match args::take(&mut args, DESCRIBE) {
             Some(Value::Bool(true)) => {
                 return Ok(Route::Describe {
@@ -318,7 +254,7 @@ impl Dispatcher {
         }
         if let Some(unknown) = args.keys().next() {
             return Err(RouteError::UnknownField {
-                dispatcher: name.clone(),
+                dispatcher: self.name.clone(),
                 field: unknown.clone(),
             });
         }
@@ -327,6 +263,82 @@ impl Dispatcher {
             args: params,
             routed,
         })
+    }
+
+    /// The tool a call's `resource` and `action` name, taken off `args`.
+    /// `shown` is the dispatcher as the caller sees it: an error lists only
+    /// what it shows, and a resource it hides is unknown.
+    fn action_tool<'r>(
+        &self,
+        registry: &'r Registry,
+        args: &mut Map<String, Value>,
+        shown: &Dispatcher,
+    ) -> Result<&'r PublishedTool, RouteError> {
+        let name = &self.name;
+        let resources = || shown.routes.keys().copied().collect::<Vec<_>>().join(", ");
+        let resource = match args::take(args, RESOURCE) {
+            Some(Value::String(resource)) => resource,
+            None => {
+                return Err(RouteError::NoResource {
+                    dispatcher: name.clone(),
+                    resources: resources(),
+                });
+            }
+            Some(other) => {
+                return Err(RouteError::ResourceNotAString {
+                    resources: resources(),
+                    got: other,
+                });
+            }
+        };
+        let unknown_resource = |resource| RouteError::UnknownResource {
+            dispatcher: name.clone(),
+            resource,
+            resources: resources(),
+        };
+        let Some(actions) = self.routes.get(resource.as_str()) else {
+            return Err(unknown_resource(resource));
+        };
+        // The actions the caller is shown; none when the whole resource is
+        // hidden from it.
+        let shown_actions = shown.routes.get(resource.as_str());
+        let action_list = || {
+            shown_actions
+                .into_iter()
+                .flat_map(|actions| actions.keys().copied())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let action = match args::take(args, ACTION) {
+            Some(Value::String(action)) => action,
+            None if shown_actions.is_none() => return Err(unknown_resource(resource)),
+            None => {
+                return Err(RouteError::NoAction {
+                    dispatcher: name.clone(),
+                    resource,
+                    actions: action_list(),
+                });
+            }
+            Some(_) if shown_actions.is_none() => return Err(unknown_resource(resource)),
+            Some(other) => {
+                return Err(RouteError::ActionNotAString {
+                    resource,
+                    actions: action_list(),
+                    got: other,
+                });
+            }
+        };
+        let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
+            if shown_actions.is_none() {
+                return Err(unknown_resource(resource));
+            }
+            return Err(RouteError::UnknownAction {
+                action,
+                resource,
+                actions: action_list(),
+            });
+        };
+        Ok(tool)
     }
 }
 

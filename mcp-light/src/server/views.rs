@@ -38,72 +38,16 @@ impl Server {
         span: &tracing::Span,
     ) -> Result<Answer, Stopped> {
         let name = view.name();
-        let refuse = |problem: String, at: Option<&str>| {
-            Answer::error(CallError::InvalidArguments {
-                tool: Cow::Borrowed(name),
-                at: at.map(str::to_owned),
-                problem,
-            })
+        let refuse = |problem: String, at: Option<&str>| view_refusal(name, problem, at);
+        let mut args = match self.view_arguments(view, arguments) {
+            Ok(args) => args,
+            Err(refused) => return Ok(*refused),
         };
-        let mut args = match arguments {
-            Value::Object(args) => args,
-            Value::Null => Map::new(),
-            other => {
-                return Ok(Answer::error(CallError::NotAnObject {
-                    tool: Cow::Borrowed(name),
-                    found: json_kind(&other),
-                }));
-            }
-        };
-        if let Err(message) = args::check_strings(name, &args, self.limits().max_argument_string) {
-            return Ok(Answer::error(CallError::Bounds(message)));
-        }
-        if let Some(unknown) = args.keys().find(|key| {
-            *key != TOOL && *key != CONTINUATION_TOKEN && !view.fields().contains(&key.as_str())
-        }) {
-            let takes = [TOOL, CONTINUATION_TOKEN]
-                .iter()
-                .chain(view.fields())
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Ok(refuse(
-                format!("`{unknown}` is not a field of {name}: it takes {takes}"),
-                None,
-            ));
-        }
         let token = args::take(&mut args, CONTINUATION_TOKEN).filter(|token| !token.is_null());
-        let read = match (args::take(&mut args, TOOL), &token) {
-            (Some(Value::String(read)), _) => read,
-            // Without `tool`, the token's own: the host need not have said
-            // which tool answered.
-            (None | Some(Value::Null), Some(token)) => {
-                match self.continuations().kept_through(&caller, token).await {
-                    Ok(Some(read)) => read,
-                    Ok(None) => {
-                        return Ok(refuse(
-                            "this continuation token is unknown, has expired, or was issued to \
-                             another caller; call the tool that answered again for a new one"
-                                .to_owned(),
-                            Some(CONTINUATION_TOKEN),
-                        ));
-                    }
-                    Err(error) => {
-                        return Ok(Answer::error(CallError::StoreUnavailable {
-                            tool: Cow::Borrowed(name),
-                            error,
-                        }));
-                    }
-                }
-            }
-            _ => {
-                return Ok(refuse(
-                    "expected the name of the tool whose answer to show (it may be left out \
-                     beside a continuation_token)"
-                        .to_owned(),
-                    Some(TOOL),
-                ));
-            }
+        let tool = args::take(&mut args, TOOL);
+        let read = match self.read_tool(name, tool, token.as_ref(), &caller).await {
+            Ok(read) => read,
+            Err(refused) => return Ok(refused),
         };
         let Some((viewed, def)) = self.viewed(&read) else {
             return Ok(refuse(
@@ -152,6 +96,84 @@ impl Server {
             (None, _) => Ok(refuse(
                 "expected the continuation_token of the answer to show".to_owned(),
                 Some(CONTINUATION_TOKEN),
+            )),
+        }
+    }
+
+    /// A view's arguments: a JSON object (or `null` for none) of `tool`,
+    /// `continuation_token` and the view's own fields, within the bounds
+    /// on argument strings; otherwise the refusal that says so.
+    fn view_arguments(
+        &self,
+        view: ViewTool,
+        arguments: Value,
+    ) -> Result<Map<String, Value>, Box<Answer>> {
+        let name = view.name();
+        let args = match arguments {
+            Value::Object(args) => args,
+            Value::Null => Map::new(),
+            other => {
+                return Err(Box::new(Answer::error(CallError::NotAnObject {
+                    tool: Cow::Borrowed(name),
+                    found: json_kind(&other),
+                })));
+            }
+        };
+        if let Err(message) = args::check_strings(name, &args, self.limits().max_argument_string) {
+            return Err(Box::new(Answer::error(CallError::Bounds(message))));
+        }
+        if let Some(unknown) = args.keys().find(|key| {
+            *key != TOOL && *key != CONTINUATION_TOKEN && !view.fields().contains(&key.as_str())
+        }) {
+            let takes = [TOOL, CONTINUATION_TOKEN]
+                .iter()
+                .chain(view.fields())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(Box::new(view_refusal(
+                name,
+                format!("`{unknown}` is not a field of {name}: it takes {takes}"),
+                None,
+            )));
+        }
+        Ok(args)
+    }
+
+    /// The tool whose answer the view `name` shows: the `tool` sent, or
+    /// without it the tool `token` was kept through (the host need not
+    /// have said which tool answered).
+    async fn read_tool(
+        &self,
+        name: &'static str,
+        tool: Option<Value>,
+        token: Option<&Value>,
+        caller: &Caller,
+    ) -> Result<String, Answer> {
+        match (tool, token) {
+            (Some(Value::String(read)), _) => Ok(read),
+            (None | Some(Value::Null), Some(token)) => {
+                match self.continuations().kept_through(caller, token).await {
+                    Ok(Some(read)) => Ok(read),
+                    Ok(None) => Err(view_refusal(
+                        name,
+                        "this continuation token is unknown, has expired, or was issued to \
+                         another caller; call the tool that answered again for a new one"
+                            .to_owned(),
+                        Some(CONTINUATION_TOKEN),
+                    )),
+                    Err(error) => Err(Answer::error(CallError::StoreUnavailable {
+                        tool: Cow::Borrowed(name),
+                        error,
+                    })),
+                }
+            }
+            _ => Err(view_refusal(
+                name,
+                "expected the name of the tool whose answer to show (it may be left out \
+                 beside a continuation_token)"
+                    .to_owned(),
+                Some(TOOL),
             )),
         }
     }
@@ -255,4 +277,14 @@ fn retrieved_item(result: CallToolResult) -> Value {
         Some(value) => value.clone(),
         None => serde_json::from_str(&text()).unwrap_or_else(|_| Value::String(text())),
     }
+}
+
+/// The refusal of a call of the view `name` whose argument `at` (or whose
+/// arguments, `None`) has the `problem`.
+fn view_refusal(name: &'static str, problem: String, at: Option<&str>) -> Answer {
+    Answer::error(CallError::InvalidArguments {
+        tool: Cow::Borrowed(name),
+        at: at.map(str::to_owned),
+        problem,
+    })
 }
