@@ -23,6 +23,7 @@ use crate::usage::UsageReport;
 mod builder;
 mod call;
 mod freeze;
+mod poll;
 mod shown;
 #[cfg(feature = "apps")]
 mod views;
@@ -30,7 +31,8 @@ mod views;
 use shown::{Cuts, Listed};
 
 pub use builder::ServerBuilder;
-pub(crate) use call::{Call, Client, missing_state, responded};
+pub(crate) use call::{Call, Client, responded};
+pub(crate) use freeze::missing_state;
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a

@@ -153,8 +153,13 @@ mod tests {
         );
         let alone = SchemaGenerator::default().into_root_schema_for::<Mode>();
         assert_eq!(
-            serde_json::to_string(&alone).unwrap(),
-            r#"{"type":"string","enum":["summary","paginated","filtered","full"],"title":"Mode","$schema":"https://json-schema.org/draft/2020-12/schema"}"#
+            serde_json::to_value(&alone).unwrap(),
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "title": "Mode",
+                "type": "string",
+                "enum": ["summary", "paginated", "filtered", "full"],
+            })
         );
     }
 }

@@ -6,8 +6,6 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::mem;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{self, Poll};
 
@@ -17,14 +15,12 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args;
-use crate::context::{Caller, Context, StateMap, Stopped, Stops, Talk, run_until_cancelled};
+use crate::context::{Caller, Context, Stopped, Stops, Talk, run_until_cancelled};
 use crate::continuation::{Called, Continuations};
 use crate::dispatch::{Dispatcher, Route};
-use crate::error::BuildError;
 use crate::heavy;
 use crate::invoke::{Answering, Invocation, Responder, RoutedAction};
 use crate::limits::Deadline;
-use crate::offload::Unfinished;
 use crate::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 use crate::principal::GrantedScopes;
 use crate::registry::PublishedTool;
@@ -33,6 +29,7 @@ use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
 use crate::tool::ToolDef;
 
+use super::poll::{Escape, FirstPoll, Waited, caught};
 use super::{NameTarget, Server};
 
 /// One call as it goes down the call path: the tool it names, its
@@ -222,7 +219,7 @@ impl Server {
     /// Puts the usage report's counts on `answer`, where the server keeps
     /// one (in place: an answer is moved as little as it can be).
     #[inline]
-    fn report(&self, answer: &mut Answer) {
+    pub(super) fn report(&self, answer: &mut Answer) {
         if let Some(usage) = &self.inner.usage {
             usage.report(answer);
         }
@@ -509,95 +506,6 @@ fn protocol_error(done: Result<Answer, Stopped>) -> Result<CallToolResponse, Err
     }
 }
 
-/// Where a call's panics end, whether in the tool, its arguments' parsing
-/// or the heavy answer built from its stored result: `work` (the call's
-/// synchronous part, or one poll of the rest) run in the request's span,
-/// a panic in it coming back as [`Unfinished`].
-fn caught<T>(span: &tracing::Span, work: impl FnOnce() -> T) -> Result<T, Unfinished> {
-    let _entered = span.enter();
-    catch_unwind(AssertUnwindSafe(work)).map_err(|panic| Unfinished::panicked(panic.as_ref()))
-}
-
-/// A future whose first poll runs `start`, which answers at once (`Ok`) or
-/// hands over a future to wait on (`Err`), boxed so that only a call that
-/// waits carries it (and `start`'s answer stays as small as an answer);
-/// that future is polled at once, and at every poll after.
-struct FirstPoll<F, W> {
-    start: Option<F>,
-    waiting: Option<Pin<Box<W>>>,
-}
-
-impl<F, W> FirstPoll<F, W> {
-    fn new(start: F) -> Self {
-        FirstPoll {
-            start: Some(start),
-            waiting: None,
-        }
-    }
-}
-
-impl<F, W> Future for FirstPoll<F, W>
-where
-    F: FnOnce(&mut task::Context<'_>) -> Result<W::Output, Pin<Box<W>>> + Unpin,
-    W: Future,
-{
-    type Output = W::Output;
-
-    #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<W::Output> {
-        let this = self.get_mut();
-        if let Some(waiting) = &mut this.waiting {
-            return waiting.as_mut().poll(cx);
-        }
-        let start = this
-            .start
-            .take()
-            .expect("a call's future polled after it answered");
-        match start(cx) {
-            Ok(done) => Poll::Ready(done),
-            Err(waiting) => this.waiting.insert(waiting).as_mut().poll(cx),
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A call's wait ([`Server::waited`]): each poll in the request's span,
-    /// within the call's panic boundary, and the answer reported.
-    struct Waited<'a, F> {
-        #[pin]
-        call: F,
-        server: &'a Server,
-        tool: &'a str,
-        span: &'a tracing::Span,
-    }
-}
-
-impl<F, S> Future for Waited<'_, F>
-where
-    F: Future<Output = Result<Answer, S>>,
-{
-    type Output = Result<Answer, S>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
-        match caught(this.span, || this.call.as_mut().poll(cx)) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(mut done)) => {
-                if let Ok(answer) = &mut done {
-                    this.server.report(answer);
-                }
-                Poll::Ready(done)
-            }
-            // A panic ends the call: its future is never polled again.
-            Err(unfinished) => {
-                let mut answer = Answer::unfinished(this.tool, unfinished);
-                this.server.report(&mut answer);
-                Poll::Ready(Ok(answer))
-            }
-        }
-    }
-}
-
 /// The client behind a call that came over MCP.
 #[derive(Clone, Copy)]
 pub(crate) enum Client<'c> {
@@ -638,36 +546,6 @@ enum Waits {
     Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),
 }
 
-/// How a call path's answer leaves it when it is not a tool result: a
-/// call over MCP sends it as it is ([`Stopped`]); [`Server::call`], which
-/// has no client for an input-required result or a task, answers its error
-/// as a tool error.
-pub(crate) trait Escape: Sized {
-    fn escape(stopped: Stopped) -> Result<Answer, Self>;
-}
-
-impl Escape for Stopped {
-    fn escape(stopped: Stopped) -> Result<Answer, Stopped> {
-        Err(stopped)
-    }
-}
-
-impl Escape for Infallible {
-    fn escape(stopped: Stopped) -> Result<Answer, Infallible> {
-        Ok(match stopped {
-            Ok(CallToolResponse::Complete(result)) => {
-                let shape = match result.is_error {
-                    Some(true) => AnswerShape::Error(ErrorKind::Unanswerable),
-                    _ => AnswerShape::Full,
-                };
-                Answer::new(result, shape)
-            }
-            Ok(_) => Answer::error(CallError::NeedsClient),
-            Err(error) => Answer::error(CallError::Protocol(error.message.into_owned())),
-        })
-    }
-}
-
 /// A tool's run, within the server's deadline.
 type Run<'t> = Deadline<'t, BoxFuture<'static, Answer>>;
 
@@ -706,25 +584,4 @@ pub(super) fn json_kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// The first tool of `defs` that needs state `state` lacks, as an error
-/// naming the tool and the type.
-pub(crate) fn missing_state<'a>(
-    defs: impl IntoIterator<Item = &'a ToolDef>,
-    state: &StateMap,
-) -> Result<(), BuildError> {
-    let mut needs = Vec::new();
-    for def in defs {
-        needs.clear();
-        def.push_state_needs(&mut needs);
-        if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
-            return Err(BuildError::MissingState {
-                tool: def.name().to_owned(),
-                function: def.function().to_owned(),
-                type_name: need.type_name().to_owned(),
-            });
-        }
-    }
-    Ok(())
 }

@@ -21,6 +21,7 @@ use crate::store::{ContinuationStore, MemoryTasks};
 use crate::surface::Surface;
 use crate::tasks::{TaskConfig, Tasks};
 use crate::telemetry::ToolMetrics;
+use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 
 use super::shown::{self, Cuts, Listed};
@@ -293,6 +294,27 @@ fn known_names(tools: &[Tool], composed_tools: bool) -> String {
         known.push_str(" that tools/list shows");
     }
     known
+}
+
+/// The first tool of `defs` that needs state `state` lacks, as an error
+/// naming the tool and the type.
+pub(crate) fn missing_state<'a>(
+    defs: impl IntoIterator<Item = &'a ToolDef>,
+    state: &StateMap,
+) -> Result<(), BuildError> {
+    let mut needs = Vec::new();
+    for def in defs {
+        needs.clear();
+        def.push_state_needs(&mut needs);
+        if let Some(need) = needs.iter().find(|need| !state.contains(need.type_id())) {
+            return Err(BuildError::MissingState {
+                tool: def.name().to_owned(),
+                function: def.function().to_owned(),
+                type_name: need.type_name().to_owned(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `published` as `tools/list` describes it, with its output schema when
