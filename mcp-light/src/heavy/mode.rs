@@ -4,13 +4,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::str::FromStr;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
-use serde_json::Value;
 
-use super::NegotiationError;
 use crate::outcome::ServedMode;
 
 /// How a stored result is served.
@@ -95,21 +92,6 @@ impl JsonSchema for Mode {
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = NegotiationError;
-
-    /// Reads a mode by its name; anything else is
-    /// [`NegotiationError::UnknownMode`].
-    fn from_str(name: &str) -> Result<Mode, NegotiationError> {
-        Mode::ALL
-            .into_iter()
-            .find(|mode| mode.as_str() == name)
-            .ok_or_else(|| NegotiationError::UnknownMode {
-                got: Value::from(name).to_string(),
-            })
     }
 }
 

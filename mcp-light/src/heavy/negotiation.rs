@@ -3,6 +3,7 @@
 //! publish them.
 
 use std::collections::HashSet;
+use std::str::FromStr;
 
 use serde_json::{Map, Value, json};
 
@@ -364,6 +365,21 @@ fn token_description(config: &HeavyConfig) -> String {
         s => format!("{s} s"),
     };
     format!("Expires {lifetime} after issue.")
+}
+
+impl FromStr for Mode {
+    type Err = NegotiationError;
+
+    /// Reads a mode by its name; anything else is
+    /// [`NegotiationError::UnknownMode`].
+    fn from_str(name: &str) -> Result<Mode, NegotiationError> {
+        Mode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+            .ok_or_else(|| NegotiationError::UnknownMode {
+                got: Value::from(name).to_string(),
+            })
+    }
 }
 
 #[cfg(test)]

@@ -14,8 +14,7 @@ use crate::dispatch::Dispatcher;
 use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
-use crate::output_schema::{OutputShape, output_schema};
-use crate::registry::{PublishedTool, Registry};
+use crate::registry::Registry;
 use crate::roundtrip::Talkback;
 use crate::store::{ContinuationStore, MemoryTasks};
 use crate::surface::Surface;
@@ -24,7 +23,7 @@ use crate::telemetry::ToolMetrics;
 use crate::tool::ToolDef;
 use crate::usage::UsageReport;
 
-use super::shown::{self, Cuts, Listed};
+use super::shown::{self, Cuts, Listed, listed_dispatcher, listed_tool};
 use super::{Built, NameTarget, Server};
 
 /// The settings a [`ServerBuilder`] checked, frozen into a [`Server`].
@@ -315,38 +314,4 @@ pub(crate) fn missing_state<'a>(
         }
     }
     Ok(())
-}
-
-/// `published` as `tools/list` describes it, with its output schema when
-/// the server publishes them (content answers carry no
-/// `structuredContent` to validate, so they get none).
-fn listed_tool(published: &PublishedTool, output_schemas: bool) -> Tool {
-    let mut tool = published.to_tool();
-    if output_schemas && !published.def().answers_content() {
-        let shapes = OutputShape::of(published.def().kind(), published.discloses_continuation());
-        tool.output_schema = Some(Arc::new(output_schema(shapes)));
-    }
-    tool
-}
-
-/// `dispatcher` as `tools/list` describes it: its output schema lists what
-/// every routed tool answers, and its `describe` answer.
-pub(super) fn listed_dispatcher(
-    dispatcher: &Dispatcher,
-    registry: &Registry,
-    output_schemas: bool,
-) -> Tool {
-    let mut tool = dispatcher.to_tool();
-    let routed = || {
-        dispatcher
-            .routed_tools()
-            .filter_map(|name| registry.get(name))
-    };
-    if output_schemas && !routed().any(|routed| routed.def().answers_content()) {
-        let shapes = routed()
-            .flat_map(|routed| OutputShape::of(routed.def().kind(), true))
-            .chain([OutputShape::Described]);
-        tool.output_schema = Some(Arc::new(output_schema(shapes)));
-    }
-    tool
 }

@@ -22,11 +22,11 @@ use rmcp::model::Tool;
 use crate::dispatch::Dispatcher;
 #[cfg(feature = "apps")]
 use crate::heavy::HeavyConfig;
+use crate::output_schema::{OutputShape, output_schema};
 use crate::principal::GrantedScopes;
-use crate::registry::Registry;
+use crate::registry::{PublishedTool, Registry};
 
 use super::Server;
-use super::freeze::listed_dispatcher;
 
 /// How many distinct scope sets keep their cut. Each is a subset of the
 /// scopes the tools name, so a server sees a handful; past this bound a
@@ -257,4 +257,38 @@ pub(super) fn named_scopes<'r>(
         .filter_map(|name| registry.get(name))
         .flat_map(|tool| tool.def().scopes().iter());
     tools.chain(routed)
+}
+
+/// `published` as `tools/list` describes it, with its output schema when
+/// the server publishes them (content answers carry no
+/// `structuredContent` to validate, so they get none).
+pub(super) fn listed_tool(published: &PublishedTool, output_schemas: bool) -> Tool {
+    let mut tool = published.to_tool();
+    if output_schemas && !published.def().answers_content() {
+        let shapes = OutputShape::of(published.def().kind(), published.discloses_continuation());
+        tool.output_schema = Some(Arc::new(output_schema(shapes)));
+    }
+    tool
+}
+
+/// `dispatcher` as `tools/list` describes it: its output schema lists what
+/// every routed tool answers, and its `describe` answer.
+pub(super) fn listed_dispatcher(
+    dispatcher: &Dispatcher,
+    registry: &Registry,
+    output_schemas: bool,
+) -> Tool {
+    let mut tool = dispatcher.to_tool();
+    let routed = || {
+        dispatcher
+            .routed_tools()
+            .filter_map(|name| registry.get(name))
+    };
+    if output_schemas && !routed().any(|routed| routed.def().answers_content()) {
+        let shapes = routed()
+            .flat_map(|routed| OutputShape::of(routed.def().kind(), true))
+            .chain([OutputShape::Described]);
+        tool.output_schema = Some(Arc::new(output_schema(shapes)));
+    }
+    tool
 }

@@ -31,8 +31,11 @@ pub(crate) mod http;
 mod jsonrpc;
 #[cfg(feature = "http")]
 mod listen;
+#[cfg(not(feature = "http"))]
+mod no_http;
 #[cfg(feature = "http")]
 mod origins;
+mod own;
 #[cfg(feature = "http")]
 mod request;
 #[cfg(feature = "http")]
@@ -64,8 +67,8 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    ReadResourceResponse, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::Value;
@@ -74,43 +77,13 @@ use tracing::Instrument;
 use crate::compose::{Delegate, composed_methods, listed_beside, pass_on};
 use crate::context::{Caller, SessionLogLevel, Talk, is_stateless};
 use crate::server::{Call, Client, Server, responded};
-use crate::store::BoxFuture;
+use own::add_own_capabilities;
 use traced::Traced;
 
+#[cfg(not(feature = "http"))]
+use no_http::HttpRequest;
 #[cfg(feature = "http")]
 use request::HttpRequest;
-
-/// Without HTTP, a request carries nothing of it.
-#[cfg(not(feature = "http"))]
-#[derive(Debug, Default)]
-struct HttpRequest;
-
-#[cfg(not(feature = "http"))]
-impl HttpRequest {
-    fn take(_: &mut rmcp::model::Extensions) -> HttpRequest {
-        HttpRequest
-    }
-
-    fn caller(&mut self) -> Option<Caller> {
-        None
-    }
-
-    fn session_id(&self) -> Option<&str> {
-        None
-    }
-
-    fn session(_: &rmcp::model::Extensions) -> Option<&str> {
-        None
-    }
-
-    fn scopes(&mut self) -> Option<crate::principal::GrantedScopes> {
-        None
-    }
-
-    fn arguments(&mut self) -> Option<rmcp::model::JsonObject> {
-        None
-    }
-}
 
 // The methods mcp-light answers itself, as their spans and metrics name
 // them.
@@ -132,7 +105,7 @@ const READ_RESOURCE: &str = "resources/read";
 /// through a boxed future it compiles a call of it. One allocation for a
 /// server's whole life.
 #[cfg(any(feature = "stdio", feature = "http"))]
-pub(crate) type Serving = BoxFuture<'static, Result<(), ServeError>>;
+pub(crate) type Serving = crate::store::BoxFuture<'static, Result<(), ServeError>>;
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -206,80 +179,6 @@ impl McpHandler {
             HttpRequest::session(&context.extensions),
             true,
         )
-    }
-
-    /// Whether mcp-light answers `tasks/*` for the task `id`: when a tool
-    /// may answer as a task, unless the composed handler advertises tasks
-    /// of its own and `id` is not one mcp-light issues.
-    fn answers_task(&self, id: &str) -> bool {
-        self.server.offers_tasks()
-            && (crate::tasks::is_task_id(id)
-                || !self.composed().get_info().capabilities.supports_tasks())
-    }
-
-    /// `config`, the composed handler's, with mcp-light's tools, logging
-    /// and name, and the tasks extension when `tasks` and a tool may
-    /// answer as a task.
-    fn with_own(&self, mut config: ServerConfig, tasks: bool) -> ServerConfig {
-        add_own_capabilities(
-            &mut config.capabilities,
-            tasks && self.server.offers_tasks(),
-        );
-        config.server_info = self.server.implementation().clone();
-        config
-    }
-
-    /// A call of one of the composed handler's tools: handed to it as it
-    /// came (its `task` too: the handler decides its own tasks), in the
-    /// request's span, timed and counted under the tool's name like any
-    /// call. mcp-light's per-tool settings (scopes, the argument-string
-    /// bound, the deadline) are its own tools'; the transport's bounds and
-    /// authentication were met before the request got here.
-    ///
-    /// Boxed, and out of line: the call path's own future and code carry
-    /// neither.
-    #[cold]
-    #[inline(never)]
-    fn call_composed(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
-        Box::pin(self.traced_composed_call(request, context))
-    }
-
-    /// [`McpHandler::call_composed`]'s call, in its request's span.
-    async fn traced_composed_call(
-        &self,
-        mut request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let mut http = HttpRequest::take(&mut context.extensions);
-        let metrics = self.server.tool_metrics(None);
-        let traced = self.traced_request(
-            CALL_TOOL,
-            Some(&request.name),
-            &context,
-            &http,
-            metrics.listened(),
-        );
-        // The arguments the HTTP guard took out of the body, put back.
-        if let Some(taken) = http.arguments() {
-            request.arguments = Some(taken);
-        }
-        // The handler's tools are not known when the server is built: their
-        // keys are registered per call, and only when a recorder takes them.
-        let counted = metrics.listened().then(|| {
-            crate::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(request.name.to_string()))
-        });
-        let done = self
-            .composed()
-            .call_tool(request, context)
-            .instrument(traced.span().clone())
-            .await;
-        let keys = counted.as_ref().unwrap_or(metrics);
-        traced.finish_composed_call(keys, &done);
-        done
     }
 }
 
@@ -611,32 +510,6 @@ impl ServerHandler for McpHandler {
     // Prompts, resources, subscriptions, completions, skills, custom
     // requests and every notification: the composed handler's.
     composed_methods!(pass_on);
-}
-
-/// Adds what mcp-light serves itself to what the composed handler
-/// advertises: tools, logging (`logging/setLevel`), and the tasks
-/// extension when a tool may answer as a task.
-#[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
-fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
-    let own = ServerCapabilities::builder()
-        .enable_tools()
-        .enable_logging()
-        .build();
-    // A handler whose tools are served beside mcp-light's keeps what it
-    // says of them (`listChanged`).
-    if capabilities.tools.is_none() {
-        capabilities.tools = own.tools;
-    }
-    capabilities.logging = own.logging;
-    // The viewer is a resource.
-    #[cfg(feature = "apps")]
-    capabilities.resources.get_or_insert_with(Default::default);
-    if tasks {
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
-    }
 }
 
 impl Server {
