@@ -6,31 +6,31 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::args::ToolArgument;
-pub use crate::error::IntoToolError;
-pub use crate::extract::{FromCall, FromCallRef, StateNeed};
-pub use crate::invoke::{Answering, Invocation, InvokeFn, Responder};
-pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
-pub use crate::kind::{ToolKind, WriteKind};
-pub use crate::light_key::BulkItem;
-pub use crate::offload::{Unfinished, run_sync};
-pub use crate::outcome::Answer;
-pub use crate::output::{ToolResult, answer_kind, kind};
-pub use crate::registry::TOOLS;
-pub use crate::state::StateIsNotAnArgument;
+pub use crate::call::args::ToolArgument;
+pub use crate::call::extract::{FromCall, FromCallRef, StateNeed};
+pub use crate::call::invoke::{Answering, Invocation, InvokeFn, Responder};
+pub use crate::call::offload::{Unfinished, run_sync};
+pub use crate::call::outcome::Answer;
+pub use crate::call::output::{ToolResult, answer_kind, kind};
+pub use crate::call::state::StateIsNotAnArgument;
+pub use crate::call::wrappers::{WholeArguments, json_kind};
+pub use crate::continuation::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::store::BoxFuture;
+pub use crate::tool::error::IntoToolError;
+pub use crate::tool::kind::{ToolKind, WriteKind};
+pub use crate::tool::registry::TOOLS;
 pub use crate::tool::{ToolDef, ToolParts};
-pub use crate::wrappers::{WholeArguments, json_kind};
+pub use crate::writes::light_key::BulkItem;
 
 /// The schema of a tool's generated argument struct, before compaction.
 pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
-    crate::schema::generate::<A>()
+    crate::tool::schema::generate::<A>()
 }
 
 /// The schema of a tool's arguments as schemars writes it, `$schema`
 /// included (`schema = "as_written"`).
 pub fn params_schema_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
-    crate::schema::generate_as_written::<A>()
+    crate::tool::schema::generate_as_written::<A>()
 }
 
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.

@@ -26,66 +26,47 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-mod answer;
-mod args;
-mod compose;
-mod config;
-mod content;
+// The runtime, by what the contract calls it: the call and its answer, what
+// a tool is, writes and their envelopes, heavy reads and continuation, the
+// store, the wire, operations, the server and its builder, and tasks.
+mod call;
 mod continuation;
-mod dispatch;
-mod envelope;
-mod error;
-mod invoke;
-mod keep;
-mod kind;
-mod light_key;
-mod limits;
-mod offload;
-mod outcome;
-mod output;
-mod output_schema;
-mod principal;
-mod registry;
-mod roundtrip;
-mod schema;
+mod operations;
 mod server;
-mod state;
-mod surface;
 mod tool;
-mod usage;
-mod wrappers;
+mod wire;
+mod writes;
 
 #[cfg(feature = "apps")]
 pub mod apps;
-pub mod audit;
-#[cfg(feature = "http")]
-pub mod auth;
-pub mod catalog;
-pub mod context;
 pub mod defaults;
 pub mod docs;
-pub mod extract;
 pub mod heavy;
-pub mod items;
 pub mod store;
 pub mod tasks;
-pub mod telemetry;
-pub mod testing;
-pub mod token;
-pub mod transport;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use config::ConfigError;
-pub use content::{Content, ContentAnswer};
-pub use context::{Caller, Context};
-pub use error::{BuildError, ToolError};
-pub use items::ItemStream;
-pub use light_key::{BulkResult, KeyFields, LightKey};
-pub use principal::Principal;
+// The public modules that live in the folders above, at the paths users
+// write.
+pub use call::{context, extract, testing};
+pub use continuation::{items, token};
+pub use operations::{audit, telemetry};
+pub use tool::catalog;
+#[cfg(feature = "http")]
+pub use wire::auth;
+pub use wire::transport;
+
+pub use call::content::{Content, ContentAnswer};
+pub use call::context::{Caller, Context};
+pub use call::state::State;
+pub use continuation::items::ItemStream;
+pub use server::config_error::ConfigError;
 pub use server::{Server, ServerBuilder};
-pub use state::State;
+pub use tool::error::{BuildError, ToolError};
+pub use wire::principal::Principal;
+pub use writes::light_key::{BulkResult, KeyFields, LightKey};
 
 /// Registers a plain tool.
 ///

@@ -13,7 +13,7 @@ use rmcp::model::{MetaObject, Tool};
 use serde_json::{Map, Value, json};
 
 use crate::heavy::{HeavyConfig, Mode, negotiation_properties};
-use crate::schema::CONTINUATION_TOKEN;
+use crate::tool::schema::CONTINUATION_TOKEN;
 
 /// One of the viewer's own tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

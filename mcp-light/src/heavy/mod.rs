@@ -77,7 +77,7 @@ mod test_support;
 
 use serde_json::Value;
 
-use crate::config::{ConfigError, Unit};
+use crate::server::config_error::{ConfigError, Unit};
 use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};

@@ -8,7 +8,7 @@ use std::fmt;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 
-use crate::outcome::ServedMode;
+use crate::call::outcome::ServedMode;
 
 /// How a stored result is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]

@@ -9,9 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::preview::fit_or_empty;
 use super::{HeavyConfig, Mode};
-use crate::args;
-use crate::outcome::CallError;
-use crate::outcome::error::Name;
+use crate::call::args;
+use crate::call::outcome::CallError;
+use crate::call::outcome::call_error::Name;
 
 /// The names of the fields `#[mcp_heavy]` adds to a schema, in the order
 /// [`negotiation_properties`] publishes them.

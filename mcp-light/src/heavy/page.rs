@@ -470,7 +470,7 @@ mod tests {
     async fn page_read_by_range(list: &Value, origin: Origin, negotiation: &Negotiation) -> Value {
         use crate::store::{ContinuationStore, Entry, MemoryStore, Owner, StoredItems};
         let store = MemoryStore::default();
-        let token = crate::token::Token::mint().unwrap();
+        let token = crate::continuation::token::Token::mint().unwrap();
         let owner = Owner::new("process", "device_list");
         let body = serde_json::to_vec(list).unwrap();
         let entry = Entry::new(owner, origin, body);

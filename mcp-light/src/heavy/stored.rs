@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::{Digest, HeavyConfig, Mode, Negotiation, ResultShape};
 use super::{check_list_keys, narrow_item, page_of_items, page_range, serve};
-use crate::answer::{full_result, full_result_with_text};
-use crate::outcome::error::Name;
-use crate::outcome::{Answer, AnswerShape, CallError};
+use crate::call::answer::{full_result, full_result_with_text};
+use crate::call::outcome::call_error::Name;
+use crate::call::outcome::{Answer, AnswerShape, CallError};
+use crate::operations::usage::Counts;
 use crate::store::{Entry, EntryInfo, ListItems, Origin, StoredItems};
-use crate::usage::Counts;
 
 /// A redemption's answer; `Err` for one that ends it early (refused,
 /// failed), which is an answer too.

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{HeavyConfig, Mode, Negotiation, NegotiationError, take_negotiation};
-use crate::token::Token;
+use crate::continuation::token::Token;
 
 pub(super) fn config() -> HeavyConfig {
     HeavyConfig::default()

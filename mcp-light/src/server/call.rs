@@ -14,20 +14,20 @@ use rmcp::model::{CallToolResponse, CallToolResult};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::args;
-use crate::context::{Caller, Context, Stopped, Stops, Talk, run_until_cancelled};
+use crate::call::args;
+use crate::call::context::{Caller, Context, Stopped, Stops, Talk, run_until_cancelled};
+use crate::call::invoke::{Answering, Invocation, Responder, RoutedAction};
+use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 use crate::continuation::{Called, Continuations};
-use crate::dispatch::{Dispatcher, Route};
 use crate::heavy;
-use crate::invoke::{Answering, Invocation, Responder, RoutedAction};
-use crate::limits::Deadline;
-use crate::outcome::{Answer, AnswerShape, CallError, ErrorKind};
-use crate::principal::GrantedScopes;
-use crate::registry::PublishedTool;
-use crate::schema::VERIFY;
+use crate::operations::limits::Deadline;
 use crate::store::BoxFuture;
 use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
 use crate::tool::ToolDef;
+use crate::tool::dispatch::{Dispatcher, Route};
+use crate::tool::registry::PublishedTool;
+use crate::tool::schema::VERIFY;
+use crate::wire::principal::GrantedScopes;
 
 use super::poll::{Escape, FirstPoll, Waited, caught};
 use super::{NameTarget, Server};
@@ -104,7 +104,7 @@ impl Server {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
         if self.reaches_composed(named, tool) {
-            let reached = crate::compose::ReachedOverMcp(tool).to_string();
+            let reached = crate::server::compose::ReachedOverMcp(tool).to_string();
             let mut answer = Answer::error(CallError::Protocol(reached));
             self.report(&mut answer);
             return answer.into_result();

@@ -7,21 +7,21 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use crate::compose::Delegate;
-use crate::context::StateMap;
+use crate::call::context::StateMap;
+use crate::call::roundtrip::Talkback;
 use crate::continuation::Continuations;
-use crate::dispatch::Dispatcher;
-use crate::error::BuildError;
 use crate::heavy::HeavyConfig;
-use crate::limits::CallLimits;
-use crate::registry::Registry;
-use crate::roundtrip::Talkback;
+use crate::operations::limits::CallLimits;
+use crate::operations::telemetry::ToolMetrics;
+use crate::operations::usage::UsageReport;
+use crate::server::compose::Delegate;
 use crate::store::{ContinuationStore, MemoryTasks};
-use crate::surface::Surface;
 use crate::tasks::{TaskConfig, Tasks};
-use crate::telemetry::ToolMetrics;
 use crate::tool::ToolDef;
-use crate::usage::UsageReport;
+use crate::tool::dispatch::Dispatcher;
+use crate::tool::error::BuildError;
+use crate::tool::registry::Registry;
+use crate::tool::surface::Surface;
 
 use super::shown::{self, Cuts, Listed, listed_dispatcher, listed_tool};
 use super::{Built, NameTarget, Server};
@@ -140,7 +140,7 @@ impl Server {
             if self.delegate().get_tool(name).is_some()
                 && let Some(served_by) = self.served_by(name)
             {
-                return Err(crate::compose::served_twice(name, served_by));
+                return Err(crate::server::compose::served_twice(name, served_by));
             }
         }
         Ok(())
@@ -289,7 +289,7 @@ fn known_names(tools: &[Tool], composed_tools: bool) -> String {
             known.push_str(", and ");
         }
         known.push_str("the tools of ");
-        known.push_str(crate::compose::HANDLER);
+        known.push_str(crate::server::compose::HANDLER);
         known.push_str(" that tools/list shows");
     }
     known

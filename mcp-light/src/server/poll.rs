@@ -11,9 +11,9 @@ use std::task::{self, Poll};
 
 use rmcp::model::CallToolResponse;
 
-use crate::context::Stopped;
-use crate::offload::Unfinished;
-use crate::outcome::{Answer, AnswerShape, CallError, ErrorKind};
+use crate::call::context::Stopped;
+use crate::call::offload::Unfinished;
+use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 
 use super::Server;
 

@@ -19,12 +19,12 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use rmcp::model::Tool;
 
-use crate::dispatch::Dispatcher;
 #[cfg(feature = "apps")]
 use crate::heavy::HeavyConfig;
-use crate::output_schema::{OutputShape, output_schema};
-use crate::principal::GrantedScopes;
-use crate::registry::{PublishedTool, Registry};
+use crate::tool::dispatch::Dispatcher;
+use crate::tool::output_schema::{OutputShape, output_schema};
+use crate::tool::registry::{PublishedTool, Registry};
+use crate::wire::principal::GrantedScopes;
 
 use super::Server;
 

@@ -12,13 +12,13 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::apps::{IDS, TOOL, ViewTool};
-use crate::args;
-use crate::context::{Caller, Stopped};
+use crate::call::args;
+use crate::call::context::{Caller, Stopped};
+use crate::call::outcome::{Answer, AnswerShape, CallError};
 use crate::continuation::Called;
-use crate::outcome::{Answer, AnswerShape, CallError};
-use crate::principal::GrantedScopes;
-use crate::schema::CONTINUATION_TOKEN;
 use crate::tool::ToolDef;
+use crate::tool::schema::CONTINUATION_TOKEN;
+use crate::wire::principal::GrantedScopes;
 
 use super::call::{Call, json_kind, scope_refusal};
 use super::{Client, NameTarget, Server};

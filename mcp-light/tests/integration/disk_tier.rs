@@ -239,9 +239,9 @@ async fn a_dropped_store_removes_its_dir_and_a_new_store_removes_only_stale_ones
 /// is N bytes" where N is the bytes written so far (just over the bound),
 /// not the result's size, which the same probe gives as `total_size`: the
 /// answer contradicts itself. `StoreError::TooLarge`'s message
-/// (src/store.rs:261) is rendered from the partial size that
-/// `reserve_disk` (src/store/memory.rs:542-543) reports, and
-/// `Keep::answer` (src/keep/mod.rs:180-186) passes it on unchanged.
+/// (src/tool/error.rs) is rendered from the partial size that
+/// `reserve_disk` (src/store/memory/budget.rs) reports, and `Keep::answer`
+/// (src/continuation/keep/mod.rs) passes it on unchanged.
 #[tokio::test]
 async fn the_disk_bound_reason_states_the_results_real_size() {
     let dir = TempDir::new("bound-size");

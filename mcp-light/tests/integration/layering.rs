@@ -30,50 +30,70 @@ const LAYERS: &[&[&str]] = &[
     // Definitions that depend on nothing of the runtime: errors, kinds,
     // tokens, who calls, arguments and the answers built from them.
     &[
-        "error",
-        "config",
-        "kind",
-        "token",
-        "principal",
-        "usage",
-        "outcome",
-        "surface",
-        "roundtrip",
-        "light_key",
-        "content",
-        "args",
-        "answer",
+        "tool::error",
+        "server::config_error",
+        "tool::kind",
+        "continuation::token",
+        "wire::principal",
+        "operations::usage",
+        "call::outcome",
+        "tool::surface",
+        "call::roundtrip",
+        "writes::light_key",
+        "call::content",
+        "call::args",
+        "call::answer",
         // rmcp's `Parameters<T>` and `Json<T>`, taken as they are.
-        "wrappers",
+        "call::wrappers",
         // Every default, named once, beside nothing it could import.
         "defaults",
         // What an audit found: the stores and the authentication report
         // in it, the audit of the whole server gathers it.
-        "audit::finding",
+        "operations::audit::finding",
     ],
     // Bounds, the blocking pool and the metrics, under everything that runs.
-    &["limits", "offload", "telemetry"],
+    &[
+        "operations::limits",
+        "call::offload",
+        "operations::telemetry",
+    ],
     // Where results and tasks are kept.
     &["store"],
     // The shapes of answers and their schemas: heavy reads, envelopes.
-    &["heavy", "schema", "envelope", "output_schema"],
+    &[
+        "heavy",
+        "tool::schema",
+        "writes::envelope",
+        "tool::output_schema",
+    ],
     // What a call carries and what a tool takes from it.
-    &["context", "extract", "state"],
+    &["call::context", "call::extract", "call::state"],
     // Results kept for a token, and tasks.
-    &["continuation", "keep", "tasks"],
+    &["continuation", "continuation::keep", "tasks"],
     // Calling one tool: the call the generated code answers through.
-    &["invoke", "output", "items"],
+    &["call::invoke", "call::output", "continuation::items"],
     // What a tool is (its definition carries the `InvokeFn` that calls it,
     // so it sits on the call), and the catalogue of tools.
-    &["tool", "registry", "dispatch"],
+    &["tool", "tool::registry", "tool::dispatch"],
     // The server, what it composes, and what serves it; what the MCP Apps
     // viewer is.
-    &["compose", "auth", "apps"],
-    &["server", "transport"],
+    &["server::compose", "wire::auth", "apps"],
+    &["server", "wire::transport"],
     // Auditing a built server and where it will serve.
-    &["audit"],
-    // Re-exports for users and generated code, and the documentation.
-    &["catalog", "testing", "docs", "__private", "lib"],
+    &["operations::audit"],
+    // Re-exports for users and generated code, and the documentation; the
+    // folders' maps, which only declare their files.
+    &[
+        "tool::catalog",
+        "call::testing",
+        "docs",
+        "__private",
+        "lib",
+        "call",
+        "operations",
+        "wire",
+        "writes",
+    ],
 ];
 
 /// One module backed by a file of its own, as rustc reads it outside
@@ -648,15 +668,15 @@ fn the_runtime_has_no_cycle_and_no_upward_import() {
 fn a_call_goes_down_from_server_to_store() {
     let edges = edges(&load_tree());
     for (upper, lower) in [
-        ("server/call.rs", "dispatch.rs"),
-        ("dispatch.rs", "registry.rs"),
-        ("server/call.rs", "invoke.rs"),
-        ("invoke.rs", "continuation.rs"),
-        ("continuation.rs", "store.rs"),
+        ("server/call.rs", "tool/dispatch.rs"),
+        ("tool/dispatch.rs", "tool/registry.rs"),
+        ("server/call.rs", "call/invoke.rs"),
+        ("call/invoke.rs", "continuation/mod.rs"),
+        ("continuation/mod.rs", "store/mod.rs"),
         // Inside a folder, through `super::`.
-        ("heavy/observe.rs", "heavy/summary.rs"),
-        ("heavy/summarize.rs", "heavy/observe.rs"),
-        ("transport/http.rs", "transport/mod.rs"),
+        ("heavy/observe/mod.rs", "heavy/summary/mod.rs"),
+        ("heavy/summarize.rs", "heavy/observe/mod.rs"),
+        ("wire/transport/http.rs", "wire/transport/mod.rs"),
     ] {
         assert!(
             edges.iter().any(|e| e.from == upper && e.to == lower),
@@ -670,9 +690,9 @@ fn test_code_and_test_files_are_left_out() {
     let tree = load_tree();
     let files: BTreeSet<_> = tree.values().map(|m| m.file.as_str()).collect();
     for file in [
-        "heavy/observe.rs",
-        "heavy/summary.rs",
-        "transport/mod.rs",
+        "heavy/observe/mod.rs",
+        "heavy/summary/mod.rs",
+        "wire/transport/mod.rs",
         "store/memory/state.rs",
     ] {
         assert!(files.contains(file), "{file} was not found: {files:?}");
@@ -680,7 +700,7 @@ fn test_code_and_test_files_are_left_out() {
     for file in [
         "heavy/test_support.rs",
         "heavy/summary/tests.rs",
-        "transport/tests.rs",
+        "wire/transport/tests.rs",
     ] {
         assert!(!files.contains(file), "{file} is test code");
     }

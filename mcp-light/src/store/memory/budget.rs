@@ -3,9 +3,9 @@
 //! memory, reserving the disk tier, charging a list's index once built.
 
 use super::{Body, Inner, NewSlot, lock};
+use crate::continuation::token::Token;
 use crate::store::index::OFFSET_BYTES;
 use crate::store::{Entry, Owner, StoreError};
-use crate::token::Token;
 
 /// What the store spends on one entry beyond the bytes of its body, its
 /// owner strings and its token, on a 64-bit target.

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use super::disk::SpillFile;
 use super::{Body, IndexCell, MemoryStore, disk_error, is_expired, lock, unfinished};
-use crate::offload::{off_workers, run_sync};
+use crate::call::offload::{off_workers, run_sync};
+use crate::continuation::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{Entry, EntryInfo, ListItems, Origin, Owner, StoreError, StoredItems};
-use crate::token::Token;
 
 /// A live slot's contents, read under the lock and used outside it.
 struct Found {

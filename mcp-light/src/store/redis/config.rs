@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::config::{ConfigError, Unit};
+use crate::server::config_error::{ConfigError, Unit};
 
 /// The settings of a [`RedisStore`](super::RedisStore).
 ///

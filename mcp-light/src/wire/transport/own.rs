@@ -1,0 +1,119 @@
+//! What the handler adds to the handler composed with
+//! [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler) and
+//! passes on to it: mcp-light's capabilities beside the composed handler's,
+//! the tasks it answers, and the calls of the composed handler's own tools.
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use tracing::Instrument;
+
+use crate::store::BoxFuture;
+
+use super::{CALL_TOOL, HttpRequest, McpHandler};
+
+impl McpHandler {
+    /// Whether mcp-light answers `tasks/*` for the task `id`: when a tool
+    /// may answer as a task, unless the composed handler advertises tasks
+    /// of its own and `id` is not one mcp-light issues.
+    pub(super) fn answers_task(&self, id: &str) -> bool {
+        self.server.offers_tasks()
+            && (crate::tasks::is_task_id(id)
+                || !self.composed().get_info().capabilities.supports_tasks())
+    }
+
+    /// `config`, the composed handler's, with mcp-light's tools, logging
+    /// and name, and the tasks extension when `tasks` and a tool may
+    /// answer as a task.
+    pub(super) fn with_own(&self, mut config: ServerConfig, tasks: bool) -> ServerConfig {
+        add_own_capabilities(
+            &mut config.capabilities,
+            tasks && self.server.offers_tasks(),
+        );
+        config.server_info = self.server.implementation().clone();
+        config
+    }
+
+    /// A call of one of the composed handler's tools: handed to it as it
+    /// came (its `task` too: the handler decides its own tasks), in the
+    /// request's span, timed and counted under the tool's name like any
+    /// call. mcp-light's per-tool settings (scopes, the argument-string
+    /// bound, the deadline) are its own tools'; the transport's bounds and
+    /// authentication were met before the request got here.
+    ///
+    /// Boxed, and out of line: the call path's own future and code carry
+    /// neither.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn call_composed(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> BoxFuture<'_, Result<CallToolResponse, ErrorData>> {
+        Box::pin(self.traced_composed_call(request, context))
+    }
+
+    /// [`McpHandler::call_composed`]'s call, in its request's span.
+    async fn traced_composed_call(
+        &self,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut http = HttpRequest::take(&mut context.extensions);
+        let metrics = self.server.tool_metrics(None);
+        let traced = self.traced_request(
+            CALL_TOOL,
+            Some(&request.name),
+            &context,
+            &http,
+            metrics.listened(),
+        );
+        // The arguments the HTTP guard took out of the body, put back.
+        if let Some(taken) = http.arguments() {
+            request.arguments = Some(taken);
+        }
+        // The handler's tools are not known when the server is built: their
+        // keys are registered per call, and only when a recorder takes them.
+        let counted = metrics.listened().then(|| {
+            crate::operations::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(
+                request.name.to_string(),
+            ))
+        });
+        let done = self
+            .composed()
+            .call_tool(request, context)
+            .instrument(traced.span().clone())
+            .await;
+        let keys = counted.as_ref().unwrap_or(metrics);
+        traced.finish_composed_call(keys, &done);
+        done
+    }
+}
+
+/// Adds what mcp-light serves itself to what the composed handler
+/// advertises: tools, logging (`logging/setLevel`), and the tasks
+/// extension when a tool may answer as a task.
+#[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
+pub(super) fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
+    let own = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    // A handler whose tools are served beside mcp-light's keeps what it
+    // says of them (`listChanged`).
+    if capabilities.tools.is_none() {
+        capabilities.tools = own.tools;
+    }
+    capabilities.logging = own.logging;
+    // The viewer is a resource.
+    #[cfg(feature = "apps")]
+    capabilities.resources.get_or_insert_with(Default::default);
+    if tasks {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
+    }
+}
