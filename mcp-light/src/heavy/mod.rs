@@ -39,22 +39,20 @@
 //! with `has_more: false` rather than an error: `total` and `page_size` are
 //! beside it, so the agent can see where the end was, and an empty list's
 //! page 1 needs no special case.
-//!
-//! # Adding a mode
-//!
-//! A mode is defined in this module and nowhere else. Add its variant to
-//! `Mode` and to `Mode::ALL` (`mode.rs`, in the order the schema lists
-//! it), and the compiler stops at every match that must handle it: its
-//! name and the shape its answer is counted under (`mode.rs`, with a new
-//! `ServedMode` in `outcome` if that shape is new), whether it takes
-//! `filter_keys`, when a probe offers it (`probe.rs`), how it serves a
-//! value (`serve`, in `mod.rs`) and which reads of the store it makes
-//! (`stored.rs`, which the continuation's redemption calls). The schema's
-//! enum, the parsing of `mode` and its error, and the viewer's tools take
-//! its name from `Mode`. Then name it where this documentation lists the
-//! modes, describe it in `serve`'s documentation and in the heavy-reads
-//! guide (`docs/heavy-reads.md`), and test it beside the others.
 
+// Adding a mode: a mode is defined in this module and nowhere else. Add its variant to
+// `Mode` and to `Mode::ALL` (`mode.rs`, in the order the schema lists
+// it), and the compiler stops at every match that must handle it: its
+// name and the shape its answer is counted under (`mode.rs`, with a new
+// `ServedMode` in `call/outcome/mod.rs` if that shape is new), whether it
+// takes `filter_keys`, when a probe offers it (`probe.rs`), how it serves a
+// value (`serve`, in `mod.rs`) and which reads of the store it makes
+// (`stored.rs`, which the continuation's redemption calls). The schema's
+// enum, the parsing of `mode` and its error, and the viewer's tools take
+// its name from `Mode`. Then name it where this documentation lists the
+// modes, describe it in `serve`'s documentation and in the heavy-reads
+// guide (`docs/heavy-reads.md`), and test it beside the others.
+//
 // One concern a file: `mode` names the modes, `negotiation` reads and
 // publishes the fields, `probe` (cut by `preview`) answers a first call,
 // and `serve` here answers a redemption of a `serde_json::Value` through

@@ -25,8 +25,8 @@ impl ServerBuilder {
     /// versions, with mcp-light's tools and logging added; the server's
     /// name and version stay [`ServerBuilder::with_implementation`]'s. So
     /// every capability the client is told of is served.
-    /// [`Server::serve_stdio`], [`Server::serve_http`] and
-    /// [`Server::http_service`] serve the composition; a second call
+    /// [`Server::serve_stdio`](crate::Server::serve_stdio), [`Server::serve_http`](crate::Server::serve_http) and
+    /// [`Server::http_service`](crate::Server::http_service) serve the composition; a second call
     /// replaces the handler.
     ///
     /// A client's cancellation of a tool call still stops the tool
@@ -112,7 +112,7 @@ impl ServerBuilder {
     ///   ([`ServerBuilder::with_max_argument_string`]) and the deadline
     ///   ([`ServerBuilder::with_tool_deadline`]) are for mcp-light's tools,
     ///   and the handler checks its own.
-    /// - [`Server::call`] does not call them: rmcp's `call_tool` takes an
+    /// - [`Server::call`](crate::Server::call) does not call them: rmcp's `call_tool` takes an
     ///   MCP request's context, which a call in process has none of, so
     ///   their names answer an `isError` result saying the tool is the
     ///   handler's and is reached over MCP.
