@@ -76,138 +76,21 @@ pub(super) fn taken(plan: &Plan, param: &Param) -> Option<Taken> {
 }
 
 pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
-    let tool = plan.tool;
     let krate = &plan.krate;
-    let fn_ident = &tool.item.sig.ident;
-
-    // Each parameter is bound to a fresh name, so a parameter named like the
-    // function (or like anything else here) shadows nothing.
-    let mut fields = Vec::new();
-    let mut arg_bindings = Vec::new();
-    let mut extractions = Vec::new();
-    let mut call_args = Vec::new();
-    let mut whole_binding = None;
-    // A method's `&self`: the server's state, borrowed from its `State`.
-    if let Some(Taken { span, from, method }) = receiver_taken(plan) {
-        let binding = format_ident!("__self");
-        extractions.push((
-            binding.clone(),
-            quote_spanned!(span=> #from::#method(&__ctx)),
-        ));
-        call_args.push(quote!(&*#binding));
-    }
-    for (index, param) in tool.params.iter().enumerate() {
-        let binding = format_ident!("__arg{}", index);
-        match taken(plan, param) {
-            None if matches!(param.role, Role::Whole) => whole_binding = Some(binding.clone()),
-            None => {
-                fields.push(&param.ident);
-                arg_bindings.push(binding.clone());
-            }
-            Some(Taken { span, from, method }) => {
-                let taken = quote_spanned!(span=> #from::#method(&__ctx));
-                extractions.push((binding.clone(), taken));
-            }
-        }
-        call_args.push(quote!(#binding));
-    }
+    let Bindings {
+        fields,
+        arg_bindings,
+        extractions,
+        call_args,
+        whole_binding,
+    } = bindings(plan);
     let call = call(plan, &extractions, &call_args);
-    // The compiler decides whether the return value is a `Result` (its error
-    // converted) or the success itself; see `mcp_light::__private::kind`.
-    // Spanned at the return type, which an unconvertible error names.
-    let output_span = tool
-        .output
-        .ty
-        .as_ref()
-        .map_or_else(|| fn_ident.span(), |ty| ty.span());
-    let output_krate = respan(krate, output_span);
-    // rmcp's `Json<T>` answers as `T`, whatever alias it is written with.
-    let out = quote_spanned! {output_span=>
-        let __out = {
-            use #output_krate::__private::kind::*;
-            (&__ret).tool_output_kind().into_output(__ret)
-        };
-        let __out = {
-            use #output_krate::__private::json_kind::*;
-            (&__out).tool_json_kind().unwrap_json(__out)
-        };
-    };
-
-    // The destroy envelope's id comes from the arguments, read before they
-    // move into the call.
-    let (early_id, id_binding, id_args) = match &plan.destroy_id {
-        Some(DestroyId::Argument(param, key)) => {
-            let ident = &param.ident;
-            (
-                None,
-                Some(quote!(let __id = #krate::__private::id_value(&__args.#ident);)),
-                Some(quote!(#key, __id,)),
-            )
-        }
-        // Read from the call's arguments, before they are parsed.
-        Some(DestroyId::Called) => (
-            Some(quote!(let (__id_key, __id) = __invocation.identifier();)),
-            None,
-            Some(quote!(__id_key, __id,)),
-        ),
-        None => (None, None, None),
-    };
-
-    let method = match plan.kind {
-        Kind::Read | Kind::Heavy => "read",
-        Kind::Write { kind, .. } if kind.is_bulk() => "bulk",
-        Kind::Write {
-            kind: WriteKind::Destroy,
-            ..
-        } => "destroy",
-        Kind::Write { .. } => "single",
-    };
-    // Spanned at the success type, like the assertions that precede it.
-    let span = success_span(plan);
-    let method = format_ident!("{}", method, span = span);
-    let in_place = answers_in_place(plan);
-    let respond = match plan.kind {
-        // JSON or content, whichever the success type is.
-        Kind::Read => {
-            let krate = respan(krate, span);
-            let read = quote_spanned! {span=>
-                {
-                    use #krate::__private::answer_kind::*;
-                    (&__out).tool_answer_kind().read(__responder, __out)
-                }
-            };
-            if in_place {
-                read
-            } else {
-                // Taken apart rather than awaited whole: an answer made in
-                // place leaves at once, and only a future still to await is
-                // held across the await (a scrutinee would hold the whole
-                // `Answering` there, answer and all, in the tool's future).
-                quote_spanned! {span=>
-                    let __later = match #read {
-                        #krate::__private::Answering::Now(ready) => return ready.into_inner(),
-                        #krate::__private::Answering::Later(later) => later,
-                    };
-                    __later.await
-                }
-            }
-        }
-        // A stream, an iterator or a value, whichever the success type is.
-        Kind::Heavy => {
-            let krate = respan(krate, span);
-            quote_spanned! {span=>
-                {
-                    use #krate::__private::heavy_kind::*;
-                    (&&&&__out).heavy_kind().heavy(__responder, __out)
-                }
-                .await
-            }
-        }
-        _ => quote_spanned!(span=> __responder.#method(#id_args __out).await),
-    };
+    let out = output(plan);
+    let (early_id, id_binding, id_args) = destroy_id(plan);
+    let respond = respond(plan, id_args);
     let assertions = result_assertions(plan);
-
     let bounds = argument_bounds(plan);
+    let in_place = answers_in_place(plan);
 
     // The arguments are parsed before any future is made: refused ones
     // answer in place, and the future of a tool that waits holds only what
@@ -256,6 +139,172 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
             #head
             #run
         }
+    }
+}
+
+/// What the generated function binds each parameter to: a field of the
+/// parsed arguments, the whole arguments, or a value taken from the call.
+struct Bindings<'a> {
+    /// The argument fields the parsed arguments are taken apart into...
+    fields: Vec<&'a Option<Ident>>,
+    /// ...and the names they are bound to, in the same order.
+    arg_bindings: Vec<Ident>,
+    /// Each value taken from the call, and how it is taken.
+    extractions: Vec<(Ident, TokenStream)>,
+    /// What the function is called with, in its parameters' order.
+    call_args: Vec<TokenStream>,
+    /// The name the whole arguments are bound to, for a tool that takes
+    /// them whole.
+    whole_binding: Option<Ident>,
+}
+
+/// Binds each parameter to a fresh name, so a parameter named like the
+/// function (or like anything else here) shadows nothing.
+fn bindings<'a>(plan: &Plan<'a>) -> Bindings<'a> {
+    let mut bindings = Bindings {
+        fields: Vec::new(),
+        arg_bindings: Vec::new(),
+        extractions: Vec::new(),
+        call_args: Vec::new(),
+        whole_binding: None,
+    };
+    // A method's `&self`: the server's state, borrowed from its `State`.
+    if let Some(Taken { span, from, method }) = receiver_taken(plan) {
+        let binding = format_ident!("__self");
+        bindings.extractions.push((
+            binding.clone(),
+            quote_spanned!(span=> #from::#method(&__ctx)),
+        ));
+        bindings.call_args.push(quote!(&*#binding));
+    }
+    for (index, param) in plan.tool.params.iter().enumerate() {
+        let binding = format_ident!("__arg{}", index);
+        match taken(plan, param) {
+            None if matches!(param.role, Role::Whole) => {
+                bindings.whole_binding = Some(binding.clone());
+            }
+            None => {
+                bindings.fields.push(&param.ident);
+                bindings.arg_bindings.push(binding.clone());
+            }
+            Some(Taken { span, from, method }) => {
+                let taken = quote_spanned!(span=> #from::#method(&__ctx));
+                bindings.extractions.push((binding.clone(), taken));
+            }
+        }
+        bindings.call_args.push(quote!(#binding));
+    }
+    bindings
+}
+
+/// The return value turned into the tool's output: the compiler decides
+/// whether it is a `Result` (its error converted) or the success itself
+/// (see `mcp_light::__private::kind`), and rmcp's `Json<T>` answers as
+/// `T`, whatever alias it is written with. Spanned at the return type,
+/// which an unconvertible error names.
+fn output(plan: &Plan) -> TokenStream {
+    let output_span = plan
+        .tool
+        .output
+        .ty
+        .as_ref()
+        .map_or_else(|| plan.tool.item.sig.ident.span(), |ty| ty.span());
+    let output_krate = respan(&plan.krate, output_span);
+    quote_spanned! {output_span=>
+        let __out = {
+            use #output_krate::__private::kind::*;
+            (&__ret).tool_output_kind().into_output(__ret)
+        };
+        let __out = {
+            use #output_krate::__private::json_kind::*;
+            (&__out).tool_json_kind().unwrap_json(__out)
+        };
+    }
+}
+
+/// Where a destroy envelope's id comes from: an argument, read before the
+/// arguments move into the call, or the call's own arguments, read before
+/// they are parsed. The code that reads it early, the binding after the
+/// parse, and the id's arguments to the responder.
+fn destroy_id(
+    plan: &Plan,
+) -> (
+    Option<TokenStream>,
+    Option<TokenStream>,
+    Option<TokenStream>,
+) {
+    let krate = &plan.krate;
+    match &plan.destroy_id {
+        Some(DestroyId::Argument(param, key)) => {
+            let ident = &param.ident;
+            (
+                None,
+                Some(quote!(let __id = #krate::__private::id_value(&__args.#ident);)),
+                Some(quote!(#key, __id,)),
+            )
+        }
+        Some(DestroyId::Called) => (
+            Some(quote!(let (__id_key, __id) = __invocation.identifier();)),
+            None,
+            Some(quote!(__id_key, __id,)),
+        ),
+        None => (None, None, None),
+    }
+}
+
+/// How the output answers: through the responder's method for the tool's
+/// kind, spanned at the success type like the assertions before it.
+fn respond(plan: &Plan, id_args: Option<TokenStream>) -> TokenStream {
+    let krate = &plan.krate;
+    let method = match plan.kind {
+        Kind::Read | Kind::Heavy => "read",
+        Kind::Write { kind, .. } if kind.is_bulk() => "bulk",
+        Kind::Write {
+            kind: WriteKind::Destroy,
+            ..
+        } => "destroy",
+        Kind::Write { .. } => "single",
+    };
+    let span = success_span(plan);
+    let method = format_ident!("{}", method, span = span);
+    match plan.kind {
+        // JSON or content, whichever the success type is.
+        Kind::Read => {
+            let krate = respan(krate, span);
+            let read = quote_spanned! {span=>
+                {
+                    use #krate::__private::answer_kind::*;
+                    (&__out).tool_answer_kind().read(__responder, __out)
+                }
+            };
+            if answers_in_place(plan) {
+                read
+            } else {
+                // Taken apart rather than awaited whole: an answer made in
+                // place leaves at once, and only a future still to await is
+                // held across the await (a scrutinee would hold the whole
+                // `Answering` there, answer and all, in the tool's future).
+                quote_spanned! {span=>
+                    let __later = match #read {
+                        #krate::__private::Answering::Now(ready) => return ready.into_inner(),
+                        #krate::__private::Answering::Later(later) => later,
+                    };
+                    __later.await
+                }
+            }
+        }
+        // A stream, an iterator or a value, whichever the success type is.
+        Kind::Heavy => {
+            let krate = respan(krate, span);
+            quote_spanned! {span=>
+                {
+                    use #krate::__private::heavy_kind::*;
+                    (&&&&__out).heavy_kind().heavy(__responder, __out)
+                }
+                .await
+            }
+        }
+        _ => quote_spanned!(span=> __responder.#method(#id_args __out).await),
     }
 }
 
