@@ -275,20 +275,6 @@ impl Session {
             "accepted_subscription_filter" => {
                 drop(handler.accepted_subscription_filter(&SubscriptionFilter::new()))
             }
-            // A `SubscriptionContext` is rmcp's to build: this one goes
-            // over the wire, and has been heard once the stream ends.
-            "listen" => {
-                let filter = SubscriptionFilter::builder()
-                    .resources_list_changed()
-                    .build();
-                let mut subscription = self.client.listen(filter).await.expect("listening");
-                while subscription
-                    .next()
-                    .await
-                    .expect("the stream ends")
-                    .is_some()
-                {}
-            }
             "subscribe" => {
                 let request = SubscribeRequestParams::new("docs://runbook");
                 drop(handler.subscribe(request, self.request()).await)
@@ -306,25 +292,6 @@ impl Session {
             "on_custom_request" => {
                 let request = CustomRequest::new("x/custom", None);
                 drop(handler.on_custom_request(request, self.request()).await)
-            }
-            // A `NotificationContext` is rmcp's to build too: the client
-            // sends these, and the server hears them on a task of its own.
-            "on_cancelled" => {
-                let notification =
-                    CancelledNotificationParam::new(Some(NumberOrString::Number(7)), None);
-                self.client.notify_cancelled(notification).await.unwrap()
-            }
-            "on_progress" => {
-                let token = ProgressToken(NumberOrString::Number(7));
-                let notification = ProgressNotificationParam::new(token, 0.5);
-                self.client.notify_progress(notification).await.unwrap()
-            }
-            "on_initialized" => self.client.notify_initialized().await.unwrap(),
-            "on_roots_list_changed" => self.client.notify_roots_list_changed().await.unwrap(),
-            "on_custom_notification" => {
-                let notification = CustomNotification::new("x/custom", None);
-                let notification = ClientNotification::CustomNotification(notification);
-                self.client.send_notification(notification).await.unwrap()
             }
             "get_info" => drop(handler.get_info()),
             "get_task" => {
@@ -351,6 +318,47 @@ impl Session {
                         .read_resource_directory(request, self.request())
                         .await,
                 )
+            }
+            other => self.send_from_client(other).await,
+        }
+    }
+
+    /// Has the client send what calls `method`: a subscription or a
+    /// notification, whose contexts are rmcp's to build.
+    async fn send_from_client(&self, method: &str) {
+        match method {
+            // A `SubscriptionContext` is rmcp's to build: this one goes
+            // over the wire, and has been heard once the stream ends.
+            "listen" => {
+                let filter = SubscriptionFilter::builder()
+                    .resources_list_changed()
+                    .build();
+                let mut subscription = self.client.listen(filter).await.expect("listening");
+                while subscription
+                    .next()
+                    .await
+                    .expect("the stream ends")
+                    .is_some()
+                {}
+            }
+            // A `NotificationContext` is rmcp's to build too: the client
+            // sends these, and the server hears them on a task of its own.
+            "on_cancelled" => {
+                let notification =
+                    CancelledNotificationParam::new(Some(NumberOrString::Number(7)), None);
+                self.client.notify_cancelled(notification).await.unwrap()
+            }
+            "on_progress" => {
+                let token = ProgressToken(NumberOrString::Number(7));
+                let notification = ProgressNotificationParam::new(token, 0.5);
+                self.client.notify_progress(notification).await.unwrap()
+            }
+            "on_initialized" => self.client.notify_initialized().await.unwrap(),
+            "on_roots_list_changed" => self.client.notify_roots_list_changed().await.unwrap(),
+            "on_custom_notification" => {
+                let notification = CustomNotification::new("x/custom", None);
+                let notification = ClientNotification::CustomNotification(notification);
+                self.client.send_notification(notification).await.unwrap()
             }
             other => panic!("no way to drive {other}: add it to `Session::drive`"),
         }
