@@ -81,7 +81,7 @@ use own::add_own_capabilities;
 use traced::Traced;
 
 #[cfg(not(feature = "http"))]
-use no_http::HttpRequest;
+use no_http::NoHttp as HttpRequest;
 #[cfg(feature = "http")]
 use request::HttpRequest;
 

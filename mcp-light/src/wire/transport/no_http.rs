@@ -1,15 +1,16 @@
 //! What a request carries of HTTP when mcp-light is built without the
-//! `http` feature: nothing. The handler reads it the same way either way.
+//! `http` feature: nothing. The handler reads it the same way either way,
+//! as its `HttpRequest`.
 
 use crate::call::context::Caller;
 
 /// Without HTTP, a request carries nothing of it.
 #[derive(Debug, Default)]
-pub(super) struct HttpRequest;
+pub(super) struct NoHttp;
 
-impl HttpRequest {
-    pub(super) fn take(_: &mut rmcp::model::Extensions) -> HttpRequest {
-        HttpRequest
+impl NoHttp {
+    pub(super) fn take(_: &mut rmcp::model::Extensions) -> NoHttp {
+        NoHttp
     }
 
     pub(super) fn caller(&mut self) -> Option<Caller> {
