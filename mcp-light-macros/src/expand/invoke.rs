@@ -87,10 +87,10 @@ pub(super) fn invoke_fn(plan: &Plan) -> TokenStream {
     let call = call(plan, &extractions, &call_args);
     let out = output(plan);
     let (early_id, id_binding, id_args) = destroy_id(plan);
-    let respond = respond(plan, id_args);
+    let in_place = answers_in_place(plan);
+    let respond = respond(plan, id_args, in_place);
     let assertions = result_assertions(plan);
     let bounds = argument_bounds(plan);
-    let in_place = answers_in_place(plan);
 
     // The arguments are parsed before any future is made: refused ones
     // answer in place, and the future of a tool that waits holds only what
@@ -253,8 +253,9 @@ fn destroy_id(
 }
 
 /// How the output answers: through the responder's method for the tool's
-/// kind, spanned at the success type like the assertions before it.
-fn respond(plan: &Plan, id_args: Option<TokenStream>) -> TokenStream {
+/// kind, spanned at the success type like the assertions before it; a read
+/// that answers `in_place` answers without awaiting.
+fn respond(plan: &Plan, id_args: Option<TokenStream>, in_place: bool) -> TokenStream {
     let krate = &plan.krate;
     let method = match plan.kind {
         Kind::Read | Kind::Heavy => "read",
@@ -277,7 +278,7 @@ fn respond(plan: &Plan, id_args: Option<TokenStream>) -> TokenStream {
                     (&__out).tool_answer_kind().read(__responder, __out)
                 }
             };
-            if answers_in_place(plan) {
+            if in_place {
                 read
             } else {
                 // Taken apart rather than awaited whole: an answer made in

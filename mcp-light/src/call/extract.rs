@@ -23,7 +23,6 @@
 use std::any::{TypeId, type_name};
 
 use crate::call::context::{Caller, Context};
-
 use crate::tool::error::ToolError;
 
 /// A value a tool takes from the call rather than from its arguments, with a

@@ -36,27 +36,27 @@ use super::{NameTarget, Server};
 /// arguments, who calls and what their access token grants, the line back
 /// to the client and what may make it a task (both for a call over MCP),
 /// and the request's span. Preparing the call takes its arguments, its
-/// caller and its line to the client; what is left is what a call that
-/// waits still reads.
+/// caller, its granted scopes and its line to the client; what is left is
+/// what a call that waits still reads.
 pub(crate) struct Call<'a> {
     /// What `tool` reaches on this server ([`Server::named`], looked up
     /// once, by the transport).
-    pub(crate) named: Option<NameTarget>,
+    named: Option<NameTarget>,
     /// The name the caller called.
-    pub(crate) tool: &'a str,
+    tool: &'a str,
     /// A JSON object, or `null` for none.
-    pub(crate) arguments: Value,
+    arguments: Value,
     /// Who calls.
-    pub(crate) caller: Caller,
+    caller: Caller,
     /// The scopes the caller's access token grants, when the call must be
     /// checked against them (see [`GrantedScopes`]).
-    pub(crate) granted: Option<GrantedScopes>,
+    granted: Option<GrantedScopes>,
     /// The call's line to its client, when its tool takes one.
     talk: Option<Arc<Talk>>,
     /// What a call over MCP brings to the decision to become a task.
     tasking: Option<Tasking<'a>>,
     /// The request's span, which the call runs in.
-    pub(crate) span: &'a tracing::Span,
+    span: &'a tracing::Span,
 }
 
 impl<'a> Call<'a> {
