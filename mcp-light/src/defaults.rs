@@ -142,10 +142,13 @@ pub const REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 /// has the whole table.
 pub const INLINE_BUDGET: usize = 14 * 1024;
 
-/// A heavy read's page size when the caller names none, unless
+/// The most items a heavy read's page holds when the caller names no
+/// `page_size`, unless
 /// [`HeavyConfig::with_default_page_size`](crate::heavy::HeavyConfig::with_default_page_size)
-/// says otherwise: 20.
-pub const PAGE_SIZE: usize = 20;
+/// says otherwise: 200, the largest page. Such a page holds fewer when
+/// they would not fit what the calling client keeps: as many as fit, at
+/// least one.
+pub const PAGE_SIZE: usize = 200;
 
 /// The largest page a caller may ask for unless
 /// [`HeavyConfig::with_max_page_size`](crate::heavy::HeavyConfig::with_max_page_size)
@@ -200,3 +203,20 @@ pub const TASK_WATCH_INTERVAL: Duration = Duration::from_millis(100);
 /// [`TaskConfig::with_cancel_grace`](crate::tasks::TaskConfig::with_cancel_grace)
 /// says otherwise: 1 s.
 pub const TASK_CANCEL_GRACE: Duration = Duration::from_secs(1);
+
+/// What a client that does not name itself, or that
+/// [`clients::KNOWN_CLIENTS`](crate::clients::KNOWN_CLIENTS) does not know,
+/// is taken to keep of an answer, in bytes, unless
+/// [`ClientTable::with_unknown_client`](crate::clients::ClientTable::with_unknown_client)
+/// says otherwise: 10,000, the smallest cut of a known client (OpenAI
+/// Codex's).
+pub const UNKNOWN_CLIENT_KEEPS: usize = 10_000;
+
+/// The most bytes a bulk write's envelope takes listing the written
+/// objects' ids, unless
+/// [`ServerBuilder::with_envelope_bytes`](crate::ServerBuilder::with_envelope_bytes)
+/// says otherwise: 1,024, about 23 UUIDs beside the count and a token. A
+/// bulk write whose envelope would take more answers its count and the
+/// continuation token that pages what was written, so its envelope is the
+/// same few dozen tokens at 100 objects and at 10,000.
+pub const ENVELOPE_BYTES: usize = 1024;

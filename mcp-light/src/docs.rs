@@ -32,6 +32,7 @@ macro_rules! links {
          [contract: bounds]: crate::docs::contract#bounds\n\
          [contract: what a call came to]: crate::docs::contract#what-a-call-came-to\n\
          [contract: the three outcomes]: crate::docs::contract#the-three-outcomes\n\
+         [answers that fit the client]: crate::docs::contract#answers-that-fit-the-client\n\
          [benchmarks: http]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#5-http-and-redis\n\
          [benchmarks: heavy reads]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md#heavy-reads-at-a-million-rows\n\
          [BENCHMARKS.md]: https://github.com/mcp-light/mcp-light/blob/main/BENCHMARKS.md\n"

@@ -169,10 +169,12 @@ async fn the_moved_server_publishes_the_same_tools_plus_what_mcp_light_adds() {
         let (old_args, old_required) = arguments(old);
         let (mut new_args, new_required) = arguments(new);
         assert_eq!(new_required, old_required, "{}", old.name);
+        // A bulk write gains the negotiation fields too: its token pages
+        // what it wrote.
+        let bulk = [&["verify"][..], &negotiation[..]].concat();
         let added: &[&str] = match &*old.name {
-            "vehicle_create" | "vehicle_bulk_create" | "vehicle_update" | "vehicle_delete" => {
-                &["verify"]
-            }
+            "vehicle_create" | "vehicle_update" | "vehicle_delete" => &["verify"],
+            "vehicle_bulk_create" => &bulk,
             "vehicle_list" => &negotiation,
             _ => &[],
         };

@@ -8,6 +8,7 @@ use syn::{ReceiverKind, Safety, Type, TypeReference};
 
 use super::{DestroyId, Kind};
 use crate::ast::{Param, Role, Tool, ungroup};
+use crate::attr::WriteKind;
 use crate::ctxt::Ctxt;
 use crate::symbol::{NEGOTIATION_FIELDS, VERIFY};
 
@@ -120,6 +121,19 @@ pub(super) fn check_params<'a>(cx: &Ctxt, tool: &'a Tool, kind: Kind) -> Option<
                      (`{VERIFY}: true` returns the full result), so a write takes no argument of \
                      that name: keep this tool a `#[mcp_tool]`, which publishes its arguments as \
                      they are"
+                ),
+            ),
+            Kind::Write {
+                kind: WriteKind::BulkCreate | WriteKind::BulkUpdate,
+                ..
+            } if NEGOTIATION_FIELDS.contains(&key.as_str()) => cx.error_spanned_by(
+                ident,
+                format_args!(
+                    "`{key}` is one of the fields mcp-light adds to a bulk write's schema ({}), \
+                     through which the caller pages what the write kept, so a bulk write takes \
+                     no argument of that name: keep this tool a `#[mcp_tool]`, which publishes \
+                     its arguments as they are",
+                    NEGOTIATION_FIELDS.join(", ")
                 ),
             ),
             Kind::Heavy if NEGOTIATION_FIELDS.contains(&key.as_str()) => cx.error_spanned_by(

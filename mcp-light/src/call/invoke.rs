@@ -28,6 +28,7 @@ use crate::call::wrappers::{self, Closed, WholeArguments};
 use crate::continuation::keep;
 use crate::continuation::token::Token;
 use crate::continuation::{Called, Continuations};
+use crate::heavy;
 use crate::operations::usage::UsageReport;
 use crate::store::{BoxFuture, Origin};
 use crate::tool::error::ToolError;
@@ -255,6 +256,11 @@ pub struct Responder {
     /// for another result has that result counted here, where it is at
     /// hand.
     pub(crate) usage: Option<Arc<UsageReport>>,
+    /// The bytes of an answer the calling client keeps: no answer built
+    /// here is larger where another answer can stand in for it.
+    pub(crate) keeps: usize,
+    /// The most bytes a bulk write's envelope takes listing its ids.
+    pub(crate) envelope_bytes: usize,
 }
 
 impl Responder {
@@ -268,12 +274,7 @@ impl Responder {
             Ok(value) => value,
             Err(reply) => return Answering::now(*reply),
         };
-        let Some(limit) = self
-            .continuations
-            .heavy()
-            .size_backstop
-            .filter(|_| self.can_mint())
-        else {
+        let Some(limit) = self.backstop().filter(|_| self.can_mint()) else {
             return Answering::now(Answer::full(value));
         };
         match data_size(&value) {
@@ -324,24 +325,41 @@ impl Responder {
             can_mint: self.can_mint(),
             inline_budget: heavy
                 .then(|| self.tool.inline_budget.unwrap_or(config.inline_budget))
-                .map(|budget| budget.min(config.max_full_bytes)),
+                .map(|budget| budget.min(config.max_full_bytes).min(self.room())),
+            backstop: self.backstop(),
             usage: self.usage.clone(),
         }
         .run(job, feeder)
         .await
     }
 
+    /// The most bytes of compact JSON an answer may take for this client.
+    fn room(&self) -> usize {
+        self.keeps.saturating_sub(heavy::WRAPPING)
+    }
+
+    /// The size over which a plain read answers a probe (with a token
+    /// where one may be minted): the server's size backstop, or less where
+    /// the client keeps less; `None` with the backstop off.
+    fn backstop(&self) -> Option<usize> {
+        self.continuations
+            .heavy()
+            .size_backstop
+            .map(|limit| limit.min(self.room()))
+    }
+
     /// A single write's answer: `{id, url?, name?, <light keys>, status_code,
     /// data_size}`, with a token, without one, or the full result.
     pub async fn single<T: Serialize + LightKey>(self, out: Result<T, ToolError>) -> Answer {
-        let value = match self.accept(out) {
-            Ok(value) => value,
+        let (value, verify) = match self.accept(out) {
+            Ok(accepted) => accepted,
             Err(reply) => return *reply,
         };
         let mut key = KeyFields::new();
         value.light_key(&mut key);
         let reachable = key.has_id() && self.retrieve_published;
         let status_code = self.status_code();
+        let note = verify.map(|size| self.verify_note(size, None));
         self.lean(
             &value,
             Origin::SingleWrite,
@@ -351,7 +369,7 @@ impl Responder {
                     Reach::Token(token) => Some(token),
                     Reach::Tokenless(()) => None,
                 };
-                let envelope = SingleEnvelope::new(key, status_code, data_size, token);
+                let envelope = SingleEnvelope::new(key, status_code, data_size, token).noting(note);
                 (LeanEnvelope::Single(envelope), EnvelopeShape::Single)
             },
         )
@@ -359,39 +377,157 @@ impl Responder {
     }
 
     /// A bulk write's answer: `{accepted, status_code, data_size}` with a
-    /// token or with `ids` — every id, in order, or the full result (never a
-    /// partial `ids` list).
+    /// token (and `ids` too, while the envelope stays within its bound) or
+    /// with every id, in order; else the full result (never a partial `ids`
+    /// list). `verify: true` answers the full result when it fits the
+    /// client, else its first page and the token that pages the rest.
     pub async fn bulk<T: BulkResult>(self, out: Result<T, ToolError>) -> Answer {
-        let value = match self.accept(out) {
-            Ok(value) => value,
+        let (value, verify) = match self.accept(out) {
+            Ok(accepted) => accepted,
             Err(reply) => return *reply,
         };
+        if let Some(size) = verify
+            && self.can_mint()
+        {
+            return self.verify_page(&value, size).await;
+        }
         let items = value.items();
         let status_code = self.status_code();
+        // Every id or none: one missing id makes the whole list unreachable.
+        let ids = || {
+            items
+                .iter()
+                .map(LightKey::light_id)
+                .collect::<Option<Vec<_>>>()
+        };
+        let bound = self.envelope_bytes.min(self.room());
+        let note = verify.map(|size| self.verify_note(size, None));
         self.lean(
             &value,
             Origin::BulkWrite,
-            // Every id or none: one missing id makes the whole list unreachable.
-            || {
-                self.retrieve_published
-                    .then(|| {
-                        items
-                            .iter()
-                            .map(LightKey::light_id)
-                            .collect::<Option<Vec<_>>>()
-                    })
-                    .flatten()
-            },
+            || self.retrieve_published.then(ids).flatten(),
             |data_size, reach| {
-                let (reach, shape) = match reach {
-                    Reach::Token(token) => (BulkReach::Token(token), EnvelopeShape::BulkToken),
-                    Reach::Tokenless(ids) => (BulkReach::Ids(ids), EnvelopeShape::BulkIds),
+                let (envelope, shape) = match reach {
+                    Reach::Token(token) => {
+                        let envelope = BulkEnvelope::new(
+                            items.len(),
+                            status_code,
+                            data_size,
+                            BulkReach::Token(token),
+                        );
+                        // The ids too, while they keep the envelope within its bound.
+                        let envelope = match ids() {
+                            Some(ids) => envelope.listing(ids, bound),
+                            None => envelope,
+                        };
+                        (envelope, EnvelopeShape::BulkToken)
+                    }
+                    Reach::Tokenless(ids) => (
+                        BulkEnvelope::new(items.len(), status_code, data_size, BulkReach::Ids(ids)),
+                        EnvelopeShape::BulkIds,
+                    ),
                 };
-                let envelope = BulkEnvelope::new(items.len(), status_code, data_size, reach);
-                (LeanEnvelope::Bulk(envelope), shape)
+                (LeanEnvelope::Bulk(envelope.noting(note)), shape)
             },
         )
         .await
+    }
+
+    /// `verify: true` on a bulk write whose full result, `size` bytes, is
+    /// more than the client keeps: the result kept behind a token, and its
+    /// first page, as much as fits, with the token and a note naming the
+    /// calls that read the rest.
+    async fn verify_page<T: BulkResult>(&self, value: &T, size: usize) -> Answer {
+        let (token, stored, full) = match self.stash(value, Origin::BulkWrite).await {
+            Ok(kept) => kept,
+            Err(Stash::Unserializable(error)) => return self.unserializable(error),
+            // No store after all: the envelope, which reaches every id.
+            Err(Stash::Refused(_)) => return self.echo_or_note(value, size),
+        };
+        let items = match serde_json::to_value(value) {
+            Ok(Value::Array(items)) => items,
+            Ok(_) => Vec::new(),
+            Err(error) => return self.unserializable(error),
+        };
+        let config = self.continuations.heavy();
+        let total = items.len();
+        let sizes: Vec<usize> = items
+            .iter()
+            .take(config.default_page_size)
+            .map(|item| data_size(item).unwrap_or(0))
+            .collect();
+        let room = heavy::items_room(self.keeps, &Map::new());
+        let page_size = heavy::fitting_page_size(&sizes, room, config.default_page_size);
+        let first = heavy::Negotiation {
+            mode: heavy::Mode::Paginated,
+            page: 1,
+            page_size,
+            page_size_asked: false,
+            filter_keys: Vec::new(),
+            keeps: self.keeps,
+        };
+        let page_items: Vec<Value> = items.into_iter().take(page_size).collect();
+        let page = match heavy::fit(
+            Map::new(),
+            page_items,
+            &sizes[..page_size.min(sizes.len())],
+            total,
+            &first,
+        ) {
+            Ok(page) => page,
+            Err(error) => return Answer::error(error.invalid_arguments(&self.called.tool)),
+        };
+        let note = self.verify_note(size, Some(page_size.min(total)));
+        Answer::shaped(
+            &page.with_token(&token).with_note(note),
+            AnswerShape::Envelope(EnvelopeShape::BulkToken),
+        )
+        .standing_for(stored as u64)
+        .with_token(TokenUse::Minted, self.continuations.store_name())
+        .counting(full)
+    }
+
+    /// What a `verify: true` answer says when the full result, `size`
+    /// bytes, is more than the client keeps: where the rest is, in pages of
+    /// `page_size` when it answered a first page.
+    fn verify_note(&self, size: usize, page_size: Option<usize>) -> String {
+        let keeps = self.keeps;
+        let tool = &self.called.tool;
+        match page_size {
+            Some(page_size) => format!(
+                "the full result is {size} bytes, more than this client keeps of an answer \
+                 ({keeps} bytes): this is its first page; call {tool} again with this \
+                 continuation_token, page 2 and page_size {page_size} for the objects after it"
+            ),
+            None => format!(
+                "the full result is {size} bytes, more than this client keeps of an answer \
+                 ({keeps} bytes), so this is its envelope; read the written objects through \
+                 their ids, or with the continuation_token where there is one"
+            ),
+        }
+    }
+
+    /// The full result where it fits the client, else the lean answer with
+    /// a note: for a write whose `verify` found no store to page from.
+    fn echo_or_note<T: BulkResult>(&self, value: &T, size: usize) -> Answer {
+        let items = value.items();
+        match items
+            .iter()
+            .map(LightKey::light_id)
+            .collect::<Option<Vec<_>>>()
+        {
+            Some(ids) if self.retrieve_published => {
+                let envelope =
+                    BulkEnvelope::new(items.len(), self.status_code(), size, BulkReach::Ids(ids))
+                        .noting(Some(self.verify_note(size, None)));
+                Answer::shaped(
+                    &LeanEnvelope::Bulk(envelope),
+                    AnswerShape::Envelope(EnvelopeShape::BulkIds),
+                )
+                .standing_for(size as u64)
+            }
+            _ => self.echo(value),
+        }
     }
 
     /// The answer of a write whose result is `value`, by the outcome
@@ -448,7 +584,7 @@ impl Responder {
         out: Result<T, ToolError>,
     ) -> Answer {
         let value = match self.accept(out) {
-            Ok(value) => value,
+            Ok((value, _)) => value,
             Err(reply) => return *reply,
         };
         let envelope = DestroyEnvelope::new(id_name, id, self.status_code());
@@ -498,12 +634,24 @@ impl Responder {
 
     /// A write's result, unless the answer is already decided: the tool
     /// failed, or the caller asked for the full result with `verify: true`
-    /// (nothing cached, no token).
-    fn accept<T: Serialize>(&self, out: Result<T, ToolError>) -> Result<T, Box<Answer>> {
+    /// and it fits the client (nothing cached, no token). A `verify` whose
+    /// full result does not fit comes back with that result's size: the
+    /// write answers what fits and the way to the rest.
+    fn accept<T: Serialize>(
+        &self,
+        out: Result<T, ToolError>,
+    ) -> Result<(T, Option<usize>), Box<Answer>> {
         match out {
             Err(error) => Err(Box::new(self.failed(error))),
-            Ok(value) if self.verify => Err(Box::new(self.echo(&value))),
-            Ok(value) => Ok(value),
+            Ok(value) if self.verify => {
+                let echo = self.echo(&value);
+                let size = echo.outcome().answer_bytes as usize;
+                if size <= self.room() || echo.outcome().error().is_some() {
+                    return Err(Box::new(echo));
+                }
+                Ok((value, Some(size)))
+            }
+            Ok(value) => Ok((value, None)),
         }
     }
 

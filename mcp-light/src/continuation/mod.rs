@@ -244,7 +244,8 @@ impl Continuations {
     }
 
     /// Serves the result stored under `token` to `called`, as the remaining
-    /// `args` (the negotiation fields) ask; the tool is never run. With a
+    /// `args` (the negotiation fields) ask, in answers no larger than the
+    /// caller's client `keeps`; the tool is never run. With a
     /// `usage` report, the stored result's counts go in the answer's
     /// outcome. With `granted` (the caller's access token says what it
     /// grants), the entry is served only if they hold every scope the tool
@@ -261,9 +262,10 @@ impl Continuations {
         mut args: Map<String, Value>,
         usage: Option<&UsageReport>,
         granted: Option<&GrantedScopes>,
+        keeps: usize,
     ) -> Answer {
         let tool = &called.tool;
-        let negotiation = match heavy::take_negotiation(&mut args, &self.heavy) {
+        let negotiation = match heavy::take_negotiation(&mut args, &self.heavy, keeps) {
             Ok(negotiation) => negotiation,
             Err(error) => return Answer::error(error.invalid_arguments(tool)),
         };

@@ -64,7 +64,7 @@ pub(super) fn filter(
             fields: fields.join(", "),
         });
     }
-    Ok(paginate(value, layout, negotiation, Some(keys)))
+    paginate(value, layout, negotiation, Some(keys))
 }
 
 /// `filtered`'s checks on a stored list, made from its digest before its
@@ -128,7 +128,9 @@ mod tests {
             mode: Mode::Filtered,
             page,
             page_size: 20,
+            page_size_asked: true,
             filter_keys: keys.iter().map(|key| key.to_string()).collect(),
+            keeps: usize::MAX,
         }
     }
 

@@ -72,6 +72,7 @@ mod summarize;
 mod summary;
 #[cfg(test)]
 mod test_support;
+mod trim;
 
 use serde_json::Value;
 
@@ -88,11 +89,14 @@ pub(crate) use negotiation::NegotiationError;
 pub(crate) use negotiation::{
     NEGOTIATION_FIELDS, Negotiation, negotiation_properties, refuse_negotiation, take_negotiation,
 };
-pub(crate) use page::{Page, narrow_item, page_of_items, page_range};
+pub(crate) use page::{
+    Page, WRAPPING, fit, fitting_page_size, items_room, narrow_item, page_range,
+};
 pub(crate) use probe::{Probe, probe, unkept_probe};
 pub(crate) use stored::{Served, StoredResult, serve_body, serve_from_store};
 pub(crate) use summary::Summary;
 pub use summary::{MAX_FIELD_NAMES, MAX_FIELDS, MAX_STRING_CHARS, MAX_TRACKED_VALUES, MAX_VALUES};
+pub(crate) use trim::fit_summary;
 
 /// Marks a shortened string in a preview or a summary.
 const ELLIPSIS: char = '…';
@@ -114,7 +118,8 @@ const ELLIPSIS: char = '…';
 /// let config = HeavyConfig::new()
 ///     .with_max_page_size(50)?
 ///     .with_size_backstop(None);
-/// assert_eq!((config.default_page_size, config.max_page_size), (20, 50));
+/// // A default page holds at most as many as a caller may ask for.
+/// assert_eq!((config.default_page_size, config.max_page_size), (50, 50));
 /// let server = Server::from_registry().with_heavy_config(config).build()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -124,12 +129,16 @@ pub struct HeavyConfig {
     /// The largest result, in bytes of its compact JSON, that a heavy
     /// read's first call answers whole instead of with a probe (14 KiB,
     /// 14,336 bytes): in one call, nothing stored, no token. A larger one
-    /// answers a probe. A tool's `#[mcp_heavy(inline = N)]` takes
+    /// answers a probe, and so does one larger than the calling client
+    /// keeps of an answer ([`clients`](crate::clients)): the budget a call
+    /// answers by is the smaller of the two. A tool's `#[mcp_heavy(inline = N)]` takes
     /// precedence. 0 probes every result but one that fits where the
     /// preview goes (an empty list). No budget answers more than
     /// [`max_full_bytes`](HeavyConfig::max_full_bytes) whole.
     pub inline_budget: usize,
-    /// Page size when the caller gives none (20).
+    /// The most items a page holds when the caller gives no `page_size`
+    /// (200): as many as fit what the calling client keeps, at least one,
+    /// and never more than this.
     pub default_page_size: usize,
     /// The largest page a caller may ask for (200); a larger `page_size` is
     /// an error, not silently clamped, so the agent never believes it got
@@ -171,8 +180,8 @@ impl HeavyConfig {
     /// The most distinct `filter_keys` one call may name, unless set.
     pub(crate) const DEFAULT_MAX_FILTER_KEYS: usize = crate::defaults::MAX_FILTER_KEYS;
 
-    /// The defaults: an inline budget of 14 KiB, pages of 20 items, at
-    /// most 200 per page, a size
+    /// The defaults: an inline budget of 14 KiB, default pages of as many
+    /// items as fit the client up to 200, at most 200 per page, a size
     /// backstop of 25,000 bytes, previews of at most 200 characters, at
     /// most 64 `filter_keys`, and whole answers of at most 16 MiB.
     /// The same as [`HeavyConfig::default`], but usable in a `const`.
@@ -222,8 +231,9 @@ impl HeavyConfig {
         self
     }
 
-    /// Sets [`default_page_size`](HeavyConfig::default_page_size), the page
-    /// size when the caller gives none (default 20). Keep it at most
+    /// Sets [`default_page_size`](HeavyConfig::default_page_size), the most
+    /// items of a page when the caller gives no `page_size` (default 200;
+    /// fewer where they would not fit the client). Keep it at most
     /// [`max_page_size`](HeavyConfig::max_page_size): above it, a call that
     /// names no `page_size` is refused.
     ///
@@ -255,7 +265,9 @@ impl HeavyConfig {
 
     /// Sets [`max_page_size`](HeavyConfig::max_page_size), the largest
     /// `page_size` a caller may ask for (default 200). Tool schemas publish
-    /// it as the maximum; a larger ask is an error, not clamped.
+    /// it as the maximum; a larger ask is an error, not clamped. A
+    /// [`default_page_size`](HeavyConfig::default_page_size) above it comes
+    /// down to it: a page a caller may not ask for is no default.
     ///
     /// Fails when `max_page_size` is 0: every page would be refused.
     ///
@@ -264,6 +276,8 @@ impl HeavyConfig {
     ///
     /// let config = HeavyConfig::new().with_max_page_size(500)?;
     /// assert_eq!(config.max_page_size, 500);
+    /// let config = HeavyConfig::new().with_max_page_size(50)?;
+    /// assert_eq!(config.default_page_size, 50);
     /// # Ok::<(), mcp_light::ConfigError>(())
     /// ```
     pub const fn with_max_page_size(
@@ -279,6 +293,9 @@ impl HeavyConfig {
             ));
         }
         self.max_page_size = max_page_size;
+        if self.default_page_size > max_page_size {
+            self.default_page_size = max_page_size;
+        }
         Ok(self)
     }
 
@@ -410,10 +427,10 @@ pub(crate) fn serve(
     negotiation.check(config)?;
     match negotiation.mode {
         Mode::Full => Ok(value),
-        Mode::Summary => Ok(to_json(summarize(&value, origin))),
+        Mode::Summary => fit_summary(to_json(summarize(&value, origin)), negotiation.keeps),
         Mode::Paginated => {
             let layout = layout(&value, origin);
-            Ok(paginate(value, layout, negotiation, None))
+            paginate(value, layout, negotiation, None)
         }
         Mode::Filtered => filter(value, origin, negotiation),
     }
@@ -486,6 +503,8 @@ mod tests {
 
         let mut negotiation = Negotiation::with_mode(Mode::Paginated, &config);
         negotiation.page = 3;
+        negotiation.page_size = 20;
+        negotiation.page_size_asked = true;
         let page = serve(value.clone(), Origin::Read, &negotiation, &config).unwrap();
         assert_eq!(
             page.to_string(),

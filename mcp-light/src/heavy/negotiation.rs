@@ -34,10 +34,20 @@ pub(crate) struct Negotiation {
     pub(crate) mode: Mode,
     /// 1-based page.
     pub(crate) page: usize,
-    /// Items per page, from 1 to [`HeavyConfig::max_page_size`].
+    /// Items per page, from 1 to [`HeavyConfig::max_page_size`]; where
+    /// the caller named none, the most a page may hold
+    /// ([`HeavyConfig::default_page_size`]) until the page is sized to the
+    /// client.
     pub(crate) page_size: usize,
+    /// Whether the caller named `page_size`: a page it did not size holds
+    /// as many items as fit what its client keeps.
+    pub(crate) page_size_asked: bool,
     /// Fields kept by [`Mode::Filtered`]; empty for every other mode.
     pub(crate) filter_keys: Vec<String>,
+    /// The bytes of an answer the calling client keeps
+    /// ([`ClientTable`](crate::clients::ClientTable)): no answer served
+    /// for this negotiation is larger.
+    pub(crate) keeps: usize,
 }
 
 impl Negotiation {
@@ -51,7 +61,9 @@ impl Negotiation {
             mode,
             page: 1,
             page_size: config.default_page_size,
+            page_size_asked: false,
             filter_keys: Vec::new(),
+            keeps: usize::MAX,
         }
     }
 
@@ -156,6 +168,34 @@ pub enum NegotiationError {
         /// The negotiation fields sent, in the schema's order.
         fields: Vec<&'static str>,
     },
+    /// One item of the list is larger, alone, than the calling client
+    /// keeps of an answer: no page can hold it whole.
+    #[error(
+        "item {item} of the list alone is {size} bytes, more than this client keeps of an \
+         answer ({keeps} bytes); read it narrowed: mode filtered with filter_keys naming the \
+         fields you need, page {item} and page_size 1"
+    )]
+    ItemTooLarge {
+        /// The item's place in the list, from 1.
+        item: usize,
+        /// Its bytes of compact JSON.
+        size: usize,
+        /// What the client keeps.
+        keeps: usize,
+    },
+    /// The result's summary does not fit what the calling client keeps,
+    /// even with no values listed.
+    #[error(
+        "the summary is {size} bytes, more than this client keeps of an answer ({keeps} bytes); \
+         read the result a page at a time (mode paginated), or narrowed (mode filtered with \
+         filter_keys)"
+    )]
+    SummaryTooLarge {
+        /// The summary's bytes of compact JSON.
+        size: usize,
+        /// What the client keeps.
+        keeps: usize,
+    },
     /// None of `filter_keys` is a field of the stored value.
     #[error("filter_keys {keys} matched no field of the result; its fields include {fields}")]
     NoFieldMatched {
@@ -183,9 +223,13 @@ impl NegotiationError {
     #[cfg(test)]
     pub(crate) fn field(&self) -> &'static str {
         match self {
-            NegotiationError::UnknownMode { .. } | NegotiationError::NotFilterable { .. } => "mode",
+            NegotiationError::UnknownMode { .. }
+            | NegotiationError::NotFilterable { .. }
+            | NegotiationError::SummaryTooLarge { .. } => "mode",
             NegotiationError::Page { .. } => "page",
-            NegotiationError::PageSize { .. } => "page_size",
+            NegotiationError::PageSize { .. } | NegotiationError::ItemTooLarge { .. } => {
+                "page_size"
+            }
             NegotiationError::FilterKeys { .. }
             | NegotiationError::TooManyFilterKeys { .. }
             | NegotiationError::FilterKeysRequired
@@ -230,7 +274,8 @@ pub(crate) fn refuse_negotiation(args: &mut Map<String, Value>) -> Result<(), Ne
 /// caller reads to find the stored entry) from `args` and checks them.
 ///
 /// A field that is absent or `null` takes its default: `mode` `paginated`,
-/// `page` 1, `page_size` [`HeavyConfig::default_page_size`], `filter_keys`
+/// `page` 1, `page_size` as many items as fit `keeps` bytes (at most
+/// [`HeavyConfig::default_page_size`]), `filter_keys`
 /// empty. `page` and `page_size` must be JSON integers (`"2"` and `1.5` are
 /// refused, not coerced); `page_size` over [`HeavyConfig::max_page_size`]
 /// is an error rather than a silent clamp. `filter_keys` is required with
@@ -241,6 +286,7 @@ pub(crate) fn refuse_negotiation(args: &mut Map<String, Value>) -> Result<(), Ne
 pub(crate) fn take_negotiation(
     args: &mut Map<String, Value>,
     config: &HeavyConfig,
+    keeps: usize,
 ) -> Result<Negotiation, NegotiationError> {
     // Take all four before checking any, so a bad field never leaves the
     // others behind in the tool's arguments.
@@ -262,13 +308,15 @@ pub(crate) fn take_negotiation(
         }
     };
     let page_size = match page_size {
-        None => config.default_page_size,
-        Some(value) => positive_integer(&value)
-            .filter(|&size| size <= config.max_page_size)
-            .ok_or_else(|| NegotiationError::PageSize {
-                got: quote(&value),
-                max: config.max_page_size,
-            })?,
+        None => None,
+        Some(value) => Some(
+            positive_integer(&value)
+                .filter(|&size| size <= config.max_page_size)
+                .ok_or_else(|| NegotiationError::PageSize {
+                    got: quote(&value),
+                    max: config.max_page_size,
+                })?,
+        ),
     };
     let filter_keys = match filter_keys {
         None => Vec::new(),
@@ -290,8 +338,10 @@ pub(crate) fn take_negotiation(
     let negotiation = Negotiation {
         mode,
         page,
-        page_size,
+        page_size: page_size.unwrap_or(config.default_page_size),
+        page_size_asked: page_size.is_some(),
         filter_keys,
+        keeps,
     };
     negotiation.check(config)?;
     Ok(negotiation)
@@ -469,14 +519,20 @@ mod tests {
     // --- take_negotiation ---
 
     #[test]
-    fn defaults_are_paginated_page_1_of_20() {
+    fn defaults_are_paginated_page_1_of_as_many_as_fit() {
         let negotiation = take(json!({})).unwrap();
-        assert_eq!(negotiation, asked(Mode::Paginated, 1, 20));
+        assert_eq!(
+            negotiation,
+            Negotiation {
+                page_size_asked: false,
+                ..asked(Mode::Paginated, 1, 200)
+            }
+        );
         let custom = HeavyConfig {
             default_page_size: 7,
             ..config()
         };
-        let negotiation = take_negotiation(&mut Map::new(), &custom).unwrap();
+        let negotiation = take_negotiation(&mut Map::new(), &custom, usize::MAX).unwrap();
         assert_eq!(negotiation.page_size, 7);
     }
 
@@ -486,7 +542,8 @@ mod tests {
             "site": "hq", "mode": "filtered", "continuation_token": "t", "page": 2,
             "page_size": 5, "filter_keys": ["id"], "limit": 3,
         });
-        let negotiation = take_negotiation(args.as_object_mut().unwrap(), &config()).unwrap();
+        let negotiation =
+            take_negotiation(args.as_object_mut().unwrap(), &config(), usize::MAX).unwrap();
         assert_eq!(
             negotiation,
             Negotiation {
@@ -509,7 +566,13 @@ mod tests {
         let negotiation =
             take(json!({"mode": null, "page": null, "page_size": null, "filter_keys": null}))
                 .unwrap();
-        assert_eq!(negotiation, asked(Mode::Paginated, 1, 20));
+        assert_eq!(
+            negotiation,
+            Negotiation {
+                page_size_asked: false,
+                ..asked(Mode::Paginated, 1, 200)
+            }
+        );
     }
 
     #[test]
@@ -580,8 +643,12 @@ mod tests {
             max_page_size: 10,
             ..config()
         };
-        let err = take_negotiation(json!({"page_size": 11}).as_object_mut().unwrap(), &small)
-            .unwrap_err();
+        let err = take_negotiation(
+            json!({"page_size": 11}).as_object_mut().unwrap(),
+            &small,
+            usize::MAX,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("from 1 to 10"), "{err}");
     }
 
@@ -677,7 +744,7 @@ mod tests {
     fn a_bad_mode_is_explained_and_a_good_negotiation_leaves_only_the_token() {
         let mut args = serde_json::json!({"continuation_token": "t", "mode": "pages"});
         let args = args.as_object_mut().unwrap();
-        let err = take_negotiation(args, &HeavyConfig::default()).unwrap_err();
+        let err = take_negotiation(args, &HeavyConfig::default(), usize::MAX).unwrap_err();
         assert_eq!(
             err.to_string(),
             r#"mode must be one of summary, paginated, filtered, full; got "pages""#
@@ -685,10 +752,10 @@ mod tests {
 
         let mut args = serde_json::json!({"continuation_token": "t", "page": 2});
         let args = args.as_object_mut().unwrap();
-        let negotiation = take_negotiation(args, &HeavyConfig::default()).unwrap();
+        let negotiation = take_negotiation(args, &HeavyConfig::default(), usize::MAX).unwrap();
         assert_eq!(
             (negotiation.mode, negotiation.page, negotiation.page_size),
-            (Mode::Paginated, 2, 20)
+            (Mode::Paginated, 2, 200)
         );
         assert_eq!(args.keys().collect::<Vec<_>>(), ["continuation_token"]);
     }

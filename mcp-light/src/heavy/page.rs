@@ -6,14 +6,28 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{Negotiation, to_json};
+use super::{Negotiation, NegotiationError, to_json};
+use crate::continuation::token::Token;
 use crate::store::Origin;
 
 /// The fields of a page, in the order a [`Page`] writes them.
 const PAGE_FIELDS: [&str; 5] = ["items", "page", "page_size", "total", "has_more"];
 
+/// Bytes a page's answer keeps for what is not its items: its own fields
+/// (`page`, `page_size`, `total`, `has_more`), a `note` saying it holds
+/// less than asked, a `continuation_token`, and the wrapping a client's
+/// serialization may add.
+const PAGE_OVERHEAD: usize = 96 + 320 + 80 + WRAPPING;
+
+/// What a client's serialization of `structuredContent` may add to an
+/// answer's text: the `{"result":…}` a result that is not an object is
+/// wrapped in.
+pub(crate) const WRAPPING: usize = 16;
+
 /// One page of a list: `{items, page, page_size, total, has_more}`, a
-/// wrapper's other fields first.
+/// wrapper's other fields first; with a `note` when it holds fewer items
+/// than asked because more would not fit what the calling client keeps,
+/// and a `continuation_token` when it stands for a result kept behind one.
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(title = "page")]
 pub(crate) struct Page {
@@ -30,49 +44,183 @@ pub(crate) struct Page {
     total: usize,
     /// Whether a later page has items.
     has_more: bool,
+    /// The token the rest of the result is kept behind, where this page
+    /// answers a call that kept it (`verify` on a large bulk write).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    continuation_token: Option<String>,
+    /// Why the page holds fewer items than asked, and the call that reads
+    /// on from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    note: Option<String>,
 }
 
 impl Page {
-    /// The page `negotiation` asks for out of a list of `total` items, of
-    /// which `items` are the page's own, after `siblings`.
-    fn new(
+    /// The page `negotiation` asks of the whole list `items`, after
+    /// `siblings`; `keep` narrows the page's objects to those fields. The
+    /// page holds what fits the client ([`fit`]).
+    fn of(
         siblings: Map<String, Value>,
         items: Vec<Value>,
-        total: usize,
         negotiation: &Negotiation,
-    ) -> Page {
-        let (_, end) = page_bounds(total, negotiation);
-        Page {
+        keep: Option<&[String]>,
+    ) -> Result<Page, NegotiationError> {
+        let total = items.len();
+        let narrowed = |item: Value| match item {
+            Value::Object(map) if keep.is_some() => Value::Object(narrow(map, keep)),
+            other => other,
+        };
+        let mut negotiation = negotiation.clone();
+        if !negotiation.page_size_asked {
+            let room = items_room(negotiation.keeps, &siblings);
+            let sizes: Vec<usize> = items
+                .iter()
+                .take(negotiation.page_size)
+                .map(|item| size_of(&narrowed(item.clone())))
+                .collect();
+            negotiation.page_size = fitting_page_size(&sizes, room, negotiation.page_size);
+        }
+        let (start, _) = page_bounds(total, &negotiation);
+        let taken: Vec<Value> = items
+            .into_iter()
+            .skip(start)
+            .take(negotiation.page_size)
+            .map(narrowed)
+            .collect();
+        let sizes: Vec<usize> = taken.iter().map(size_of).collect();
+        fit(siblings, taken, &sizes, total, &negotiation)
+    }
+
+    /// This page, standing for the result kept behind `token`.
+    pub(crate) fn with_token(mut self, token: &Token) -> Page {
+        self.continuation_token = Some(token.as_str().to_owned());
+        self
+    }
+
+    /// The page's size, as it says it: what the next page is asked with.
+    pub(crate) fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    /// This page, with `note` said of it (in place of any note it had).
+    pub(crate) fn with_note(mut self, note: String) -> Page {
+        self.note = Some(note);
+        self
+    }
+}
+
+/// The page `negotiation` asks of a list of `total` items, from `items`,
+/// the asked page's own (each `sizes[i]` bytes of compact JSON), after
+/// `siblings`: all of them when they fit what the calling client keeps
+/// ([`Negotiation::keeps`]); else the longest first part that fits and
+/// still lines up with pages of one size (a page `p` of size `k` starts at
+/// item `(p - 1) * k`), said in the page's `page` and `page_size`, with a
+/// note naming the call that reads on. An item that alone does not fit is
+/// an error saying how to read it narrowed.
+pub(crate) fn fit(
+    siblings: Map<String, Value>,
+    mut items: Vec<Value>,
+    sizes: &[usize],
+    total: usize,
+    negotiation: &Negotiation,
+) -> Result<Page, NegotiationError> {
+    let (start, end) = page_bounds(total, negotiation);
+    let room = items_room(negotiation.keeps, &siblings);
+    let fits = fitting(sizes.iter().copied(), room);
+    if fits >= items.len() {
+        return Ok(Page {
             siblings,
             items,
             page: negotiation.page,
             page_size: negotiation.page_size,
             total,
             has_more: end < total,
-        }
+            continuation_token: None,
+            note: None,
+        });
     }
+    if fits == 0 {
+        return Err(NegotiationError::ItemTooLarge {
+            item: start + 1,
+            size: sizes[0],
+            keeps: negotiation.keeps,
+        });
+    }
+    // The largest size of page, at most what fits, whose pages line up
+    // with this one's start: 1 always does.
+    let size = (1..=fits).rev().find(|size| start % size == 0).unwrap_or(1);
+    items.truncate(size);
+    let page = start / size + 1;
+    let note = if negotiation.page_size_asked {
+        format!(
+            "page_size {} would answer more than this client keeps ({} bytes), so this is \
+             page {page} of page_size {size}; ask page {} with page_size {size} for the items \
+             after it",
+            negotiation.page_size,
+            negotiation.keeps,
+            page + 1,
+        )
+    } else {
+        format!(
+            "this client keeps {} bytes, which hold {size} of these items: this is page \
+             {page} of page_size {size}; ask page {} with page_size {size} for the items \
+             after it",
+            negotiation.keeps,
+            page + 1,
+        )
+    };
+    Ok(Page {
+        siblings,
+        items,
+        page,
+        page_size: size,
+        total,
+        has_more: start + size < total,
+        continuation_token: None,
+        note: Some(note),
+    })
+}
 
-    /// The page `negotiation` asks of the whole list `items`, after
-    /// `siblings`; `keep` narrows the page's objects to those fields.
-    fn of(
-        siblings: Map<String, Value>,
-        items: Vec<Value>,
-        negotiation: &Negotiation,
-        keep: Option<&[String]>,
-    ) -> Page {
-        let total = items.len();
-        let (start, _) = page_bounds(total, negotiation);
-        let taken: Vec<Value> = items
-            .into_iter()
-            .skip(start)
-            .take(negotiation.page_size)
-            .map(|item| match item {
-                Value::Object(map) if keep.is_some() => Value::Object(narrow(map, keep)),
-                other => other,
-            })
-            .collect();
-        Page::new(siblings, taken, total, negotiation)
+/// The page size of a page the caller did not size: as many of the list's
+/// first items (`sizes`, at most `most` of them) as fit `room` bytes, at
+/// least one. Worked out from the list's start, so every page of one
+/// result and one client has the same size.
+pub(crate) fn fitting_page_size(sizes: &[usize], room: usize, most: usize) -> usize {
+    fitting(sizes.iter().copied().take(most), room).clamp(1, most.max(1))
+}
+
+/// How many of the items whose compact JSON takes `sizes` bytes, from the
+/// first, fit `room` bytes as the elements of one JSON array.
+pub(crate) fn fitting(sizes: impl IntoIterator<Item = usize>, room: usize) -> usize {
+    // `[` and `]`, then a comma before every item but the first.
+    let mut used = 2;
+    let mut count = 0;
+    for size in sizes {
+        let more = size + usize::from(count > 0);
+        if used + more > room {
+            break;
+        }
+        used += more;
+        count += 1;
     }
+    count
+}
+
+/// The bytes a page's items may take in an answer to a client that keeps
+/// `keeps` bytes, after `siblings`.
+pub(crate) fn items_room(keeps: usize, siblings: &Map<String, Value>) -> usize {
+    let siblings = match siblings.is_empty() {
+        true => 0,
+        false => size_of(siblings),
+    };
+    keeps.saturating_sub(PAGE_OVERHEAD + siblings)
+}
+
+/// The bytes of `value`'s compact JSON, counted, not written.
+pub(crate) fn size_of<T: Serialize + ?Sized>(value: &T) -> usize {
+    // A `Value` always serializes.
+    crate::writes::envelope::data_size(value).unwrap_or(0)
 }
 
 /// How `paginated` and `filtered` treat a value.
@@ -111,10 +259,10 @@ pub(super) fn paginate(
     layout: Layout,
     negotiation: &Negotiation,
     keep: Option<&[String]>,
-) -> Value {
-    match (layout, value) {
+) -> Result<Value, NegotiationError> {
+    Ok(match (layout, value) {
         (Layout::List, Value::Array(items)) => {
-            to_json(Page::of(Map::new(), items, negotiation, keep))
+            to_json(Page::of(Map::new(), items, negotiation, keep)?)
         }
         (Layout::Wrapper(key), Value::Object(mut map)) => {
             let collides = map
@@ -126,19 +274,19 @@ pub(super) fn paginate(
                 if let Some(field) = map.get_mut(&key)
                     && let Value::Array(items) = field.take()
                 {
-                    *field = to_json(Page::of(Map::new(), items, negotiation, keep));
+                    *field = to_json(Page::of(Map::new(), items, negotiation, keep)?);
                 }
-                return Value::Object(map);
+                return Ok(Value::Object(map));
             }
             match map.shift_remove(&key) {
-                Some(Value::Array(items)) => to_json(Page::of(map, items, negotiation, keep)),
+                Some(Value::Array(items)) => to_json(Page::of(map, items, negotiation, keep)?),
                 // Not reached: the layout names a list field.
                 _ => Value::Object(map),
             }
         }
         (_, Value::Object(map)) if keep.is_some() => Value::Object(narrow(map, keep)),
         (_, value) => value,
-    }
+    })
 }
 
 /// The positions of the items the page `negotiation` asks for, before the
@@ -146,12 +294,6 @@ pub(super) fn paginate(
 pub(crate) fn page_range(negotiation: &Negotiation) -> Range<usize> {
     let (start, end) = page_bounds(usize::MAX, negotiation);
     start..end
-}
-
-/// The page `negotiation` asks of a stored list of `total` items, from the
-/// items a store read for it ([`page_range`]): only the page was parsed.
-pub(crate) fn page_of_items(items: Vec<Value>, total: usize, negotiation: &Negotiation) -> Page {
-    Page::new(Map::new(), items, total, negotiation)
 }
 
 /// Where the page `negotiation` asks for starts and ends in a list of
@@ -293,10 +435,63 @@ mod tests {
     }
 
     #[test]
-    fn the_default_negotiation_serves_20_items() {
-        let negotiation = take(json!({})).unwrap();
-        let page = serve(rows(100), Origin::Read, &negotiation, &config()).unwrap();
-        assert_eq!(ids(&page).len(), 20);
+    fn the_default_negotiation_serves_as_many_items_as_fit_the_client() {
+        let mut negotiation = take(json!({})).unwrap();
+        // Without a client's bound, the largest page.
+        let page = serve(rows(300), Origin::Read, &negotiation, &config()).unwrap();
+        assert_eq!(ids(&page).len(), 200);
+        // A client that keeps 6,000 bytes: as many 46-byte rows as fit.
+        negotiation.keeps = 6_000;
+        let page = serve(rows(300), Origin::Read, &negotiation, &config()).unwrap();
+        let served = ids(&page).len();
+        assert!((80..150).contains(&served), "{served}");
+        assert!(page.to_string().len() <= 6_000 - WRAPPING);
+        assert_eq!(page["page_size"], served);
+        assert!(page.get("note").is_none());
+        // The next page has the same size.
+        negotiation.page = 2;
+        let second = serve(rows(300), Origin::Read, &negotiation, &config()).unwrap();
+        assert_eq!(second["items"][0]["id"], served + 1);
+    }
+
+    #[test]
+    fn an_asked_page_that_does_not_fit_answers_what_fits_and_names_the_next_call() {
+        let wide: Value = (1..=100)
+            .map(|id| json!({"id": id, "blob": "x".repeat(900)}))
+            .collect();
+        let mut negotiation = asked(Mode::Paginated, 2, 40);
+        negotiation.keeps = 10_000;
+        let page = serve(wide.clone(), Origin::Read, &negotiation, &config()).unwrap();
+        assert!(page.to_string().len() <= 10_000 - WRAPPING);
+        // Page 2 of 40 starts at item 41: a page that starts there and fits
+        // (8 items of ~920 bytes, lined up on 40 = 5 x 8).
+        let size = page["page_size"].as_u64().unwrap() as usize;
+        assert_eq!(page["items"][0]["id"], 41);
+        assert_eq!(40 % size, 0);
+        assert_eq!(page["page"], 40 / size + 1);
+        let note = page["note"].as_str().unwrap();
+        assert!(
+            note.contains(&format!("ask page {} with page_size {size}", 40 / size + 2)),
+            "{note}"
+        );
+        // The call it names reads on exactly where this page ends.
+        let mut next = asked(Mode::Paginated, 40 / size + 2, size);
+        next.keeps = 10_000;
+        let after = serve(wide, Origin::Read, &next, &config()).unwrap();
+        assert_eq!(after["items"][0]["id"], 41 + size);
+    }
+
+    #[test]
+    fn an_item_larger_than_the_client_keeps_is_refused_naming_how_to_read_it() {
+        let huge = json!([{"id": 1}, {"id": 2, "blob": "x".repeat(20_000)}]);
+        let mut negotiation = asked(Mode::Paginated, 2, 1);
+        negotiation.keeps = 10_000;
+        let error = serve(huge, Origin::Read, &negotiation, &config()).unwrap_err();
+        assert!(
+            error.to_string().contains("item 2 of the list alone"),
+            "{error}"
+        );
+        assert!(error.to_string().contains("mode filtered"), "{error}");
     }
 
     #[test]
@@ -479,11 +674,13 @@ mod tests {
         let Some(StoredItems::List(read)) = found.unwrap() else {
             panic!("a stored list reads as a list");
         };
-        let items = read
+        let items: Vec<Value> = read
             .items
             .iter()
-            .map(|item| serde_json::from_slice(item).unwrap());
-        to_json(page_of_items(items.collect(), read.total, negotiation))
+            .map(|item| serde_json::from_slice(item).unwrap())
+            .collect();
+        let sizes: Vec<usize> = read.items.iter().map(Vec::len).collect();
+        to_json(fit(Map::new(), items, &sizes, read.total, negotiation).unwrap())
     }
 
     #[tokio::test]

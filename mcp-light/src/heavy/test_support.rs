@@ -31,7 +31,9 @@ pub(super) fn asked(mode: Mode, page: usize, page_size: usize) -> Negotiation {
         mode,
         page,
         page_size,
+        page_size_asked: true,
         filter_keys: Vec::new(),
+        keeps: usize::MAX,
     }
 }
 
@@ -40,7 +42,7 @@ pub(super) fn take(args: Value) -> Result<Negotiation, NegotiationError> {
     let Value::Object(mut args) = args else {
         panic!("args must be an object")
     };
-    take_negotiation(&mut args, &config())
+    take_negotiation(&mut args, &config(), usize::MAX)
 }
 
 pub(super) fn token() -> Token {

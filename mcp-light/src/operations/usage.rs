@@ -11,7 +11,9 @@
 //!   "o200k_base": {"answer": 33, "full": 15728}}}
 //! ```
 //!
-//! `answer` counts the answer's text content, what the model reads; `full`
+//! `answer` counts what the model reads: the compact JSON of the answer's
+//! `structuredContent` where it has one, as Codex, Claude Code and VS Code
+//! hand it to their models, else its text content; `full`
 //! counts the full result the answer stands for: the echo a lean envelope
 //! replaced, the stored result behind a probe or a redemption's page or
 //! summary. For an answer that is the result itself (a plain read, a heavy
@@ -128,7 +130,13 @@ impl UsageReport {
     /// or the answer's own where the answer is the result. Both go in the
     /// outcome and in the result's `_meta`.
     pub(crate) fn report(&self, answer: &mut Answer) {
-        let counted = self.count_answer(&answer.result);
+        // A JSON-RPC error carries the error in `structuredContent` until it
+        // goes out as one: what is read of it is its message.
+        let json_rpc = matches!(
+            answer.outcome.shape,
+            crate::call::outcome::AnswerShape::Error(crate::call::outcome::ErrorKind::JsonRpc)
+        );
+        let counted = self.count_answer(&answer.result, !json_rpc);
         let usage = answer.outcome.usage.get_or_insert_with(|| {
             Box::new(Usage {
                 full: counted,
@@ -152,8 +160,14 @@ impl UsageReport {
             .insert(USAGE_META_KEY.to_owned(), report);
     }
 
-    /// The answer's text content, what the model reads.
-    fn count_answer(&self, result: &CallToolResult) -> Counts {
+    /// What the model reads of the answer: the compact JSON of its
+    /// `structuredContent` where it has one (what Codex, Claude Code and VS
+    /// Code hand their models: the text itself for an object, the text
+    /// wrapped in `{"result":…}` for anything else), else its text content.
+    fn count_answer(&self, result: &CallToolResult, structured: bool) -> Counts {
+        if let Some(structured) = result.structured_content.as_ref().filter(|_| structured) {
+            return self.count_value(structured);
+        }
         result
             .content
             .iter()
@@ -351,6 +365,22 @@ mod tests {
         // The outcome carries what the report says.
         let usage = answer.outcome.usage.as_deref().unwrap();
         assert_eq!((usage.answer, usage.full), (Some(counted), full));
+    }
+
+    #[test]
+    fn the_answer_counted_is_the_structured_content_a_client_hands_its_model() {
+        let usage = UsageReport::new();
+        let list = json!([{"id": 1}, {"id": 2}]);
+        let result = crate::call::answer::shaped_result(&list);
+        let mut answer = Answer::new(result, AnswerShape::Envelope(EnvelopeShape::BulkToken));
+        usage.report(&mut answer);
+        let read = usage.count(r#"{"result":[{"id":1},{"id":2}]}"#);
+        assert_ne!(read, usage.count(r#"[{"id":1},{"id":2}]"#));
+        let reported = reported(&answer.result).unwrap();
+        assert_eq!(
+            (reported[0].1, reported[1].1),
+            (read.cl100k as u64, read.o200k as u64)
+        );
     }
 
     #[test]

@@ -9,13 +9,16 @@ use std::mem;
 use std::sync::Arc;
 use std::task::{self, Poll};
 
-use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::args;
-use crate::call::context::{Caller, Context, Stopped, Stops, Talk, run_until_cancelled};
+use crate::call::context::{
+    Caller, Context, SessionKeeps, Stopped, Stops, Talk, run_until_cancelled,
+};
 use crate::call::invoke::{Answering, Invocation, Responder, RoutedAction};
 use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 use crate::continuation::{Called, Continuations};
@@ -57,6 +60,10 @@ pub(crate) struct Call<'a> {
     tasking: Option<Tasking<'a>>,
     /// The request's span, which the call runs in.
     span: &'a tracing::Span,
+    /// The bytes of an answer the calling client keeps; `None` for the
+    /// server's default (a client that named itself to no entry of its
+    /// [`ClientTable`](crate::clients::ClientTable)).
+    keeps: Option<usize>,
 }
 
 impl<'a> Call<'a> {
@@ -80,7 +87,15 @@ impl<'a> Call<'a> {
             talk: None,
             tasking: None,
             span,
+            keeps: None,
         }
+    }
+
+    /// The call, from a client that keeps `keeps` bytes of an answer.
+    #[inline]
+    pub(crate) fn keeping(mut self, keeps: usize) -> Self {
+        self.keeps = Some(keeps);
+        self
     }
 }
 
@@ -101,6 +116,52 @@ impl Server {
     /// `isError` result saying so; call it over MCP (a transport, or the
     /// handler [`Server::into_handler`] makes).
     pub async fn call(&self, tool: &str, arguments: Value, caller: Caller) -> CallToolResult {
+        self.call_in_process(tool, arguments, caller, None).await
+    }
+
+    /// [`Server::call`] as the client that names itself `client` in
+    /// `clientInfo` would make it: its answers sized to what that client
+    /// keeps ([`ClientTable`](crate::clients::ClientTable)).
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::testing::AnswerExt;
+    ///
+    /// /// Every number up to `n`, with its square.
+    /// #[mcp_heavy]
+    /// fn squares(n: u32) -> Vec<(u32, u64)> {
+    ///     (1..=n).map(|i| (i, u64::from(i) * u64::from(i))).collect()
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_multi_thread().build().unwrap().block_on(async {
+    /// let server = Server::from_registry().build()?;
+    /// let probe = server
+    ///     .call_from("codex-mcp-client", "squares", serde_json::json!({"n": 5000}), Caller::Process)
+    ///     .await;
+    /// // Codex keeps 10,000 bytes: the list is kept behind a token.
+    /// assert!(probe.json().unwrap()["continuation_token"].is_string());
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn call_from(
+        &self,
+        client: &str,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+    ) -> CallToolResult {
+        let keeps = self.inner.limits.clients.keeps(Some(client));
+        self.call_in_process(tool, arguments, caller, Some(keeps))
+            .await
+    }
+
+    async fn call_in_process(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller: Caller,
+        keeps: Option<usize>,
+    ) -> CallToolResult {
         let run = |run| async { Ok::<_, Infallible>(run.await) };
         let named = self.named(tool);
         if self.reaches_composed(named, tool) {
@@ -110,7 +171,8 @@ impl Server {
             return answer.into_result();
         }
         let span = tracing::Span::none();
-        let call = Call::new(named, tool, arguments, caller, None, &span);
+        let mut call = Call::new(named, tool, arguments, caller, None, &span);
+        call.keeps = keeps;
         let Ok(answer) = self.answer(call, run).await;
         answer.into_result()
     }
@@ -267,12 +329,16 @@ impl Server {
         S: Escape,
     {
         Ok(match waits {
-            Waits::Redeem(called, token, args, granted) => {
+            Waits::Redeem(called, token, args, granted, keeps) => {
                 let usage = self.inner.usage.as_deref();
-                let redeemed =
-                    self.inner
-                        .continuations
-                        .redeem(&called, token, args, usage, granted.as_ref());
+                let redeemed = self.inner.continuations.redeem(
+                    &called,
+                    token,
+                    args,
+                    usage,
+                    granted.as_ref(),
+                    keeps,
+                );
                 Box::pin(redeemed).await
             }
             Waits::Run(invoked, support, name) => match (tasking, owner) {
@@ -325,6 +391,9 @@ impl Server {
         };
         let taken = call.granted.take();
         let granted = taken.as_ref();
+        let keeps = call
+            .keeps
+            .unwrap_or_else(|| self.inner.limits.clients.keeps(None));
         // The schema of the tool the caller called decides whether a token
         // may come back, and whom what is stored belongs to.
         let (name, discloses) = match target {
@@ -347,7 +416,7 @@ impl Server {
             if let Target::Dispatcher(dispatcher, _) = target {
                 dispatcher.drop_routing(&mut args);
             }
-            return Prepared::Wait(Waits::Redeem(called, token, args, taken));
+            return Prepared::Wait(Waits::Redeem(called, token, args, taken, keeps));
         }
         let (published, args, routed) = match target {
             Target::Dispatcher(dispatcher, place) => {
@@ -385,7 +454,15 @@ impl Server {
                 }),
             };
         }
-        match self.invocation(published, discloses, called, args, routed, call.talk.take()) {
+        let invocation = self.invocation(
+            published,
+            (discloses, keeps),
+            called,
+            args,
+            routed,
+            call.talk.take(),
+        );
+        match invocation {
             Ok(invocation) => match def.invoke_fn()(invocation) {
                 // A tool that never waits ran already, inside the call's
                 // panic boundary: no deadline or cancellation to watch.
@@ -424,13 +501,43 @@ impl Server {
         }
     }
 
+    /// What the client behind `request` keeps of an answer: the entry of
+    /// the name it gives itself in `clientInfo` (in the request's `_meta`
+    /// on protocol 2026-07-28, at `initialize` before, looked up once per
+    /// `session`), else the default.
+    pub(crate) fn client_keeps(
+        &self,
+        request: &RequestContext<RoleServer>,
+        session: &SessionKeeps,
+    ) -> usize {
+        let clients = &self.inner.limits.clients;
+        // Read where it lies: no `Implementation` is cloned on the call path.
+        let named = if request.meta.is_empty() {
+            None
+        } else {
+            request
+                .meta
+                .get(CLIENT_INFO_KEY)
+                .and_then(|info| info.get("name"))
+                .and_then(Value::as_str)
+        };
+        if let Some(name) = named {
+            return clients.keeps(Some(name));
+        }
+        session.get_or_read(|| {
+            let info = request.peer.peer_info();
+            clients.keeps(info.as_ref().map(|info| info.client_info.name.as_str()))
+        })
+    }
+
     /// The invocation of `tool` for a caller who called the tool
-    /// `called.tool`, whose published schema `discloses` continuation or not.
-    /// The flat path and a dispatcher differ only in these two.
+    /// `called.tool`, whose published schema `discloses` continuation or not,
+    /// from a client that `keeps` so many bytes of an answer. The flat path
+    /// and a dispatcher differ only in the first two.
     fn invocation(
         &self,
         tool: &PublishedTool,
-        discloses: bool,
+        (discloses, keeps): (bool, usize),
         called: Called,
         mut args: Map<String, Value>,
         routed: Option<Box<RoutedAction>>,
@@ -451,8 +558,9 @@ impl Server {
             }
             Some(_) => false,
         };
-        // A first call of a heavy tool has nothing stored to negotiate.
-        if def.kind().is_heavy()
+        // A first call of a heavy tool, or of a bulk write, has nothing
+        // stored to negotiate.
+        if def.kind().negotiates()
             && let Err(error) = heavy::refuse_negotiation(&mut args)
         {
             return Err(Box::new(Answer::error(CallError::InvalidArguments {
@@ -473,6 +581,8 @@ impl Server {
                 retrieve_published: tool.retrieve_published(),
                 verify,
                 usage: self.inner.usage.clone(),
+                keeps,
+                envelope_bytes: self.inner.limits.envelope_bytes,
             },
             routed,
         })
@@ -505,6 +615,10 @@ fn protocol_error(done: Result<Answer, Stopped>) -> Result<CallToolResponse, Err
         Err(stopped) => stopped,
     }
 }
+
+/// The `_meta` key of the client's `clientInfo` on a request of protocol
+/// 2026-07-28.
+const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 
 /// The client behind a call that came over MCP.
 #[derive(Clone, Copy)]
@@ -540,7 +654,14 @@ enum Waits {
     /// A continuation token to redeem for this caller, with the
     /// negotiation fields left in the arguments, and what the caller's
     /// access token grants when it says.
-    Redeem(Called, Value, Map<String, Value>, Option<GrantedScopes>),
+    /// What the calling client keeps of an answer comes last.
+    Redeem(
+        Called,
+        Value,
+        Map<String, Value>,
+        Option<GrantedScopes>,
+        usize,
+    ),
     /// A tool to run (its first poll made bare before anything else waits),
     /// whether it may answer as a task, and its name.
     Run(BoxFuture<'static, Answer>, TaskSupport, &'static str),

@@ -68,7 +68,16 @@ impl Server {
                 let called = Called::new(caller, viewed);
                 Ok(self
                     .continuations()
-                    .redeem(&called, token, args, None, granted.as_ref())
+                    // The viewer shows a person what the model did not
+                    // read: its pages answer as much as a whole answer may.
+                    .redeem(
+                        &called,
+                        token,
+                        args,
+                        None,
+                        granted.as_ref(),
+                        self.continuations().heavy().max_full_bytes,
+                    )
                     .await)
             }
             (None, Some(Value::Array(ids))) if view == ViewTool::Fetch => {

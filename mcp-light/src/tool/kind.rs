@@ -89,4 +89,17 @@ impl ToolKind {
     pub const fn is_heavy(self) -> bool {
         matches!(self, ToolKind::Heavy)
     }
+
+    /// Whether the tool's schema publishes the negotiation fields
+    /// (`continuation_token`, `mode`, `page`, `page_size`, `filter_keys`):
+    /// a heavy read, whose result is kept behind a token, and a bulk
+    /// write, whose written objects are, so that a bulk of any size has a
+    /// slot for the token that reaches every id.
+    pub(crate) const fn negotiates(self) -> bool {
+        match self {
+            ToolKind::Heavy => true,
+            ToolKind::Write { kind, .. } => kind.is_bulk(),
+            ToolKind::Read => false,
+        }
+    }
 }

@@ -312,11 +312,11 @@ mod tests {
         let expected = [
             (
                 OutputShape::SingleEnvelope,
-                r#"{"title":"envelope","properties":{"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"}},"required":["status_code","data_size"]}"#,
+                r#"{"title":"envelope","properties":{"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"},"note":{"type":"string"}},"required":["status_code","data_size"]}"#,
             ),
             (
                 OutputShape::BulkEnvelope,
-                r#"{"title":"envelope","properties":{"accepted":{"type":"integer"},"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"},"ids":{"type":"array"}},"required":["accepted","status_code","data_size"]}"#,
+                r#"{"title":"envelope","properties":{"accepted":{"type":"integer"},"status_code":{"type":"integer"},"data_size":{"type":"integer"},"continuation_token":{"type":"string"},"ids":{"type":"array"},"note":{"type":"string"}},"required":["accepted","status_code","data_size"]}"#,
             ),
             (
                 OutputShape::DestroyEnvelope,
@@ -328,7 +328,7 @@ mod tests {
             ),
             (
                 OutputShape::Page,
-                r#"{"title":"page","properties":{"items":{"type":"array"},"page":{"type":"integer"},"page_size":{"type":"integer"},"total":{"type":"integer"},"has_more":{"type":"boolean"}},"required":["items","page","page_size","total","has_more"]}"#,
+                r#"{"title":"page","properties":{"items":{"type":"array"},"page":{"type":"integer"},"page_size":{"type":"integer"},"total":{"type":"integer"},"has_more":{"type":"boolean"},"continuation_token":{"type":"string"},"note":{"type":"string"}},"required":["items","page","page_size","total","has_more"]}"#,
             ),
             (
                 OutputShape::Summary,
@@ -402,11 +402,13 @@ mod tests {
             mode,
             page: 2,
             page_size: 5,
+            page_size_asked: true,
             filter_keys: if mode == Mode::Filtered {
                 vec!["id".into()]
             } else {
                 vec![]
             },
+            keeps: usize::MAX,
         };
         let list: Value = (1..=12).map(|id| json!({"id": id, "site": "hq"})).collect();
         let wrapper = json!({"count": 12, "results": list.clone()});

@@ -78,6 +78,11 @@ pub(crate) struct SingleEnvelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     continuation_token: Option<String>,
+    /// Why the envelope stands where `verify: true` asked for the full
+    /// result: that result is more than the client keeps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    note: Option<String>,
 }
 
 impl SingleEnvelope {
@@ -94,12 +99,20 @@ impl SingleEnvelope {
             status_code,
             data_size,
             continuation_token: token.map(|token| token.as_str().to_owned()),
+            note: None,
         }
+    }
+
+    /// The envelope, saying `note` where there is one.
+    pub(crate) fn noting(mut self, note: Option<String>) -> SingleEnvelope {
+        self.note = note;
+        self
     }
 }
 
 /// `{accepted, status_code, data_size}` plus `continuation_token` or
-/// `ids`: exactly one of the two, as [`BulkReach`] says.
+/// `ids`, as [`BulkReach`] says; with a token, the `ids` too while the
+/// envelope stays within its bound ([`BulkEnvelope::listing`]).
 #[derive(Debug, Serialize, JsonSchema)]
 #[schemars(title = "envelope")]
 pub(crate) struct BulkEnvelope {
@@ -113,6 +126,11 @@ pub(crate) struct BulkEnvelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Vec<Value>")]
     ids: Option<Vec<Value>>,
+    /// Why the envelope stands where `verify: true` asked for the full
+    /// result: that result is more than the client keeps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    note: Option<String>,
 }
 
 impl BulkEnvelope {
@@ -133,7 +151,32 @@ impl BulkEnvelope {
             data_size,
             continuation_token,
             ids,
+            note: None,
         }
+    }
+
+    /// The envelope listing `ids` as well, if the whole of it then takes at
+    /// most `bound` bytes of compact JSON; else as it was. Counted id by
+    /// id, stopping at the bound: ten thousand ids cost what the first
+    /// few dozen do.
+    pub(crate) fn listing(mut self, ids: Vec<Value>, bound: usize) -> BulkEnvelope {
+        // `,"ids":[` and `]`.
+        let mut used = data_size(&self).unwrap_or(usize::MAX).saturating_add(9);
+        for (index, id) in ids.iter().enumerate() {
+            let comma = usize::from(index > 0);
+            used = used.saturating_add(data_size(id).unwrap_or(usize::MAX) + comma);
+            if used > bound {
+                return self;
+            }
+        }
+        self.ids = Some(ids);
+        self
+    }
+
+    /// The envelope, saying `note` where there is one.
+    pub(crate) fn noting(mut self, note: Option<String>) -> BulkEnvelope {
+        self.note = note;
+        self
     }
 }
 

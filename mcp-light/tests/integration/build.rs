@@ -2,6 +2,7 @@
 //! the built server publishes is what it serves.
 
 use mcp_light::catalog::Surface;
+use mcp_light::clients::ClientTable;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::{BuildError, Caller, ConfigError};
 use serde_json::json;
@@ -14,6 +15,9 @@ use crate::fixtures::{Harness, error_text, ok_json};
 async fn a_published_page_size_maximum_is_the_one_a_redemption_is_held_to() {
     let h = Harness::new();
     let heavy = HeavyConfig::new().with_max_page_size(500).unwrap();
+    // A caller that keeps a page of 300 rows whole (some 31 KB): what it
+    // may ask is held to the published maximum, not to what it keeps.
+    let clients = ClientTable::new().with_unknown_client(1 << 20).unwrap();
     // The dispatcher is added before the limits and the store after them:
     // every schema still publishes the one configuration.
     let server = h
@@ -21,6 +25,7 @@ async fn a_published_page_size_maximum_is_the_one_a_redemption_is_held_to() {
         .with_dispatcher("inventory")
         .with_heavy_config(heavy)
         .with_shared_store(Some(h.store.clone()))
+        .with_clients(clients)
         .build()
         .unwrap();
     for name in ["device_list", "inventory"] {
@@ -51,7 +56,10 @@ async fn a_published_page_size_maximum_is_the_one_a_redemption_is_held_to() {
             .await,
     );
     assert_eq!(page["items"].as_array().unwrap().len(), 300);
-    assert_eq!(page["total"], 1_000);
+    assert_eq!(
+        (&page["page_size"], &page["total"]),
+        (&json!(300), &json!(1_000))
+    );
 
     let refused = error_text(
         &server

@@ -13,7 +13,9 @@ use mcp_light::token::Token;
 use serde_json::{Value, json};
 
 use crate::fixtures::{keys, ok_json};
-use crate::streaming::{TempDir, call, entry_files, eventually, row, server_over};
+use crate::streaming::{
+    TempDir, call, entry_files, eventually, keeping_all_over, row, server_over,
+};
 
 /// `n` rows of `width`, from a blocking producer.
 #[mcp_heavy]
@@ -45,7 +47,9 @@ fn spilling(dir: &TempDir) -> MemoryStoreConfig {
 async fn a_5_mb_result_spills_to_files_and_pages_read_from_them() {
     let dir = TempDir::new("spill");
     let store = Arc::new(MemoryStore::new(spilling(&dir)));
-    let server = server_over(store.clone());
+    // A caller that keeps pages of 200 rows and the whole 5 MB: what is
+    // read is what the files hold, not what a client keeps.
+    let server = keeping_all_over(store.clone()).build().unwrap();
     let rows = rows();
     let size = serde_json::to_vec(&rows).unwrap().len();
     assert!(size > 5_000_000, "{size}");
@@ -91,7 +95,11 @@ async fn a_5_mb_result_spills_to_files_and_pages_read_from_them() {
             answer["items"].as_array().unwrap()[..] == rows[start..end],
             "page {page} of {page_size}"
         );
-        assert_eq!(answer["total"], N);
+        assert_eq!(
+            (&answer["page"], &answer["page_size"], &answer["total"]),
+            (&json!(page), &json!(page_size), &json!(N)),
+            "page {page} of {page_size}"
+        );
         assert_eq!(answer["has_more"], end < N, "page {page} of {page_size}");
     }
     let full = ok_json(
@@ -234,14 +242,9 @@ async fn a_dropped_store_removes_its_dir_and_a_new_store_removes_only_stale_ones
     assert!(unrelated.exists());
 }
 
-/// SHOWS A LIBRARY ISSUE (fails at the time of writing): a result refused
-/// part-way by the disk bound is answered with `why_no_token` "the result
-/// is N bytes" where N is the bytes written so far (just over the bound),
-/// not the result's size, which the same probe gives as `total_size`: the
-/// answer contradicts itself. `StoreError::TooLarge`'s message
-/// (src/tool/error.rs) is rendered from the partial size that
-/// `reserve_disk` (src/store/memory/budget.rs) reports, and `Keep::answer`
-/// (src/continuation/keep/mod.rs) passes it on unchanged.
+/// A result refused part-way by the disk bound is answered with a
+/// `why_no_token` that states the result's whole size, the `total_size` the
+/// same probe gives, never the bytes written before the refusal.
 #[tokio::test]
 async fn the_disk_bound_reason_states_the_results_real_size() {
     let dir = TempDir::new("bound-size");

@@ -17,6 +17,8 @@ use crate::fixtures::{DownStore, Harness, PROBE_KEYS, error_text, keys, new_devi
 #[tokio::test]
 async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
     let h = Harness::with_devices(50).await;
+    // The bulk write that made the devices kept its result too.
+    let stored = h.store.len();
     let probe = ok_json(&h.call("device_list", json!({})).await);
     assert_eq!(keys(&probe), PROBE_KEYS);
     // The count a test or a caller reads, as a number.
@@ -38,7 +40,7 @@ async fn a_heavy_read_answers_a_probe_and_stores_the_result() {
             && usage.contains("mode"),
         "{usage}"
     );
-    assert_eq!(h.store.len(), 1);
+    assert_eq!(h.store.len(), stored + 1, "the read kept its result");
 }
 
 #[tokio::test]
@@ -49,6 +51,8 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
     let runs = h.runs();
     let devices = serde_json::to_value(h.inventory.devices.lock().unwrap().clone()).unwrap();
 
+    // A page the caller did not size holds as many devices as fit what
+    // the client keeps (45 of them would not), and says how many.
     let page1 = ok_json(
         &h.call("device_list", json!({"continuation_token": token}))
             .await,
@@ -57,9 +61,11 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
         keys(&page1),
         ["items", "page", "page_size", "total", "has_more"]
     );
+    let size = page1["page_size"].as_u64().unwrap() as usize;
+    assert!((1..45).contains(&size), "{size} devices a page");
     assert_eq!(
         page1["items"].as_array().unwrap()[..],
-        devices.as_array().unwrap()[..20]
+        devices.as_array().unwrap()[..size]
     );
     assert_eq!(
         (
@@ -70,18 +76,22 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
         (json!(1), json!(45), json!(true))
     );
 
-    let page3 = ok_json(
+    // Every page of one result has that size: page 2 starts where page 1
+    // ended.
+    let page2 = ok_json(
         &h.call(
             "device_list",
-            json!({"continuation_token": token, "page": 3}),
+            json!({"continuation_token": token, "page": 2}),
         )
         .await,
     );
+    let end = (2 * size).min(45);
+    assert_eq!(page2["page_size"], size);
     assert_eq!(
-        page3["items"].as_array().unwrap()[..],
-        devices.as_array().unwrap()[40..]
+        page2["items"].as_array().unwrap()[..],
+        devices.as_array().unwrap()[size..end]
     );
-    assert_eq!(page3["has_more"], false);
+    assert_eq!(page2["has_more"], end < 45);
 
     let small = ok_json(
         &h.call(
@@ -113,14 +123,27 @@ async fn redemption_pages_summarizes_filters_and_returns_in_full_without_running
     );
     assert_eq!(keys(&filtered["items"][0]), ["id", "name"]);
 
-    let full = ok_json(
-        &h.call(
-            "device_list",
-            json!({"continuation_token": token, "mode": "full"}),
-        )
-        .await,
+    // `full` answers the whole list to a client that keeps it (Claude Code,
+    // 40,000 bytes); to one that does not, its first page and a note.
+    let full = json!({"continuation_token": token, "mode": "full"});
+    let whole = ok_json(
+        &h.server
+            .call_from(
+                "claude-code",
+                "device_list",
+                full.clone(),
+                Caller::Session("alice".into()),
+            )
+            .await,
     );
-    assert_eq!(full, devices);
+    assert_eq!(whole, devices);
+    let first = ok_json(&h.call("device_list", full).await);
+    assert_eq!(first["items"], page1["items"]);
+    let note = first["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!("ask page 2 with page_size {size}")),
+        "{note}"
+    );
 
     assert_eq!(h.runs(), runs, "no redemption ran the tool");
 }
@@ -267,8 +290,20 @@ async fn a_routed_bulk_write_token_redeems_a_page_by_default_and_a_single_write_
             )
             .await,
     );
-    assert_eq!(page["items"].as_array().unwrap().len(), 20);
-    assert_eq!(page["total"], 30);
+    // A page the caller did not size: as many of the 30 as fit the client,
+    // in the order written, with more after it.
+    let written = h.inventory.devices.lock().unwrap().clone();
+    let written = serde_json::to_value(written).unwrap();
+    let size = page["page_size"].as_u64().unwrap() as usize;
+    assert!((1..30).contains(&size), "{size} devices a page");
+    assert_eq!(
+        page["items"].as_array().unwrap()[..],
+        written.as_array().unwrap()[..size]
+    );
+    assert_eq!(
+        (&page["total"], &page["has_more"]),
+        (&json!(30), &json!(true))
+    );
 
     let single = json!({"resource": "device", "action": "create", "params": {"device": {"name": "a", "site_slug": "s", "role": "r"}}});
     let envelope = ok_json(&server.call("inventory", single, Caller::Process).await);

@@ -137,7 +137,21 @@ async fn post(http: &Http, body: &[u8], headers: &[(&str, &str)]) -> Reply {
 
 /// A 2025-06-18 session, initialized: its `Mcp-Session-Id`.
 async fn open_session(http: &Http) -> String {
-    let opened = post(http, INITIALIZE.as_bytes(), &[]).await;
+    open_session_as(http, INITIALIZE).await
+}
+
+/// A 2025-06-18 session of the client that names itself `client` in
+/// `clientInfo`: its answers are sized to what that client keeps.
+async fn open_session_of(http: &Http, client: &str) -> String {
+    let initialize = INITIALIZE.replace(r#""name":"hostile""#, &format!(r#""name":"{client}""#));
+    assert_ne!(initialize, INITIALIZE);
+    open_session_as(http, &initialize).await
+}
+
+/// A 2025-06-18 session opened by `initialize`, initialized: its
+/// `Mcp-Session-Id`.
+async fn open_session_as(http: &Http, initialize: &str) -> String {
+    let opened = post(http, initialize.as_bytes(), &[]).await;
     let session = opened
         .header("mcp-session-id")
         .expect("a session")
@@ -287,7 +301,9 @@ async fn tools_call_with_array_params_answers_invalid_params() {
 #[tokio::test]
 async fn long_arguments_reach_the_tool_whole_and_bad_ones_answer_a_parse_error() {
     let http = serve(HttpOptions::new()).await;
-    let session = open_session(&http).await;
+    // As Claude Code, which keeps 40,000 bytes of an answer: the `verify`
+    // echo of 80 devices (about 27 KB) comes back whole.
+    let session = open_session_of(&http, "claude-code").await;
     let in_session = [
         ("Mcp-Session-Id", session.as_str()),
         ("MCP-Protocol-Version", "2025-06-18"),
@@ -306,6 +322,7 @@ async fn long_arguments_reach_the_tool_whole_and_bad_ones_answer_a_parse_error()
     assert!(body.len() > 4 * 1024, "{} bytes", body.len());
     let answer = post(&http, body.as_bytes(), &in_session).await.message(2);
     let created = &answer["result"]["structuredContent"];
+    assert!(created.get("note").is_none(), "{answer}");
     let created = created.get("result").unwrap_or(created);
     let names = |list: &Value| -> Vec<Value> {
         list.as_array()

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_light::clients::ClientTable;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::prelude::*;
 use mcp_light::store::{
@@ -196,8 +197,16 @@ impl ContinuationStore for Watched {
     }
 }
 
+/// What the callers of this module's servers keep of an answer: more than
+/// any result here (1.2 MB at most), so what decides between whole and
+/// probe is the budget under test. A client that keeps less than the
+/// budget is answered within what it keeps (`client_fit`, and the end of
+/// `a_result_within_the_default_budget_answers_whole_in_one_call_and_stores_nothing`).
+pub const KEEPS_ALL: usize = 16 << 20;
+
 /// A server over this module's tools, keeping results in `store`, with
-/// `heavy` for its heavy reads.
+/// `heavy` for its heavy reads; a caller that names no client keeps
+/// [`KEEPS_ALL`].
 fn server(store: &Arc<Watched>, heavy: HeavyConfig) -> Server {
     Server::from_tools(tools![
         inline_rows,
@@ -211,6 +220,7 @@ fn server(store: &Arc<Watched>, heavy: HeavyConfig) -> Server {
     .with_state(store.begun.clone())
     .with_shared_store(Some(Arc::clone(store) as Arc<dyn ContinuationStore>))
     .with_heavy_config(heavy)
+    .with_clients(ClientTable::new().with_unknown_client(KEEPS_ALL).unwrap())
     .build()
     .expect("the inline tools register")
 }
@@ -266,6 +276,23 @@ async fn a_result_within_the_default_budget_answers_whole_in_one_call_and_stores
     assert_eq!(probe["total_size"], size_of(over));
     assert_eq!(probe["total_items"], over);
     assert_eq!((store.begun(), store.inner.len()), (1, 1));
+
+    // No budget answers more whole than the client keeps: to Codex
+    // (10,000 bytes, less than the budget) the longest list within the
+    // budget is a probe.
+    let keeps = ClientTable::new().keeps(Some("codex-mcp-client"));
+    assert!(keeps < size_of(within), "{keeps} bytes");
+    let result = server
+        .call_from(
+            "codex-mcp-client",
+            "inline_rows",
+            json!({"n": within}),
+            Caller::Process,
+        )
+        .await;
+    let probe = assert_probe(&result, "within the budget, over what Codex keeps");
+    assert_eq!(probe["total_items"], within);
+    assert_eq!(store.inner.len(), 2, "kept beside the one over the budget");
 }
 
 #[tokio::test]

@@ -47,6 +47,8 @@ const LAYERS: &[&[&str]] = &[
         "call::wrappers",
         // Every default, named once, beside nothing it could import.
         "defaults",
+        // What each known client keeps of an answer: facts and a table.
+        "clients",
         // What an audit found: the stores and the authentication report
         // in it, the audit of the whole server gathers it.
         "operations::audit::finding",

@@ -13,6 +13,7 @@ mod bad_input;
 mod blocking;
 mod bounds;
 mod build;
+mod client_fit;
 mod compose;
 mod content;
 // Reads its threads' names in /proc.

@@ -75,9 +75,11 @@ fn every_tool_lists_the_shapes_of_its_kind() {
         shapes(find(&tools, "device_create")),
         ["envelope", "result"]
     );
+    // A bulk write's token is redeemed through the tool itself: its pages
+    // and summary too (and `verify` past what the client keeps, a page).
     assert_eq!(
         shapes(find(&tools, "device_bulk_create")),
-        ["envelope", "result"]
+        ["envelope", "page", "summary", "result"]
     );
     assert_eq!(
         shapes(find(&tools, "device_destroy")),
@@ -214,7 +216,9 @@ async fn real_answers_match_their_own_branch_of_the_published_schema() {
     let new_device = json!({"name": "edge-99", "site_slug": "hq-1", "role": "leaf"});
     let light_keys = ["id", "url", "name", "site_slug", "role"];
 
-    // Writes, flat (the ids reach what was written) and routed (a token).
+    // Writes, flat (a single write's id reaches what was written; a bulk
+    // write's schema has a slot, so a token and its ids) and routed (a
+    // token).
     let flat = find(&tools, "device_create");
     let created = call("device_create", json!({"device": new_device})).await;
     assert_eq!(unnamed_keys(flat, "envelope", &created), light_keys);

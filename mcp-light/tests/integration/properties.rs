@@ -203,6 +203,7 @@ fn a_bulk_envelope_measures_the_result_and_names_every_id_in_order_or_answers_it
     let rt = runtime();
     let h = Harness::new();
     let server = h.dispatched();
+    let storeless = h.builder().with_shared_store(None).build().unwrap();
     check(records(), |records| {
         let size = serde_json::to_vec(&records).unwrap().len();
         let ids: Option<Vec<Value>> = records
@@ -213,20 +214,52 @@ fn a_bulk_envelope_measures_the_result_and_names_every_id_in_order_or_answers_it
                     .find_map(|key| record.get(key).filter(|id| !id.is_null()).cloned())
             })
             .collect();
-        // Flat: no token can come back, so outcome 2 or 3.
-        let answer = ok_json(&rt.block_on(h.server.call(
+        // Without a store no token can be minted: outcome 2 or 3.
+        let answer = ok_json(&rt.block_on(storeless.call(
             "record_bulk_create",
             json!({"records": records}),
             Caller::Process,
         )));
-        match ids {
+        match &ids {
             Some(ids) => prop_assert_eq!(
                 answer,
                 json!({"accepted": records.len(), "status_code": 201, "data_size": size, "ids": ids})
             ),
             None => prop_assert_eq!(answer, Value::Array(records.clone())),
         }
-        // Through the dispatcher a token comes back: outcome 1.
+        // Flat, with a store: the schema has a slot, so a token (outcome
+        // 1), with every id in order while the envelope stays within its
+        // bound, and never a partial list.
+        let envelope = ok_json(&rt.block_on(h.server.call(
+            "record_bulk_create",
+            json!({"records": records}),
+            Caller::Process,
+        )));
+        let token = envelope["continuation_token"].clone();
+        prop_assert!(token.is_string(), "{}", envelope);
+        let bare = json!({
+            "accepted": records.len(), "status_code": 201, "data_size": size,
+            "continuation_token": token,
+        });
+        let listed = ids.as_ref().map(|ids| {
+            let mut listed = bare.clone();
+            listed["ids"] = json!(ids);
+            listed
+        });
+        match listed {
+            Some(listed) if listed.to_string().len() <= mcp_light::defaults::ENVELOPE_BYTES => {
+                prop_assert_eq!(&envelope, &listed)
+            }
+            _ => prop_assert_eq!(&envelope, &bare),
+        }
+        // The token answers the result whole.
+        let whole = ok_json(&rt.block_on(h.server.call(
+            "record_bulk_create",
+            json!({"continuation_token": token, "mode": "full"}),
+            Caller::Process,
+        )));
+        prop_assert_eq!(whole, Value::Array(records.clone()));
+        // Through the dispatcher a token comes back too: outcome 1.
         let routed =
             json!({"resource": "record", "action": "bulk_create", "params": {"records": records}});
         let envelope = ok_json(&rt.block_on(server.call("inventory", routed, Caller::Process)));

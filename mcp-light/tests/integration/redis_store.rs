@@ -525,11 +525,17 @@ async fn a_redis_writer_dropped_before_commit_leaves_no_readable_entry() {
 
 #[tokio::test]
 async fn a_heavy_read_within_its_inline_budget_writes_nothing_to_redis() {
-    use crate::inline::{STREAMED_BUDGET, size_of};
+    use crate::inline::{KEEPS_ALL, STREAMED_BUDGET, size_of};
+    use mcp_light::clients::ClientTable;
 
     let Some(redis) = Redis::start() else { return };
     let store = RedisStore::open(&redis.url(), RedisStoreConfig::new()).unwrap();
-    let server = crate::fixtures::linked().with_store(store).build().unwrap();
+    // A caller that keeps more than the budget: the budget decides.
+    let server = crate::fixtures::linked()
+        .with_store(store)
+        .with_clients(ClientTable::new().with_unknown_client(KEEPS_ALL).unwrap())
+        .build()
+        .unwrap();
     let call = async |n: usize| {
         let args = json!({"n": n});
         let result = server

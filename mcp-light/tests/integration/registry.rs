@@ -146,14 +146,26 @@ fn annotations_follow_the_kind() {
 fn only_schemas_with_a_continuation_slot_disclose() {
     let h = Harness::new();
     let server = h.builder().with_dispatcher("inventory").build().unwrap();
+    // A heavy read and a bulk write publish the negotiation fields; a
+    // plain read and a single write do not.
+    let mut bulk = 0;
     for tool in server.registry().iter() {
-        assert_eq!(
-            tool.discloses_continuation(),
-            tool.def().kind().is_heavy(),
-            "{}",
-            tool.name()
-        );
+        let negotiates = match tool.def().kind() {
+            ToolKind::Heavy => true,
+            ToolKind::Write {
+                kind: WriteKind::BulkCreate | WriteKind::BulkUpdate,
+                ..
+            } => {
+                bulk += 1;
+                true
+            }
+            _ => false,
+        };
+        assert_eq!(tool.discloses_continuation(), negotiates, "{}", tool.name());
     }
+    assert!(bulk > 0, "the fixtures have bulk writes");
+    let single = server.registry().get("device_create").unwrap();
+    assert!(!single.discloses_continuation());
     let dispatcher = server.dispatcher("inventory").unwrap();
     assert!(dispatcher.discloses_continuation());
     let properties: Vec<&str> = dispatcher.input_schema()["properties"]

@@ -75,6 +75,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         "audit",
         "auth",
         "catalog",
+        "clients",
         "context",
         "defaults",
         "docs",

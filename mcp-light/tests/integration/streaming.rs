@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
+use mcp_light::clients::ClientTable;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::prelude::*;
 use mcp_light::store::MemoryStore;
@@ -169,35 +170,58 @@ fn summary_counts(summary: &Value, field: &str) -> BTreeMap<String, usize> {
         .collect()
 }
 
-/// Every page of the result under `token`, `page_size` at a time,
-/// concatenated; checks each page's bookkeeping on the way.
+/// Every page of the result under `token`, asked `page_size` at a time
+/// and read on as each answer says, concatenated; checks each page's
+/// bookkeeping on the way. A page holds what fits the calling client: one
+/// that holds fewer than asked says so in its `page` and `page_size`,
+/// starts where the items read so far end, and names the call that reads
+/// on, which is the one made next.
 async fn all_pages(server: &Server, tool: &str, token: &Value, page_size: usize) -> Vec<Value> {
     let mut items = Vec::new();
-    for page in 1.. {
+    let (mut page, mut size) = (1, page_size);
+    loop {
         let answer = ok_json(
             &call(
                 server,
                 tool,
-                json!({"continuation_token": token, "page": page, "page_size": page_size}),
+                json!({"continuation_token": token, "page": page, "page_size": size}),
             )
             .await,
         );
-        assert_eq!(answer["page"], page, "{tool}");
+        let what = format!("{tool} page {page} of {size}");
+        let answered = answer["page_size"].as_u64().unwrap() as usize;
+        assert!((1..=size).contains(&answered), "{what}: {answered}");
+        let at = answer["page"].as_u64().unwrap() as usize;
+        assert_eq!((at - 1) * answered, items.len(), "{what}: pages line up");
         let got = answer["items"].as_array().unwrap().clone();
-        assert!(got.len() <= page_size, "{tool} page {page}");
+        assert!(got.len() <= answered, "{what}");
         items.extend(got);
         let total = answer["total"].as_u64().unwrap() as usize;
-        assert_eq!(
-            answer["has_more"],
-            items.len() < total,
-            "{tool} page {page}"
-        );
+        assert_eq!(answer["has_more"], items.len() < total, "{what}");
+        if answered < size {
+            let note = answer["note"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: no note"));
+            let next = format!("ask page {} with page_size {answered}", at + 1);
+            assert!(note.contains(&next), "{what}: {note}");
+        } else {
+            assert!(answer.get("note").is_none(), "{what}: {answer}");
+        }
         if answer["has_more"] == false {
             assert_eq!(items.len(), total, "{tool}");
             break;
         }
+        (page, size) = (at + 1, answered);
     }
     items
+}
+
+/// A builder like [`builder_over`]'s whose callers that name no client keep
+/// 16 MiB of an answer: for what is about whole answers, not about the
+/// client's cut.
+pub fn keeping_all_over(store: Arc<dyn ContinuationStore>) -> ServerBuilder {
+    let clients = ClientTable::new().with_unknown_client(16 << 20).unwrap();
+    builder_over(store).with_clients(clients)
 }
 
 // ---------------------------------------------------------------------------
@@ -447,15 +471,24 @@ async fn a_blocking_stream_of_5000_rows_pages_summarizes_filters_and_returns_in_
     assert_eq!(filtered["total"], 5_000);
     assert_eq!(keys(&filtered["items"][0]), ["id", "site"]);
 
-    let full = ok_json(
-        &call(
-            &server,
-            "stream_rows",
-            json!({"continuation_token": token, "mode": "full"}),
-        )
-        .await,
+    // `full` of 465 KB: to a client that keeps it, the whole list; to one
+    // that keeps 10,000 bytes, its first page and the call that reads on.
+    let full = json!({"continuation_token": token, "mode": "full"});
+    let keeping_all = keeping_all_over(store.clone()).build().unwrap();
+    let whole = ok_json(&call(&keeping_all, "stream_rows", full.clone()).await);
+    assert!(
+        whole == Value::Array(rows.clone()),
+        "full is the whole list"
     );
-    assert!(full == Value::Array(rows), "full is the whole list");
+    let first = ok_json(&call(&server, "stream_rows", full).await);
+    let size = first["page_size"].as_u64().unwrap() as usize;
+    assert!((1..200).contains(&size), "{size} rows a page");
+    assert!(first["items"] == Value::Array(rows[..size].to_vec()));
+    let note = first["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!("ask page 2 with page_size {size}")),
+        "{note}"
+    );
 }
 
 #[tokio::test]
@@ -732,9 +765,11 @@ async fn full_over_max_full_bytes_names_the_size_and_the_modes_and_below_it_answ
     let size = probe["total_size"].as_u64().unwrap();
     let full = json!({"continuation_token": probe["continuation_token"], "mode": "full"});
 
+    // Callers that keep the whole result: what bounds `full` here is
+    // `max_full_bytes`.
     let bound = 100_000;
     assert!(size > bound as u64);
-    let small = builder_over(store.clone())
+    let small = keeping_all_over(store.clone())
         .with_heavy_config(HeavyConfig::new().with_max_full_bytes(bound))
         .build()
         .unwrap();
@@ -749,7 +784,7 @@ async fn full_over_max_full_bytes_names_the_size_and_the_modes_and_below_it_answ
         assert!(text.contains(part), "{part} missing from: {text}");
     }
 
-    let exact = builder_over(store)
+    let exact = keeping_all_over(store)
         .with_heavy_config(HeavyConfig::new().with_max_full_bytes(size as usize))
         .build()
         .unwrap();

@@ -22,6 +22,15 @@ fn text(result: &CallToolResult) -> &str {
     &result.content[0].as_text().unwrap().text
 }
 
+/// What a client's model reads of the answer: the compact JSON of its
+/// `structuredContent` (Codex, Claude Code), else its text.
+fn read(result: &CallToolResult) -> String {
+    match &result.structured_content {
+        Some(structured) => serde_json::to_string(structured).unwrap(),
+        None => text(result).to_owned(),
+    }
+}
+
 /// `(answer, full)` counts the report gives, each as `(cl100k, o200k)`.
 fn usage(result: &CallToolResult) -> ((u64, u64), (u64, u64)) {
     let meta = result.meta.as_ref().expect("the answer carries _meta");
@@ -64,7 +73,7 @@ async fn an_envelope_reports_its_own_tokens_and_those_of_the_echo_it_replaced() 
     .await;
     ok_json(&envelope);
     let echo = serde_json::to_string(&*h.inventory.devices.lock().unwrap()).unwrap();
-    assert_eq!(usage(&envelope), (tokens(text(&envelope)), tokens(&echo)));
+    assert_eq!(usage(&envelope), (tokens(&read(&envelope)), tokens(&echo)));
     let ((answer, _), (full, _)) = usage(&envelope);
     assert!(answer < full, "{answer} ≥ {full}");
 }
@@ -76,15 +85,20 @@ async fn an_envelope_with_a_token_reports_the_result_it_stored_and_so_does_its_r
     let routed = json!({"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(30)}});
     let envelope = call(&server, "inventory", routed).await;
     let token = ok_json(&envelope)["continuation_token"].clone();
-    let full = call(
-        &server,
-        "inventory",
-        json!({"continuation_token": token, "mode": "full"}),
-    )
-    .await;
+    // 30 devices whole: more than an unknown client keeps, within Claude Code's.
+    let full = server
+        .call_from(
+            "claude-code",
+            "inventory",
+            json!({"continuation_token": token, "mode": "full"}),
+            Caller::Session("alice".into()),
+        )
+        .await;
     let stored = tokens(text(&full));
-    assert_eq!(usage(&envelope), (tokens(text(&envelope)), stored));
-    assert_eq!(usage(&full), (stored, stored));
+    assert_eq!(usage(&envelope), (tokens(&read(&envelope)), stored));
+    // The list as the model reads it, inside `{"result":…}`.
+    assert_eq!(usage(&full), (tokens(&read(&full)), stored));
+    assert!(tokens(&read(&full)).0 > stored.0);
 
     let page = call(
         &server,
@@ -93,7 +107,7 @@ async fn an_envelope_with_a_token_reports_the_result_it_stored_and_so_does_its_r
     )
     .await;
     assert_eq!(ok_json(&page)["items"].as_array().unwrap().len(), 2);
-    assert_eq!(usage(&page), (tokens(text(&page)), stored));
+    assert_eq!(usage(&page), (tokens(&read(&page)), stored));
 }
 
 #[tokio::test]
@@ -111,7 +125,7 @@ async fn a_probe_and_a_summary_report_the_stored_list_they_stand_for() {
     let probe = call(&server, "device_list", json!({})).await;
     let token = ok_json(&probe)["continuation_token"].clone();
     let listed = serde_json::to_string(&*h.inventory.devices.lock().unwrap()).unwrap();
-    assert_eq!(usage(&probe), (tokens(text(&probe)), tokens(&listed)));
+    assert_eq!(usage(&probe), (tokens(&read(&probe)), tokens(&listed)));
 
     let summary = call(
         &server,
@@ -120,7 +134,7 @@ async fn a_probe_and_a_summary_report_the_stored_list_they_stand_for() {
     )
     .await;
     assert_eq!(ok_json(&summary)["count"], 40);
-    assert_eq!(usage(&summary), (tokens(text(&summary)), tokens(&listed)));
+    assert_eq!(usage(&summary), (tokens(&read(&summary)), tokens(&listed)));
 }
 
 #[tokio::test]
@@ -131,7 +145,7 @@ async fn a_heavy_read_answered_whole_is_its_own_full_result() {
     for n in [0, 3] {
         let whole = call(&server, "inline_rows", json!({"n": n})).await;
         assert!(ok_json(&whole).is_array(), "{whole:?}");
-        let counted = tokens(text(&whole));
+        let counted = tokens(&read(&whole));
         assert_eq!(usage(&whole), (counted, counted), "{n} rows");
     }
 }
@@ -151,7 +165,7 @@ async fn a_destroy_reports_what_verify_would_have_answered() {
     let gone = call(&server, "device_destroy", json!({"id": created["id"]})).await;
     assert_eq!(ok_json(&gone)["deleted"], true);
     // The function answers `()`, which `verify: true` would echo as `null`.
-    assert_eq!(usage(&gone), (tokens(text(&gone)), tokens("null")));
+    assert_eq!(usage(&gone), (tokens(&read(&gone)), tokens("null")));
 }
 
 #[tokio::test]
@@ -168,7 +182,7 @@ async fn a_plain_answer_a_verify_echo_and_an_error_are_their_own_full_result() {
     let failed = call(&server, "device_get", json!({"id": "not-a-uuid"})).await;
     error_text(&failed);
     for result in [&plain, &verified, &failed] {
-        let own = tokens(text(result));
+        let own = tokens(&read(result));
         assert_eq!(usage(result), (own, own), "{result:?}");
     }
 }
@@ -183,7 +197,7 @@ async fn an_unknown_tool_and_refused_arguments_are_reported_too() {
         call(&server, "inventory", json!({"continuation_token": "nope"})).await,
     ] {
         error_text(&result);
-        let own = tokens(text(&result));
+        let own = tokens(&read(&result));
         assert_eq!(usage(&result), (own, own));
     }
 }

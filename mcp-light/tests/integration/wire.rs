@@ -100,13 +100,45 @@ async fn a_bulk_create_answers_the_envelope_as_text_and_structured_content() {
     let envelope = json_of(&result);
     assert_eq!(result.structured_content.as_ref(), Some(&envelope));
     assert_eq!(envelope["accepted"], 60);
-    assert_eq!(envelope["ids"].as_array().unwrap().len(), 60);
+    // 60 ids would take the envelope past its bound: the token reaches them.
+    assert!(envelope.get("ids").is_none(), "{envelope}");
+    let token = envelope["continuation_token"].clone();
+    assert!(token.is_string(), "{envelope}");
+
+    let result = wire
+        .call(
+            "device_bulk_create",
+            json!({"continuation_token": token, "mode": "filtered", "filter_keys": ["id"]}),
+        )
+        .await;
+    let page = json_of(&result);
+    assert_eq!(result.structured_content.as_ref(), Some(&page));
+    let ids: Vec<Value> = h
+        .inventory
+        .devices
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|device| json!({"id": device.id}))
+        .collect();
+    assert_eq!(page["items"], Value::Array(ids), "{page}");
 }
 
 #[tokio::test]
 async fn a_routed_token_redeems_a_multi_megabyte_result_whole() {
     let h = Harness::new();
-    let wire = Wire::connect(h.builder().with_dispatcher("inventory").build().unwrap()).await;
+    // rmcp's plain client is one the table does not know: the server says
+    // such a client keeps 8 MB, so `full` answers the 3 MB whole.
+    let clients = mcp_light::clients::ClientTable::new()
+        .with_unknown_client(8_000_000)
+        .unwrap();
+    let server = h
+        .builder()
+        .with_dispatcher("inventory")
+        .with_clients(clients)
+        .build()
+        .unwrap();
+    let wire = Wire::connect(server).await;
     let records: Vec<Value> = (0..3_000)
         .map(|i| json!({"id": i, "blob": "x".repeat(1_000)}))
         .collect();

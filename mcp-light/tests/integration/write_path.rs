@@ -1,9 +1,26 @@
-//! The lean write path on flat tools: flat write schemas
-//! give no slot for a token, so writes take outcome 2 or 3 and store nothing.
+//! The lean write path on flat tools. A single write's flat schema gives
+//! no slot for a token, so it takes outcome 2 or 3 and stores nothing; a
+//! bulk write's schema has one, so with a store it answers a token (and
+//! its ids while they fit the envelope), and only a server without a store
+//! answers every id (outcome 2) or the full result (outcome 3).
 
+use mcp_light::{Caller, Server};
 use serde_json::{Value, json};
 
 use crate::fixtures::{Harness, error_text, keys, new_devices, ok_json};
+
+/// A server over `h`'s tools and inventory that keeps no store: a bulk
+/// write there can mint no token, so it takes outcome 2 or 3.
+fn storeless(h: &Harness) -> Server {
+    h.builder().with_shared_store(None).build().unwrap()
+}
+
+/// `tool` called on `server` as the harness calls.
+async fn call_on(server: &Server, tool: &str, args: Value) -> mcp_light::CallToolResult {
+    server
+        .call(tool, args, Caller::Session("alice".into()))
+        .await
+}
 
 #[tokio::test]
 async fn single_create_answers_the_tokenless_envelope_in_key_order() {
@@ -38,11 +55,16 @@ async fn single_create_answers_the_tokenless_envelope_in_key_order() {
 }
 
 #[tokio::test]
-async fn bulk_create_answers_every_id_in_input_order_and_stores_nothing() {
+async fn without_a_store_bulk_create_answers_every_id_in_input_order() {
     let h = Harness::new();
+    let server = storeless(&h);
     let envelope = ok_json(
-        &h.call("device_bulk_create", json!({"devices": new_devices(60)}))
-            .await,
+        &call_on(
+            &server,
+            "device_bulk_create",
+            json!({"devices": new_devices(60)}),
+        )
+        .await,
     );
 
     assert_eq!(
@@ -65,7 +87,47 @@ async fn bulk_create_answers_every_id_in_input_order_and_stores_nothing() {
         serde_json::to_vec(&devices).unwrap().len()
     );
     assert!(envelope.get("continuation_token").is_none());
-    assert!(h.store.is_empty(), "outcome 2 stores nothing");
+}
+
+#[tokio::test]
+async fn with_a_store_bulk_create_answers_a_token_that_pages_every_id_in_input_order() {
+    let h = Harness::new();
+    let envelope = ok_json(
+        &h.call("device_bulk_create", json!({"devices": new_devices(60)}))
+            .await,
+    );
+
+    // 60 UUIDs would take the envelope past its 1,024 bytes: the token alone.
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "continuation_token"]
+    );
+    assert!(envelope.to_string().len() <= mcp_light::defaults::ENVELOPE_BYTES);
+    assert_eq!(envelope["accepted"], 60);
+    assert_eq!(envelope["status_code"], 201);
+    let devices = h.inventory.devices.lock().unwrap().clone();
+    assert_eq!(
+        envelope["data_size"],
+        serde_json::to_vec(&devices).unwrap().len()
+    );
+    assert_eq!(h.store.len(), 1, "outcome 1 keeps the result");
+
+    let runs = h.runs();
+    let page = ok_json(
+        &h.call(
+            "device_bulk_create",
+            json!({
+                "continuation_token": envelope["continuation_token"],
+                "mode": "filtered",
+                "filter_keys": ["id"],
+            }),
+        )
+        .await,
+    );
+    assert_eq!(h.runs(), runs, "redeeming runs nothing again");
+    assert_eq!(page["has_more"], false, "60 ids fit one page: {page}");
+    let ids: Vec<Value> = devices.iter().map(|d| json!({"id": d.id})).collect();
+    assert_eq!(page["items"], Value::Array(ids), "every id, in input order");
 }
 
 #[tokio::test]
@@ -191,13 +253,36 @@ async fn a_bulk_result_with_one_element_lacking_an_id_returns_everything_and_no_
     let h = Harness::new();
     let records = json!([{"id": 1}, {"id": 2}, {"name": "no id"}, {"id": 4}]);
     let result = ok_json(
-        &h.call("record_bulk_create", json!({"records": records}))
-            .await,
+        &call_on(
+            &storeless(&h),
+            "record_bulk_create",
+            json!({"records": records}),
+        )
+        .await,
     );
     assert_eq!(
         result, records,
         "outcome 3: the full list, not an envelope with ids"
     );
+
+    // With a store, the token reaches everything: still no partial ids.
+    let envelope = ok_json(
+        &h.call("record_bulk_create", json!({"records": records}))
+            .await,
+    );
+    assert_eq!(
+        keys(&envelope),
+        ["accepted", "status_code", "data_size", "continuation_token"]
+    );
+    assert_eq!(envelope["accepted"], 4);
+    let whole = ok_json(
+        &h.call(
+            "record_bulk_create",
+            json!({"continuation_token": envelope["continuation_token"], "mode": "full"}),
+        )
+        .await,
+    );
+    assert_eq!(whole, records, "the token answers everything");
 }
 
 #[tokio::test]
@@ -205,26 +290,54 @@ async fn a_bulk_result_with_a_null_id_counts_as_lacking_one() {
     let h = Harness::new();
     let records = json!([{"id": 1}, {"id": null}]);
     let result = ok_json(
+        &call_on(
+            &storeless(&h),
+            "record_bulk_create",
+            json!({"records": records}),
+        )
+        .await,
+    );
+    assert_eq!(result, records, "outcome 3: the full list");
+
+    let envelope = ok_json(
         &h.call("record_bulk_create", json!({"records": records}))
             .await,
     );
-    assert_eq!(result, records);
+    assert!(envelope.get("ids").is_none(), "no partial ids: {envelope}");
+    assert!(envelope["continuation_token"].is_string());
 }
 
 #[tokio::test]
 async fn a_bulk_value_result_with_all_ids_answers_them_in_order() {
     let h = Harness::new();
     let records = json!([{"pk": "c"}, {"pk": "a"}, {"pk": "b"}]);
+    let size = records.to_string().len();
+
+    // With a store: the token, and the ids beside it, in order.
     let envelope = ok_json(
         &h.call("record_bulk_create", json!({"records": records}))
             .await,
     );
+    let token = envelope["continuation_token"].as_str().expect("a token");
     assert_eq!(
         envelope.to_string(),
         format!(
-            r#"{{"accepted":3,"status_code":201,"data_size":{},"ids":["c","a","b"]}}"#,
-            records.to_string().len()
+            r#"{{"accepted":3,"status_code":201,"data_size":{size},"continuation_token":"{token}","ids":["c","a","b"]}}"#
         )
+    );
+
+    // Without one: the ids alone (outcome 2).
+    let envelope = ok_json(
+        &call_on(
+            &storeless(&h),
+            "record_bulk_create",
+            json!({"records": records}),
+        )
+        .await,
+    );
+    assert_eq!(
+        envelope.to_string(),
+        format!(r#"{{"accepted":3,"status_code":201,"data_size":{size},"ids":["c","a","b"]}}"#)
     );
 }
 
@@ -232,6 +345,16 @@ async fn a_bulk_value_result_with_all_ids_answers_them_in_order() {
 async fn an_empty_bulk_write_accepts_zero() {
     let h = Harness::new();
     let envelope = ok_json(&h.call("device_bulk_create", json!({"devices": []})).await);
+    let token = envelope["continuation_token"].as_str().expect("a token");
+    assert_eq!(
+        envelope.to_string(),
+        format!(
+            r#"{{"accepted":0,"status_code":201,"data_size":2,"continuation_token":"{token}","ids":[]}}"#
+        )
+    );
+
+    let envelope =
+        ok_json(&call_on(&storeless(&h), "device_bulk_create", json!({"devices": []})).await);
     assert_eq!(
         envelope.to_string(),
         r#"{"accepted":0,"status_code":201,"data_size":2,"ids":[]}"#

@@ -6,11 +6,13 @@
 //! ```
 //!
 //! Every text counted here is the text content a real call answered, made
-//! through [`Server::call`]: the flat tool (its schema has no slot for a
-//! continuation token, so it answers the envelope with `ids`: outcome 2), the
-//! same tool through a dispatcher (whose schema has one: the envelope with a
-//! `continuation_token`, outcome 1), and the flat tool with `verify: true`
-//! (the full result, as an ordinary MCP tool would echo it). Nothing is
+//! through [`Server::call`]: the flat tool (a single create's schema has no
+//! slot for a continuation token, so it answers the envelope with its `id`:
+//! outcome 2; a bulk create's has one, and answers the token, with `ids`
+//! while they are few), the same tool through a dispatcher (the envelope
+//! with a `continuation_token`, outcome 1), and the flat tool with
+//! `verify: true` (the full result, as an ordinary MCP tool would echo it,
+//! to a client that keeps every byte of it). Nothing is
 //! formatted here. The counts are tiktoken's `cl100k_base` and `o200k_base`
 //! encodings; bytes ÷ 4 is shown only to show how far off it is.
 //!
@@ -43,9 +45,10 @@ use clap::Parser;
 use inventory::fixture;
 use inventory::model::{Device, NewDevice};
 use mcp_light::catalog::Surface;
+use mcp_light::clients::ClientTable;
 use mcp_light::heavy::HeavyConfig;
 use mcp_light::telemetry::USAGE_META_KEY;
-use mcp_light::{CallToolResult, prelude::*};
+use mcp_light::{CallToolResult, ServerBuilder, prelude::*};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 use uuid::Uuid;
@@ -208,6 +211,17 @@ fn text_of(tool: &str, result: &CallToolResult) -> String {
         .clone()
 }
 
+/// What a client that reads `structuredContent` (Codex, Claude Code) hands
+/// its model of a successful answer: the compact JSON of its
+/// `structuredContent`, else its text.
+fn read_of(tool: &str, result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(false), "{tool} failed: {result:?}");
+    match &result.structured_content {
+        Some(value) => serde_json::to_string(value).expect("JSON serializes"),
+        None => text_of(tool, result),
+    }
+}
+
 /// The usage report in an answer's `_meta`: `((cl100k, o200k) of the
 /// answer, (cl100k, o200k) of the full result)`.
 fn usage_of(result: &CallToolResult) -> ((usize, usize), (usize, usize)) {
@@ -232,31 +246,27 @@ async fn three_ways(
     (tool, action): (&str, &str),
     params: Value,
 ) -> [String; 3] {
+    // Each text, and the usage report beside what the model reads of it.
     let call = async |tool: &str, args: Value| {
         inventory.restart_ids();
         let result = server.call(tool, args, Caller::Process).await;
-        (text_of(tool, &result), usage_of(&result))
+        let read = tokenizers.count(&read_of(tool, &result));
+        (text_of(tool, &result), read, usage_of(&result))
     };
     let mut verified = params.clone();
     verified["verify"] = json!(true);
     let routed = json!({"resource": "device", "action": action, "params": params});
-    let (ids, ids_usage) = call(tool, params).await;
-    let (token, token_usage) = call(DISPATCHER, routed).await;
-    let (echo, echo_usage) = call(tool, verified).await;
+    let (ids, ids_read, ids_usage) = call(tool, params).await;
+    let (token, token_read, token_usage) = call(DISPATCHER, routed).await;
+    let (echo, echo_read, echo_usage) = call(tool, verified).await;
     // The same devices, ids restarted: the echo is the full result of all
-    // three, and `_meta` must say so.
+    // three, and `_meta` must say so. An answer that is the result is its
+    // own full result, counted as the model reads it (a list, inside
+    // `{"result":…}`).
     let echo_tokens = tokenizers.count(&echo);
-    assert_eq!(
-        ids_usage,
-        (tokenizers.count(&ids), echo_tokens),
-        "{tool} ids"
-    );
-    assert_eq!(
-        token_usage,
-        (tokenizers.count(&token), echo_tokens),
-        "{tool} token"
-    );
-    assert_eq!(echo_usage, (echo_tokens, echo_tokens), "{tool} echo");
+    assert_eq!(ids_usage, (ids_read, echo_tokens), "{tool} ids");
+    assert_eq!(token_usage, (token_read, echo_tokens), "{tool} token");
+    assert_eq!(echo_usage, (echo_read, echo_read), "{tool} echo");
     [ids, token, echo]
 }
 
@@ -300,15 +310,33 @@ fn report_server(inventory: Arc<Inventory>, usage_report: bool) -> Server {
 }
 
 /// [`report_server`] with `heavy` for its heavy reads.
+///
+/// Its [`Server::call`]s come from a client that keeps every byte of an
+/// answer (what the report measured before answers were sized to the
+/// client), so the echo is the whole result and the inline budget alone
+/// decides a heavy read's answer; [`per_client`] measures the clients
+/// mcp-light knows.
 fn report_server_with(inventory: Arc<Inventory>, usage_report: bool, heavy: HeavyConfig) -> Server {
+    let keeps_all = ClientTable::new()
+        .with_unknown_client(KEEPS_ALL)
+        .expect("more than MIN_KEEPS");
+    report_builder(inventory)
+        .with_usage_report(usage_report)
+        .with_heavy_config(heavy)
+        .with_clients(keeps_all)
+        .build()
+        .expect("the report's tools register")
+}
+
+/// What a client that keeps every byte of an answer is said to keep.
+const KEEPS_ALL: usize = 1 << 30;
+
+/// The report's tools over `inventory`'s devices, with its dispatcher.
+fn report_builder(inventory: Arc<Inventory>) -> ServerBuilder {
     let report_tools = tools![device_get, device_create, device_bulk_create, device_list];
     Server::from_tools(report_tools)
         .with_shared_state(inventory)
         .with_dispatcher(DISPATCHER)
-        .with_usage_report(usage_report)
-        .with_heavy_config(heavy)
-        .build()
-        .expect("the report's tools register")
 }
 
 /// The inventory example's server as its binary serves it, with no
@@ -465,12 +493,16 @@ async fn discovery(tokenizers: &Tokenizers) -> String {
     out
 }
 
+/// The largest whole answer Codex is given: the 10,000 bytes it keeps,
+/// less the `{"result":…}` a list is wrapped in.
+const CODEX_WHOLE: usize = 10_000 - 16;
+
 /// The list sizes the inline budget's table measures.
 const INLINE_SIZES: [usize; 13] = [1, 2, 3, 5, 10, 15, 19, 20, 21, 22, 25, 40, 84];
 
 /// What `device_list` over a few devices costs answered whole, beside the
 /// probe it answers otherwise and that probe plus the page an agent reads
-/// next (its second call: the token sent back, the default page of 20):
+/// next (its second call: the token sent back, a page of 20):
 /// the measurement the default inline budget is chosen from. The probe and
 /// the page come from a server whose budget is 0 (every list a probe), the
 /// whole list from `mode: full` of the same token, which is the text an
@@ -482,8 +514,8 @@ async fn inline_budget(tokenizers: &Tokenizers) -> String {
         "\nA heavy read of n devices (`device_list`), answered whole or with a probe \
          (the default inline budget: {budget} bytes):\n\n\
          | n | whole: bytes | whole: cl100k | probe: cl100k | probe + page: cl100k | \
-         whole − (probe + page) | the default answers |\n\
-         |---:|---:|---:|---:|---:|---:|---|\n"
+         whole − (probe + page) | the default answers | to Codex |\n\
+         |---:|---:|---:|---:|---:|---:|---|---|\n"
     );
     for n in INLINE_SIZES {
         let inventory = Arc::new(Inventory::new());
@@ -505,7 +537,11 @@ async fn inline_budget(tokenizers: &Tokenizers) -> String {
             token.is_string(),
             "a budget of 0 probes {n} devices: {probe}"
         );
-        let page = call(&probing, json!({"continuation_token": token})).await;
+        let page = call(
+            &probing,
+            json!({"continuation_token": token, "page_size": 20}),
+        )
+        .await;
         let whole = call(
             &probing,
             json!({"continuation_token": token, "mode": "full"}),
@@ -522,16 +558,29 @@ async fn inline_budget(tokenizers: &Tokenizers) -> String {
             whole.len()
         );
 
+        // Codex keeps 10,000 bytes of an answer: less than the budget.
+        let codex = default
+            .call_from(
+                "codex-mcp-client",
+                "device_list",
+                json!({}),
+                Caller::Process,
+            )
+            .await;
+        let codex_whole = text_of("device_list", &codex) == whole;
+        assert_eq!(codex_whole, whole.len() <= budget.min(CODEX_WHOLE));
+
         let (whole_tokens, _) = tokenizers.count(&whole);
         let (probe_tokens, _) = tokenizers.count(&probe);
         let (page_tokens, _) = tokenizers.count(&page);
         let probed = probe_tokens + page_tokens;
         writeln!(
             out,
-            "| {n} | {} | {whole_tokens} | {probe_tokens} | {probed} | {:+} | {} |",
+            "| {n} | {} | {whole_tokens} | {probe_tokens} | {probed} | {:+} | {} | {} |",
             whole.len(),
             whole_tokens as i64 - probed as i64,
             if answers_whole { "whole" } else { "probe" },
+            if codex_whole { "whole" } else { "probe" },
         )
         .unwrap();
     }
@@ -572,7 +621,21 @@ async fn summary(tokenizers: &Tokenizers) -> String {
     let probe = call(json!({})).await;
     let token: Value = serde_json::from_str::<Value>(&probe).unwrap()["continuation_token"].clone();
     let summary = call(json!({"continuation_token": token, "mode": "summary"})).await;
-    let page = call(json!({"continuation_token": token})).await;
+    // The default page as Codex reads it: as many devices as fit 10,000 bytes.
+    let page = server
+        .call_from(
+            "codex-mcp-client",
+            "device_list",
+            json!({"continuation_token": token}),
+            Caller::Process,
+        )
+        .await;
+    let page = text_of("device_list", &page);
+    let page_items = serde_json::from_str::<Value>(&page).unwrap()["items"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let page_label =
+        format!("`paginated`: one default page, as Codex reads it ({page_items} devices)");
     let full = call(json!({"continuation_token": token, "mode": "full"})).await;
 
     let counted: Value = serde_json::from_str(&summary).unwrap();
@@ -593,7 +656,7 @@ async fn summary(tokenizers: &Tokenizers) -> String {
             "`summary`: count, per-field types, nulls, ranges and value counts",
             &summary,
         ),
-        ("`paginated`: one page of 20", &page),
+        (page_label.as_str(), &page),
         ("`full`: the whole list", &full),
     ] {
         let (cl100k, o200k) = tokenizers.count(text);
@@ -618,6 +681,8 @@ struct Step {
     bytes: usize,
     cl100k: usize,
     o200k: usize,
+    /// The largest single answer's bytes.
+    largest: usize,
 }
 
 /// A lean agent's provisioning session on the inventory as its binary
@@ -627,7 +692,12 @@ struct Step {
 /// of one site and one page of it narrowed to a few keys, five partial
 /// updates, two deletes and one retrieve. Each line counts the answers the
 /// agent reads, as the wire carries them; what it writes is its own.
-async fn session(tokenizers: &Tokenizers) -> (String, usize) {
+///
+/// With a `profile`, every call is made as the client naming itself so
+/// ([`Server::call_from`]), and each answer counted is what that client
+/// hands its model ([`read_of`]); without, through [`Server::call`], each
+/// answer's text.
+async fn session(tokenizers: &Tokenizers, profile: Option<&str>) -> (String, Vec<Step>) {
     let db = inventory::db::Db::open(None).expect("an in-memory SQLite database");
     let server = inventory::server(db)
         .with_surface(Surface::Dispatcher)
@@ -648,31 +718,39 @@ async fn session(tokenizers: &Tokenizers) -> (String, usize) {
             bytes: 0,
             cl100k: 0,
             o200k: 0,
+            largest: 0,
         };
         for text in texts {
             let (cl100k, o200k) = tokenizers.count(text);
             counted.bytes += text.len();
+            counted.largest = counted.largest.max(text.len());
             counted.cl100k += cl100k;
             counted.o200k += o200k;
         }
         steps.push(counted);
     };
+    let ask = async |args: Value| match profile {
+        Some(client) => {
+            server
+                .call_from(client, DISPATCHER, args, Caller::Process)
+                .await
+        }
+        None => server.call(DISPATCHER, args, Caller::Process).await,
+    };
+    let seen = |what: &str, result: &CallToolResult| match profile {
+        Some(_) => read_of(what, result),
+        None => text_of(what, result),
+    };
     let call = async |resource: &str, action: &str, params: Value| {
         let args = json!({"resource": resource, "action": action, "params": params});
-        text_of(
-            action,
-            &server.call(DISPATCHER, args, Caller::Process).await,
-        )
+        seen(action, &ask(args).await)
     };
     let redeem = async |token: &Value, negotiation: Value| {
         let mut args = json!({"continuation_token": token});
         args.as_object_mut()
             .unwrap()
             .extend(negotiation.as_object().unwrap().clone());
-        text_of(
-            "a redemption",
-            &server.call(DISPATCHER, args, Caller::Process).await,
-        )
+        seen("a redemption", &ask(args).await)
     };
     let field = |text: &str, key: &str| serde_json::from_str::<Value>(text).unwrap()[key].clone();
 
@@ -689,10 +767,7 @@ async fn session(tokenizers: &Tokenizers) -> (String, usize) {
         "retrieve",
     ] {
         let args = json!({"resource": "device", "action": action, "describe": true});
-        described.push(text_of(
-            action,
-            &server.call(DISPATCHER, args, Caller::Process).await,
-        ));
+        described.push(seen(action, &ask(args).await));
     }
     step("one `describe` per action used (5)", &described);
 
@@ -739,13 +814,16 @@ async fn session(tokenizers: &Tokenizers) -> (String, usize) {
     // ids it works on, from the bulk creates.
     let mut with_ids = None;
     if let Some(token) = field(&listed, "continuation_token").as_str() {
-        let keys = json!({"mode": "filtered", "filter_keys": ["name", "status"]});
+        // A page of 20, as an agent looking over a site asks: the default
+        // page holds as many as fit the client.
+        let keys = json!({"mode": "filtered", "filter_keys": ["name", "status"], "page_size": 20});
         read.push(redeem(&json!(token), keys).await);
-        let keys = json!({"mode": "filtered", "filter_keys": ["id", "name", "status"]});
+        let keys =
+            json!({"mode": "filtered", "filter_keys": ["id", "name", "status"], "page_size": 20});
         with_ids = Some(tokenizers.count(&redeem(&json!(token), keys).await).0);
     }
     step(
-        "the list of one site, and one page of it filtered to `name` and `status`",
+        "the list of one site, and one page of 20 of it filtered to `name` and `status`",
         &read,
     );
 
@@ -771,6 +849,9 @@ async fn session(tokenizers: &Tokenizers) -> (String, usize) {
     );
 
     let total: usize = steps.iter().map(|step| step.cl100k).sum();
+    if profile.is_some() {
+        return (String::new(), steps);
+    }
     let mut out = String::from(
         "\nA provisioning session through the dispatcher alone (the lean agent's moves), \
          every answer it reads, on the inventory's own server and SQLite:\n\n\
@@ -811,7 +892,223 @@ async fn session(tokenizers: &Tokenizers) -> (String, usize) {
         }
     )
     .unwrap();
-    (out, total)
+    (out, steps)
+}
+
+/// The client profiles measured: what the report calls each, and the
+/// name it gives itself in `clientInfo`.
+const PROFILES: [(&str, &str); 3] = [
+    ("Codex", "codex-mcp-client"),
+    ("Claude Code", "claude-code"),
+    ("an unknown client", "some-agent"),
+];
+
+/// The bulk create each profile reads the ids of.
+const BULK_DEVICES: usize = 1_000;
+
+/// The batch sizes of the envelope table.
+const ENVELOPE_BATCHES: [usize; 5] = [1, 60, 300, 1_000, 10_000];
+
+/// Answers counted together: how many, their bytes and tokens, the largest.
+#[derive(Default)]
+struct Tally {
+    calls: usize,
+    bytes: usize,
+    cl100k: usize,
+    o200k: usize,
+    largest: usize,
+}
+
+impl Tally {
+    fn add(&mut self, tokenizers: &Tokenizers, text: &str) {
+        let (cl100k, o200k) = tokenizers.count(text);
+        self.calls += 1;
+        self.bytes += text.len();
+        self.cl100k += cl100k;
+        self.o200k += o200k;
+        self.largest = self.largest.max(text.len());
+    }
+}
+
+/// A bulk create of `n` fixture devices on a fresh report server sized by
+/// mcp-light's own client table, called by `client`: the server, the ids
+/// it wrote in order, and the envelope as the client reads it.
+async fn bulk_as(client: &str, n: usize) -> (Server, Vec<Value>, String) {
+    let inventory = Arc::new(Inventory::new());
+    let server = report_builder(Arc::clone(&inventory))
+        .build()
+        .expect("the report's tools register");
+    let devices = serde_json::to_value(fixture::new_devices(n, SEED)).unwrap();
+    let result = server
+        .call_from(
+            client,
+            "device_bulk_create",
+            json!({ "devices": devices }),
+            Caller::Process,
+        )
+        .await;
+    let envelope = read_of("device_bulk_create", &result);
+    let written = inventory
+        .devices
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|device| json!(device.id))
+        .collect();
+    (server, written, envelope)
+}
+
+/// Reads the ids of a bulk create back as `client`: the envelope's token
+/// redeemed `filtered` to `id`, then page 2, 3, … at the `page_size` each
+/// answer reports until `has_more` is false. The ids read, the answers
+/// counted, and the first page's size.
+async fn ids_as(
+    tokenizers: &Tokenizers,
+    server: &Server,
+    client: &str,
+    envelope: &str,
+) -> (Vec<Value>, Tally, u64) {
+    let token = serde_json::from_str::<Value>(envelope).unwrap()["continuation_token"].clone();
+    assert!(
+        token.is_string(),
+        "{client}: the envelope keeps a token: {envelope}"
+    );
+    let mut args = json!({"continuation_token": token, "mode": "filtered", "filter_keys": ["id"]});
+    let (mut ids, mut tally, mut first_size) = (Vec::new(), Tally::default(), None);
+    loop {
+        let result = server
+            .call_from(client, "device_bulk_create", args, Caller::Process)
+            .await;
+        let text = read_of("a redemption", &result);
+        tally.add(tokenizers, &text);
+        let page: Value = serde_json::from_str(&text).unwrap();
+        let items = page["items"].as_array();
+        let items = items.unwrap_or_else(|| panic!("{client}: a page of ids: {text:.300}"));
+        ids.extend(items.iter().map(|item| item["id"].clone()));
+        first_size = first_size.or(page["page_size"].as_u64());
+        match page["has_more"].as_bool() {
+            Some(false) => break,
+            Some(true) => {}
+            None => panic!("{client}: a page says whether more follow: {text:.300}"),
+        }
+        let next = page["page"].as_u64().expect("a page's number") + 1;
+        args = json!({
+            "continuation_token": token,
+            "mode": "filtered",
+            "filter_keys": ["id"],
+            "page": next,
+            "page_size": page["page_size"],
+        });
+    }
+    (ids, tally, first_size.expect("a page reports its size"))
+}
+
+/// What each client profile reads, its answers sized to what it keeps
+/// ([`Server::call_from`]), each counted as the compact JSON of its
+/// `structuredContent`: the provisioning session, a 1,000-device bulk
+/// create's envelope and its ids read back page by page, and the bulk
+/// envelope from 1 to 10,000 devices.
+async fn per_client(tokenizers: &Tokenizers) -> String {
+    let clients = ClientTable::new();
+    let mut out = String::from(
+        "\nPer client profile: every call made as the client naming itself so \
+         (`Server::call_from`), its answers sized to what that client keeps, each answer \
+         counted as the compact JSON of its `structuredContent` (what these clients hand \
+         their model). The provisioning session above, as each client makes it:\n\n\
+         | client | `clientInfo.name` | keeps (bytes) | calls | bytes | cl100k | o200k | \
+         largest answer (bytes) |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (profile, client) in PROFILES {
+        let keeps = clients.keeps(Some(client));
+        let (_, steps) = session(tokenizers, Some(client)).await;
+        // `tools/list` is no call: every client reads the same.
+        let largest = steps
+            .iter()
+            .skip(1)
+            .map(|step| step.largest)
+            .max()
+            .unwrap_or(0);
+        assert!(
+            largest <= keeps,
+            "{client}: a {largest}-byte answer, keeping {keeps}"
+        );
+        writeln!(
+            out,
+            "| {profile} | `{client}` | {keeps} | {} | {} | {} | {} | {largest} |",
+            steps.iter().map(|step| step.calls).sum::<usize>(),
+            steps.iter().map(|step| step.bytes).sum::<usize>(),
+            steps.iter().map(|step| step.cl100k).sum::<usize>(),
+            steps.iter().map(|step| step.o200k).sum::<usize>(),
+        )
+        .unwrap();
+    }
+
+    write!(
+        out,
+        "\nA {BULK_DEVICES}-device `device_bulk_create`, and its ids read back: the token \
+         redeemed `filtered` to `id`, then page 2, 3, … at the `page_size` each answer \
+         reports (at most the default `max_page_size`, {}) until `has_more` is false:\n\n\
+         | client | keeps (bytes) | envelope: bytes | cl100k | o200k | ids read: calls | \
+         page size | bytes | cl100k | o200k | largest answer (bytes) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        HeavyConfig::new().max_page_size,
+    )
+    .unwrap();
+    for (profile, client) in PROFILES {
+        let keeps = clients.keeps(Some(client));
+        let (server, written, envelope) = bulk_as(client, BULK_DEVICES).await;
+        let (cl100k, o200k) = tokenizers.count(&envelope);
+        let (ids, read, page_size) = ids_as(tokenizers, &server, client, &envelope).await;
+        assert_eq!(ids, written, "{client}: every id read back, in order");
+        assert!(
+            read.largest <= keeps && envelope.len() <= keeps,
+            "{client}: a {}-byte answer, keeping {keeps}",
+            read.largest
+        );
+        writeln!(
+            out,
+            "| {profile} | {keeps} | {} | {cl100k} | {o200k} | {} | {page_size} | {} | {} | {} | {} |",
+            envelope.len(),
+            read.calls,
+            read.bytes,
+            read.cl100k,
+            read.o200k,
+            read.largest,
+        )
+        .unwrap();
+    }
+
+    let (profile, client) = PROFILES[0];
+    write!(
+        out,
+        "\nThe bulk envelope by batch size, as {profile} (`{client}`) reads it (the ids \
+         listed beside the token only while it stays within {} bytes):\n\n\
+         | devices | bytes | cl100k | o200k | ids listed |\n|---:|---:|---:|---:|---|\n",
+        mcp_light::defaults::ENVELOPE_BYTES
+    )
+    .unwrap();
+    for n in ENVELOPE_BATCHES {
+        let (_, _, envelope) = bulk_as(client, n).await;
+        let (cl100k, o200k) = tokenizers.count(&envelope);
+        let parsed: Value = serde_json::from_str(&envelope).unwrap();
+        assert!(
+            parsed["continuation_token"].is_string(),
+            "{n}: {envelope:.300}"
+        );
+        writeln!(
+            out,
+            "| {n} | {} | {cl100k} | {o200k} | {} |",
+            envelope.len(),
+            if parsed.get("ids").is_some() {
+                "yes"
+            } else {
+                "no"
+            },
+        )
+        .unwrap();
+    }
+    out
 }
 
 /// The Markdown report: the table, then the targets.
@@ -927,6 +1224,7 @@ fn main() {
         print!("{}", runtime.block_on(discovery(&tokenizers)));
         print!("{}", runtime.block_on(inline_budget(&tokenizers)));
         print!("{}", runtime.block_on(summary(&tokenizers)));
-        print!("{}", runtime.block_on(session(&tokenizers)).0);
+        print!("{}", runtime.block_on(session(&tokenizers, None)).0);
+        print!("{}", runtime.block_on(per_client(&tokenizers)));
     }
 }

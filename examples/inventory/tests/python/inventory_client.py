@@ -36,12 +36,37 @@ READ_TIMEOUT = 60.0
 
 SITE = {"name": "Python Lab", "slug": "py-lab"}
 
+# What the server answers a client it does not know, such as this one (the
+# Python SDK names itself `mcp` in `clientInfo`): at most 10,000 bytes of
+# compact `structuredContent`, the smallest cut of a known MCP client.
+KEEPS = 10_000
+
+
+def compact_bytes(value: Any) -> int:
+    """Bytes of `value`'s compact JSON, as a client hands it to its model
+    (and as the server measures an answer and `data_size`)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def assert_fits(structured: Any, keeps: int = KEEPS, what: str = "the answer") -> int:
+    """`structured` (an answer's `structuredContent`) is within what the
+    client keeps; its size."""
+    size = compact_bytes(structured)
+    assert size <= keeps, f"{what} is {size} bytes of structuredContent, over the {keeps} the client keeps"
+    return size
+
 
 class Inventory:
-    """A client session with JSON-in, JSON-out helpers."""
+    """A client session with JSON-in, JSON-out helpers.
 
-    def __init__(self, session: ClientSession):
+    `keeps` is what the server is told (or defaults to) this client keeps
+    of an answer: every successful answer `ok` reads is checked to fit it.
+    A test that starts the server with `--unknown-client-bytes` sets it to
+    match."""
+
+    def __init__(self, session: ClientSession, keeps: int = KEEPS):
         self.session = session
+        self.keeps = keeps
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None):
         """The raw `CallToolResult`."""
@@ -57,6 +82,7 @@ class Inventory:
         value = json.loads(text)
         expected = value if isinstance(value, dict) else {"result": value}
         assert result.structured_content == expected, "text and structuredContent differ"
+        assert_fits(result.structured_content, self.keeps, f"{tool}'s answer")
         return value
 
     async def error(self, tool: str, arguments: dict[str, Any] | None = None) -> str:
@@ -252,25 +278,77 @@ class KeptAlive:
         return replies[-1] if replies else (json.loads(data) if data.strip() else None)
 
     def call(self, tool: str, arguments: dict) -> dict:
+        """The result of a successful call, its `structuredContent` checked
+        to fit what a client the server does not know keeps."""
         reply = self.post("tools/call", {"name": tool, "arguments": arguments})
         assert not reply["result"].get("isError"), reply
+        assert_fits(reply["result"].get("structuredContent"), what=f"{tool}'s answer")
         return reply["result"]
+
+
+async def read_pages(
+    inventory: Inventory, tool: str, token: str, page_size: int | None = None, **negotiation: Any
+) -> list[Any]:
+    """Every item behind `token`, redeemed through `tool` page by page.
+
+    Each page asked is the one after the last answered, at the `page_size`
+    that answer reports: a `page_size` (or a default) that would not fit
+    the client is answered with fewer items, the answer's `page` and
+    `page_size` saying which, and a `note` naming the next call, which is
+    the one made. `negotiation` adds `mode`, `filter_keys`...; `page_size`
+    is the first page's (none: the server's default, as many as fit).
+    Every answer is checked to fit the client (by `Inventory.ok`) and to
+    begin where the items read so far end."""
+    items: list[Any] = []
+    page, size = 1, page_size
+    while True:
+        arguments = {"continuation_token": token, **negotiation, "page": page}
+        if size is not None:
+            arguments["page_size"] = size
+        answer = await inventory.ok(tool, arguments)
+        assert isinstance(answer, dict) and "items" in answer, answer
+        got_page, got_size = answer["page"], answer["page_size"]
+        assert got_size >= 1 and len(answer["items"]) <= got_size, answer
+        assert (got_page - 1) * got_size == len(items), (
+            f"asked page {page} of page_size {size}, answered page {got_page} of page_size "
+            f"{got_size}, which does not begin after the {len(items)} items read"
+        )
+        if size is not None and got_size != size and answer["has_more"]:
+            next_call = f"page {got_page + 1} with page_size {got_size}"
+            assert next_call in answer.get("note", ""), (next_call, answer.get("note"))
+        items.extend(answer["items"])
+        if not answer["has_more"]:
+            assert len(items) == answer["total"], (len(items), answer["total"])
+            return items
+        page, size = got_page + 1, got_size
+
+
+async def written_ids(inventory: Inventory, tool: str, envelope: dict[str, Any]) -> list[Any]:
+    """The ids of every object a bulk write's `envelope` stands for, in the
+    order written: read through its token, paged and filtered to `id`
+    (`tool` is the one that wrote: the flat tool, or the dispatcher); an
+    envelope without a token (no store to keep the objects) lists them
+    all. The `ids` an envelope lists beside its token are checked against
+    the token's."""
+    if "continuation_token" not in envelope:
+        return envelope["ids"]
+    items = await read_pages(
+        inventory, tool, envelope["continuation_token"], mode="filtered", filter_keys=["id"]
+    )
+    assert all(list(item) == ["id"] for item in items), items[:3]
+    ids = [item["id"] for item in items]
+    assert len(ids) == envelope["accepted"], (len(ids), envelope)
+    if "ids" in envelope:
+        assert envelope["ids"] == ids
+    return ids
 
 
 async def every_device_name(inventory: Inventory) -> list[str]:
     """The names of every device, read page by page (or whole, when so few
-    that the list answers itself)."""
+    that the list answers itself): pages of 200 asked, each next page at
+    the `page_size` the last one reports."""
     probe = await inventory.ok("device_list")
     if isinstance(probe, list):
         return [device["name"] for device in probe]
-    token = probe["continuation_token"]
-    names: list[str] = []
-    page = 1
-    while True:
-        answer = await inventory.ok(
-            "device_list", {"continuation_token": token, "page": page, "page_size": 200}
-        )
-        names.extend(device["name"] for device in answer["items"])
-        if len(names) >= answer["total"]:
-            return names
-        page += 1
+    devices = await read_pages(inventory, "device_list", probe["continuation_token"], page_size=200)
+    return [device["name"] for device in devices]

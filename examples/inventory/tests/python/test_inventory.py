@@ -16,11 +16,16 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import serve
 from inventory_client import (
+    KEEPS,
     READ_TIMEOUT,
+    HttpServer,
     Inventory,
+    assert_fits,
     log,
     new_devices,
+    read_pages,
     stdio_inventory,
+    written_ids,
 )
 
 pytestmark = pytest.mark.anyio
@@ -34,6 +39,12 @@ WRITES = {
     "site_create",
 }
 READS = {"device_retrieve", "device_list", "site_retrieve", "site_list"}
+# The negotiation fields a token is redeemed with: on the heavy read, the
+# dispatcher, and every bulk write (the slot its token comes back through).
+NEGOTIATION = {"continuation_token", "mode", "page", "page_size", "filter_keys"}
+DISCLOSE = {"device_list", "inventory", "device_bulk_create"}
+# A client that keeps every byte of a multi-megabyte answer.
+KEEPS_ALL = 16 * 1024 * 1024
 DEVICE_FIELDS = [
     "id", "url", "name", "site_slug", "role", "device_type", "platform", "serial",
     "asset_tag", "status", "rack", "position", "face", "airflow", "comments", "tags",
@@ -46,7 +57,7 @@ def compact(value) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-async def test_tools_list_shows_verify_on_writes_and_tokens_on_device_list_and_inventory():
+async def test_tools_list_shows_verify_on_writes_and_tokens_on_device_list_inventory_and_bulk():
     async with stdio_inventory() as inventory:
         tools = {t.name: t for t in (await inventory.session.list_tools()).tools}
         assert set(tools) == WRITES | READS | {"inventory"}
@@ -54,23 +65,41 @@ async def test_tools_list_shows_verify_on_writes_and_tokens_on_device_list_and_i
             properties = tool.input_schema["properties"]
             assert ("verify" in properties) == (name in WRITES | {"inventory"}), name
             discloses = "continuation_token" in properties
-            assert discloses == (name in {"device_list", "inventory"}), name
+            assert discloses == (name in DISCLOSE), name
+            if discloses:
+                assert NEGOTIATION <= set(properties), (name, list(properties))
         log("tools/list bytes: " + ", ".join(
             f"{name} {compact(tool.model_dump(by_alias=True, exclude_none=True))}"
             for name, tool in sorted(tools.items())
         ))  # fmt: skip
 
 
-async def test_flat_bulk_create_of_60_answers_ids_and_no_token(inventory: Inventory):
+async def test_flat_bulk_create_of_60_answers_a_token_that_pages_every_id(inventory: Inventory):
     sent = new_devices(60)
     envelope = await inventory.ok("device_bulk_create", {"devices": sent})
-    assert list(envelope) == ["accepted", "status_code", "data_size", "ids"]
+    # 60 ids would take the envelope past 1,024 bytes: the count and the token.
+    assert list(envelope) == ["accepted", "status_code", "data_size", "continuation_token"]
     assert envelope["accepted"] == 60
     assert envelope["status_code"] == 201
-    assert len(envelope["ids"]) == len(set(envelope["ids"])) == 60
+    assert compact(envelope) <= 1024
+    # Every id, in the order written, through the token filtered to `id`.
+    ids = await written_ids(inventory, "device_bulk_create", envelope)
+    assert len(ids) == len(set(ids)) == 60
     # The ids reach what was written, in order, through the retrieve tool.
-    last = await inventory.ok("device_retrieve", {"id": envelope["ids"][-1]})
-    assert last["name"] == sent[-1]["name"]
+    first = await inventory.ok("device_retrieve", {"id": ids[0]})
+    last = await inventory.ok("device_retrieve", {"id": ids[-1]})
+    assert (first["name"], last["name"]) == (sent[0]["name"], sent[-1]["name"])
+    # Redeemed, the token pages the written devices themselves; nothing ran again.
+    devices = await read_pages(inventory, "device_bulk_create", envelope["continuation_token"])
+    assert [d["id"] for d in devices] == ids
+    assert [d["name"] for d in devices] == [d["name"] for d in sent]
+    assert await inventory.device_count() == 60, "redeeming ran the write again"
+
+    # A few ids fit beside the token.
+    few = await inventory.ok("device_bulk_create", {"devices": new_devices(5, prefix="few")})
+    assert list(few) == ["accepted", "status_code", "data_size", "continuation_token", "ids"]
+    assert compact(few) <= 1024
+    assert few["ids"] == await written_ids(inventory, "device_bulk_create", few)
     log(f"flat 60-device envelope: {compact(envelope)} bytes; data_size {envelope['data_size']}")
 
 
@@ -94,6 +123,7 @@ async def test_a_bulk_create_reports_progress_per_chunk_and_logs_one_line_per_wr
         )
         assert not result.is_error, result
         assert result.structured_content["accepted"] == 120
+        assert_fits(result.structured_content, keeps=1024)
         # The client runs each progress callback as a task of its own, which
         # may not have run when the answer arrives: give them the time to,
         # before the session closes and cancels what is left.
@@ -119,13 +149,19 @@ async def test_dispatcher_bulk_create_answers_a_token_that_redeems_without_writi
     assert list(envelope) == ["accepted", "status_code", "data_size", "continuation_token"]
     assert envelope["accepted"] == 60
     assert await inventory.device_count() == 60
+    token = envelope["continuation_token"]
 
-    full = await inventory.ok(
-        "inventory", {"continuation_token": envelope["continuation_token"], "mode": "full"}
-    )
-    assert [d["name"] for d in full] == [d["name"] for d in sent]
-    assert all(list(d) == DEVICE_FIELDS for d in full)
-    assert compact(full) == envelope["data_size"]
+    # The whole echo (42 KB) is more than this client keeps: `full`
+    # answers its first page and a note naming the call that reads on.
+    first = await inventory.ok("inventory", {"continuation_token": token, "mode": "full"})
+    assert isinstance(first, dict) and first["page"] == 1 and first["has_more"], first
+    assert f"ask page 2 with page_size {first['page_size']}" in first["note"], first["note"]
+    # Page by page, every device written, in order, as it was stored.
+    written = await read_pages(inventory, "inventory", token)
+    assert written[: len(first["items"])] == first["items"]
+    assert [d["name"] for d in written] == [d["name"] for d in sent]
+    assert all(list(d) == DEVICE_FIELDS for d in written)
+    assert compact(written) == envelope["data_size"]
     assert await inventory.device_count() == 60, "redeeming ran the write again"
     log(f"dispatcher 60-device envelope: {compact(envelope)} bytes; "
         f"full echo {envelope['data_size']} bytes, {envelope['data_size'] // 60} per device")  # fmt: skip
@@ -149,6 +185,21 @@ async def test_verify_true_answers_the_full_objects(inventory: Inventory):
     )
     assert list(one) == DEVICE_FIELDS
     assert "continuation_token" not in one
+
+    # An echo larger than this client keeps answers its first page, the
+    # token that pages the rest, and a note saying so.
+    sent = new_devices(30, prefix="big")
+    echo = await inventory.ok("device_bulk_create", {"devices": sent, "verify": True})
+    assert {"items", "page", "page_size", "continuation_token", "note"} <= set(echo), list(echo)
+    assert echo["page"] == 1 and echo["total"] == 30 and echo["has_more"]
+    assert len(echo["items"]) == echo["page_size"] < 30
+    assert f"page 2 and page_size {echo['page_size']}" in echo["note"], echo["note"]
+    rest = await read_pages(
+        inventory, "device_bulk_create", echo["continuation_token"], page_size=echo["page_size"]
+    )
+    assert rest[: echo["page_size"]] == echo["items"]
+    assert [d["name"] for d in rest] == [d["name"] for d in sent]
+    assert all(list(d) == DEVICE_FIELDS for d in rest)
 
 
 async def test_single_writes_answer_lean_envelopes_with_the_light_keys(inventory: Inventory):
@@ -185,25 +236,43 @@ async def test_device_list_over_500_devices_answers_a_probe_and_pages():
         assert len(json.dumps(probe["preview"], separators=(",", ":"), ensure_ascii=False)) <= 200
         token = probe["continuation_token"]
 
+        # A page asked without a size holds as many devices as fit this client.
         first = await inventory.ok("device_list", {"continuation_token": token})
-        assert (first["page"], first["page_size"], first["total"]) == (1, 20, 500)
-        assert first["has_more"] and len(first["items"]) == 20
-        last = await inventory.ok(
+        assert (first["page"], first["total"]) == (1, 500)
+        size = first["page_size"]
+        assert 1 <= size < 200 and first["has_more"] and len(first["items"]) == size
+        # Twice as many would not have fit.
+        assert compact(first["items"] * 2) > KEEPS
+        # Page 3 of 200 is more than this client keeps: the longest first
+        # part of it that fits and lines up, and the next call in a note.
+        third = await inventory.ok(
             "device_list", {"continuation_token": token, "page": 3, "page_size": 200}
         )
-        assert len(last["items"]) == 100 and not last["has_more"]
+        assert (third["page"] - 1) * third["page_size"] == 400, third["note"]
+        assert len(third["items"]) == third["page_size"] < 200 and third["has_more"]
+        assert third["note"].startswith("page_size 200 would answer more than this client keeps")
+        assert f"ask page {third['page'] + 1} with page_size {third['page_size']}" in third["note"]
+        # Read on as the answers say, every device comes once.
+        devices = await read_pages(inventory, "device_list", token, page_size=200)
+        assert len({d["id"] for d in devices}) == 500
+        assert devices[: len(first["items"])] == first["items"]
+        assert devices[400 : 400 + len(third["items"])] == third["items"]
 
-        # 19 leafs at ams1 are within the inline budget: the list itself.
-        leafs = await inventory.ok("device_list", {"role": "leaf", "site_slug": "ams1"})
-        assert len(leafs) == 19, leafs
-        assert all((d["role"], d["site_slug"]) == ("leaf", "ams1") for d in leafs)
-        # 31 out-of-band devices at nyc3 are over it: a probe, and its page.
+        # 13 active leafs at ams1 are within the inline budget and what this
+        # client keeps: the list itself.
+        active = {"role": "leaf", "site_slug": "ams1", "status": "active"}
+        leafs = await inventory.ok("device_list", active)
+        assert isinstance(leafs, list) and len(leafs) == 13, leafs
+        assert all((d["role"], d["site_slug"], d["status"]) == ("leaf", "ams1", "active") for d in leafs)
+        # All 19 leafs there (13 KB) are within the inline budget (14 KiB)
+        # but not what this client keeps: a probe.
+        every_leaf = await inventory.ok("device_list", {"role": "leaf", "site_slug": "ams1"})
+        assert every_leaf["total_items"] == 19, every_leaf
+        # 31 out-of-band devices at nyc3 are over both: a probe, and its pages.
         oob = await inventory.ok("device_list", {"role": "oob", "site_slug": "nyc3"})
-        page = await inventory.ok(
-            "device_list", {"continuation_token": oob["continuation_token"], "page_size": 200}
-        )
-        assert page["total"] == 31
-        assert {(d["role"], d["site_slug"]) for d in page["items"]} == {("oob", "nyc3")}
+        pages = await read_pages(inventory, "device_list", oob["continuation_token"], page_size=200)
+        assert len(pages) == 31
+        assert {(d["role"], d["site_slug"]) for d in pages} == {("oob", "nyc3")}
         log(f"device_list probe over 500 devices: {compact(probe)} bytes "
             f"for {probe['total_size']} bytes stored")  # fmt: skip
 
@@ -219,7 +288,7 @@ async def test_token_from_one_http_session_is_refused_in_another(http_server):
         redeem = {"continuation_token": envelope["continuation_token"], "mode": "full"}
         refused = await bob.error("inventory", redeem)
         assert "issued to another caller" in refused
-        assert len(await alice.ok("inventory", redeem)) == 60
+        assert len(await written_ids(alice, "inventory", envelope)) == 60
 
 
 async def test_failed_bulk_write_leaves_the_database_as_it_was(inventory: Inventory):
@@ -269,7 +338,10 @@ async def test_unknown_dispatcher_action_is_a_clear_error_and_the_server_answers
 
 
 async def multi_megabyte_redemption(inventory: Inventory) -> None:
-    """3,000 devices written through the dispatcher, redeemed whole."""
+    """3,000 devices written through the dispatcher, redeemed whole, by a
+    client the server is told keeps every byte of it
+    (`--unknown-client-bytes`)."""
+    inventory.keeps = KEEPS_ALL
     await inventory.create_site()
     sent = new_devices(3000)
     envelope = await inventory.ok(
@@ -288,17 +360,21 @@ async def multi_megabyte_redemption(inventory: Inventory) -> None:
 
 
 async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_stdio():
-    async with serve("stdio") as inventory:
+    async with serve("stdio", "--unknown-client-bytes", str(KEEPS_ALL)) as inventory:
         await multi_megabyte_redemption(inventory)
 
 
-async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http(http_server):
+async def test_multi_megabyte_full_redemption_reaches_the_client_whole_over_http():
     # The protocol version without sessions, where rmcp can answer plain
     # JSON when the server allows it (in session mode it always streams SSE).
-    async with streamable_http_client(http_server.url) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
-            await session.discover()
-            await multi_megabyte_redemption(Inventory(session))
+    http_server = HttpServer("--unknown-client-bytes", str(KEEPS_ALL))
+    try:
+        async with streamable_http_client(http_server.url) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+                await session.discover()
+                await multi_megabyte_redemption(Inventory(session))
+    finally:
+        http_server.stop()
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -307,8 +383,16 @@ async def test_a_list_over_the_store_cap_answers_a_summary_without_token_not_the
     # no disk tier to spill to.
     async with serve(transport, "--store-max-mb", "1", "--spill-max-mb", "0") as inventory:
         await inventory.create_site()
-        written = await inventory.ok("device_bulk_create", {"devices": new_devices(3000)})
-        assert written["accepted"] == 3000 and "ids" in written
+        # The store refuses the bulk's 2 MB result as well: with nothing
+        # kept, the envelope lists every id, since nothing else would reach
+        # them (docs/contract.md, "Answers that fit the client"). That is
+        # the one answer not sized to the client (3,000 ids are 117 KB),
+        # so it is read raw, without `ok`'s check.
+        bulk = await inventory.call("device_bulk_create", {"devices": new_devices(3000)})
+        assert not bulk.is_error, bulk.content[0].text[:300]
+        written = bulk.structured_content
+        assert written["accepted"] == 3000 and "continuation_token" not in written
+        assert len(set(written["ids"])) == 3000
         result = await inventory.call("device_list")
         text = result.content[0].text
         assert not result.is_error, text
@@ -318,6 +402,7 @@ async def test_a_list_over_the_store_cap_answers_a_summary_without_token_not_the
         assert probe["total_size"] > 2_000_000
         assert probe["summary"]["count"] == 3000
         assert "limit" in probe["why_no_token"], probe["why_no_token"]
+        assert_fits(result.structured_content, what="the summary probe")
         answered = compact(result.model_dump(by_alias=True, exclude_none=True))
         assert answered < 20_000, f"{answered} bytes answered"
         log(f"3,000 devices over a 1 MB store: {answered} bytes answered, "
@@ -330,32 +415,26 @@ async def test_a_list_larger_than_the_memory_budget_spills_to_disk_and_pages_who
     async with serve(transport, "--store-max-mb", "1") as inventory:
         await inventory.create_site()
         written = await inventory.ok("device_bulk_create", {"devices": new_devices(3000)})
+        assert "continuation_token" in written and "ids" not in written
+        # The bulk's 2 MB result spilled too: its ids, paged from disk.
+        ids_written = await written_ids(inventory, "device_bulk_create", written)
+        assert len(set(ids_written)) == 3000
         probe = await inventory.ok("device_list")
         token = probe["continuation_token"]
         assert probe["total_size"] > 2_000_000
-        ids = []
-        page = 1
-        while True:
-            answer = await inventory.ok(
-                "device_list", {"continuation_token": token, "page": page, "page_size": 200}
-            )
-            assert answer["total"] == 3000
-            ids += [device["id"] for device in answer["items"]]
-            if not answer["has_more"]:
-                break
-            page += 1
-        assert ids == written["ids"], "the pages concatenate to the written list, in order"
+        devices = await read_pages(inventory, "device_list", token, page_size=200)
+        ids = [device["id"] for device in devices]
+        assert ids == ids_written, "the pages concatenate to the written list, in order"
         summary = await inventory.ok("device_list", {"continuation_token": token, "mode": "summary"})
         assert summary["count"] == 3000
         assert sum(summary["fields"]["site_slug"]["values"].values()) == 3000
-        if transport == "stdio":
-            # Over an HTTP session rmcp answers SSE, which this client caps
-            # at 1 MiB an event (the multi-megabyte tests above use
-            # stateless requests, answered as JSON).
-            full = await inventory.call("device_list", {"continuation_token": token, "mode": "full"})
-            assert not full.is_error, full.content[0].text
-            assert len(json.loads(full.content[0].text)) == 3000
-        log(f"3,000 devices over a 1 MB memory budget: {page} pages of 200 from disk")
+        # `full` of 2 MB answers what this client keeps: its first page,
+        # read from disk, and the call that reads on.
+        full = await inventory.ok("device_list", {"continuation_token": token, "mode": "full"})
+        assert full["page"] == 1 and full["total"] == 3000 and full["has_more"]
+        assert full["items"] == devices[: full["page_size"]]
+        assert f"ask page 2 with page_size {full['page_size']}" in full["note"], full["note"]
+        log(f"3,000 devices over a 1 MB memory budget: pages of {full['page_size']} from disk")
 
 
 async def test_http_binds_port_0_to_a_real_port_and_stops_on_ctrl_c(http_server):

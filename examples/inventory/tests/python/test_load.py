@@ -68,6 +68,8 @@ class Client:
                 devices = self.devices(BULK, call)
                 envelope = await self.timed("device_bulk_create", {"devices": devices})
                 if envelope is not None:
+                    # A bulk's envelope has a token; five ids fit beside it.
+                    assert "continuation_token" in envelope, envelope
                     assert len(envelope["ids"]) == BULK, envelope
                     self.written.extend(d["name"] for d in devices)
             elif kind == 2:

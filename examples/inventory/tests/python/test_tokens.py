@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from conftest import serve
-from inventory_client import Inventory, log, new_devices
+from inventory_client import Inventory, assert_fits, log, new_devices, read_pages
 
 pytestmark = pytest.mark.anyio
 
@@ -43,13 +43,32 @@ async def test_usage_reports_an_envelope_against_the_full_result_it_stands_for(t
         for counts in usage(flat).values():
             assert counts["answer"] * 5 < counts["full"], usage(flat)
 
-        routed = {"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(60, prefix="r")}}
+        # Ten devices (7 KB) are within what this client keeps: `full`
+        # answers them whole, and the envelope's `full` is exactly what the
+        # full result costs. What the model reads of that answer is the
+        # list inside `{"result":…}` (its structuredContent), a token or
+        # two more.
+        routed = {"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(10, prefix="r")}}
         envelope = await inventory.call("inventory", routed)
         token = json.loads(envelope.content[0].text)["continuation_token"]
         full = await inventory.call("inventory", {"continuation_token": token, "mode": "full"})
-        # The envelope's `full` is exactly what the full result costs.
+        assert len(json.loads(full.content[0].text)) == 10
         for encoding, counts in usage(full).items():
-            assert counts == {"answer": usage(envelope)[encoding]["full"], "full": counts["answer"]}
+            assert counts["full"] == usage(envelope)[encoding]["full"], (usage(full), usage(envelope))
+            assert counts["full"] < counts["answer"] <= counts["full"] + 5, usage(full)
+
+        # Sixty (42 KB) are not: `full` answers the first page, whose report
+        # counts it against the same full result the envelope stands for.
+        routed = {"resource": "device", "action": "bulk_create", "params": {"devices": new_devices(60, prefix="s")}}
+        envelope = await inventory.call("inventory", routed)
+        token = json.loads(envelope.content[0].text)["continuation_token"]
+        page = await inventory.call("inventory", {"continuation_token": token, "mode": "full"})
+        assert not page.is_error
+        assert_fits(page.structured_content)
+        assert "note" in page.structured_content and page.structured_content["has_more"]
+        for encoding, counts in usage(page).items():
+            assert counts["full"] == usage(envelope)[encoding]["full"], (usage(page), usage(envelope))
+            assert counts["answer"] < counts["full"]
         log(f"{transport} usage of a 60-device bulk create: flat {usage(flat)}, routed {usage(envelope)}")
 
 
@@ -59,11 +78,17 @@ async def test_usage_reports_a_probe_and_its_pages_against_the_stored_list(trans
         probe = await inventory.call("device_list")
         token = json.loads(probe.content[0].text)["continuation_token"]
         page = await inventory.call("device_list", {"continuation_token": token, "page_size": 5})
+        # 100 devices are more than this client keeps: `full` answers the
+        # first page, counted against the stored list as every page is.
         full = await inventory.call("device_list", {"continuation_token": token, "mode": "full"})
+        assert not full.is_error
+        assert_fits(full.structured_content)
+        assert full.structured_content["page"] == 1 and "note" in full.structured_content
         for encoding, stored in usage(probe).items():
             assert usage(page)[encoding]["full"] == stored["full"]
             assert usage(page)[encoding]["answer"] < stored["full"]
-            assert usage(full)[encoding] == {"answer": stored["full"], "full": stored["full"]}
+            assert usage(full)[encoding]["full"] == stored["full"]
+            assert usage(page)[encoding]["answer"] < usage(full)[encoding]["answer"] < stored["full"]
 
 
 @TRANSPORTS
@@ -267,7 +292,8 @@ async def test_the_summary_of_500_devices_counts_them_per_site_and_per_status_ex
         probe = await inventory.ok("device_list")
         token = {"continuation_token": probe["continuation_token"]}
         summary = await inventory.ok("device_list", {**token, "mode": "summary"})
-        devices = await inventory.ok("device_list", {**token, "mode": "full"})
+        # Every device, read page by page at the size the pages report.
+        devices = await read_pages(inventory, "device_list", probe["continuation_token"], page_size=200)
         assert summary["count"] == len(devices) == 500
         for field in ("site_slug", "status", "role"):
             assert summary["fields"][field]["values"] == dict(Counter(d[field] for d in devices)), field

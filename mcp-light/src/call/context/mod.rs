@@ -26,7 +26,8 @@ use serde_json::Value;
 pub use input::{Ask, Elicitation};
 pub use peer::LogLevel;
 pub(crate) use peer::{
-    SessionLogLevel, StopWatch, Stopped, Stops, Talk, is_stateless, run_until_cancelled,
+    SessionKeeps, SessionLogLevel, StopWatch, Stopped, Stops, Talk, is_stateless,
+    run_until_cancelled,
 };
 pub(crate) use task::{TaskLink, View};
 

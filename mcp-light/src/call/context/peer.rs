@@ -112,6 +112,26 @@ impl Clone for SessionLogLevel {
     }
 }
 
+/// What the client of one MCP session (protocol 2025-11-25) keeps of an
+/// answer, looked up once from the name it gave at `initialize` rather
+/// than on every call. A clone, a new session, starts unread, as
+/// [`SessionLogLevel`] does.
+#[derive(Debug, Default)]
+pub(crate) struct SessionKeeps(std::sync::OnceLock<usize>);
+
+impl Clone for SessionKeeps {
+    fn clone(&self) -> SessionKeeps {
+        SessionKeeps::default()
+    }
+}
+
+impl SessionKeeps {
+    /// What the session's client keeps, `read` the first time.
+    pub(crate) fn get_or_read(&self, read: impl FnOnce() -> usize) -> usize {
+        *self.0.get_or_init(read)
+    }
+}
+
 impl SessionLogLevel {
     /// Records the level the client asked for.
     pub(crate) fn set(&self, level: LogLevel) {

@@ -137,6 +137,16 @@ pub(crate) enum CallError {
         instead: &'static str,
     },
     #[error(
+        "the stored result of `{tool}` is {size} bytes, more than this client keeps of an \
+         answer ({keeps} bytes); {instead}"
+    )]
+    TooLargeForClient {
+        tool: Name,
+        size: u64,
+        keeps: usize,
+        instead: &'static str,
+    },
+    #[error(
         "the stored result of `{tool}` is damaged ({error}); {}",
         StartAgain(tool)
     )]
@@ -226,7 +236,8 @@ impl CallError {
             | CallError::ArgumentsRefused { .. }
             | CallError::UnknownArgument { .. }
             | CallError::Taught(_)
-            | CallError::TooLargeWhole { .. } => ErrorKind::Arguments,
+            | CallError::TooLargeWhole { .. }
+            | CallError::TooLargeForClient { .. } => ErrorKind::Arguments,
             CallError::OnlyThroughDispatcher { .. } | CallError::UnknownTool { .. } => {
                 ErrorKind::UnknownTool
             }

@@ -237,6 +237,9 @@ pub(crate) struct Keep<'c> {
     /// that fits the preview) answers itself, a larger one is stored for a
     /// probe. `None` for a plain read, stored only over the size backstop.
     pub(crate) inline_budget: Option<usize>,
+    /// The size backstop as it stands for this client: a result larger
+    /// than it is never answered whole. `None` when the backstop is off.
+    pub(crate) backstop: Option<usize>,
     pub(crate) usage: Option<Arc<UsageReport>>,
 }
 
@@ -299,7 +302,7 @@ impl Keep<'_> {
                     return Answer::new(full_result(whole), AnswerShape::Inline);
                 }
             }
-            None if !config.over_backstop(encoded.size as usize) => {
+            None if !self.over_backstop(encoded.size) => {
                 if let Some(whole) = encoded.small.take() {
                     return Answer::full(whole);
                 }
@@ -337,7 +340,7 @@ impl Keep<'_> {
                 AnswerShape::Probe,
             )
             .with_token(TokenUse::Minted, self.continuations.store_name()),
-            Err(_) if !config.over_backstop(encoded.size as usize) && encoded.small.is_some() => {
+            Err(_) if !self.over_backstop(encoded.size) && encoded.small.is_some() => {
                 Answer::full(encoded.small.clone().expect("checked"))
             }
             Err(why) => Answer::shaped(
@@ -352,6 +355,11 @@ impl Keep<'_> {
             ),
         };
         answer.standing_for(encoded.size).counting(full)
+    }
+
+    /// Whether a result of `size` bytes is over the backstop.
+    fn over_backstop(&self, size: u64) -> bool {
+        self.backstop.is_some_and(|limit| size > limit as u64)
     }
 
     fn failed(&self, failed: Failed) -> Answer {

@@ -1,5 +1,6 @@
 //! Bounds on one call, whatever the transport: how long a string its
-//! arguments may carry, and how long its tool may run.
+//! arguments may carry, how long its tool may run, and how large its answer
+//! may be for the client that reads it.
 
 mod alarm;
 
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use crate::call::args::DEFAULT_MAX_ARGUMENT_STRING;
 use crate::call::outcome::{Answer, CallError};
+use crate::clients::ClientTable;
 pub(crate) use alarm::{Alarm, AlarmClock};
 
 pub(crate) use crate::defaults::TOOL_DEADLINE as DEFAULT_TOOL_DEADLINE;
@@ -25,6 +27,10 @@ pub(crate) struct CallLimits {
     /// What the deadlines ring on: the server's own, its thread started
     /// with the first deadline armed.
     pub(crate) clock: AlarmClock,
+    /// What each client keeps of an answer.
+    pub(crate) clients: ClientTable,
+    /// The most bytes a bulk write's envelope takes listing its ids.
+    pub(crate) envelope_bytes: usize,
 }
 
 impl Default for CallLimits {
@@ -33,6 +39,8 @@ impl Default for CallLimits {
             max_argument_string: DEFAULT_MAX_ARGUMENT_STRING,
             tool_deadline: Some(DEFAULT_TOOL_DEADLINE),
             clock: AlarmClock::new(),
+            clients: ClientTable::new(),
+            envelope_bytes: crate::defaults::ENVELOPE_BYTES,
         }
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::call::context::StateMap;
 use crate::call::roundtrip::TalkbackConfig;
+use crate::clients::ClientTable;
 use crate::heavy::HeavyConfig;
 use crate::operations::limits::CallLimits;
 use crate::operations::usage::UsageReport;
@@ -144,6 +145,37 @@ impl ServerBuilder {
             limits: self.limits,
             tasks: self.tasks,
         })
+    }
+
+    /// Sizes answers by `clients`: what each client, by the name it gives
+    /// itself in `clientInfo`, keeps of an answer, and what a client the
+    /// table does not name keeps
+    /// ([`clients`](crate::clients); by default [`ClientTable::new`]).
+    ///
+    /// ```
+    /// use mcp_light::Server;
+    /// use mcp_light::clients::ClientTable;
+    ///
+    /// let clients = ClientTable::new().with_client("acme-agent", 6_000)?;
+    /// let server = Server::from_registry().with_clients(clients).build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_clients(mut self, clients: ClientTable) -> ServerBuilder {
+        self.limits.clients = clients;
+        self
+    }
+
+    /// Sets the most bytes a bulk write's envelope takes listing the
+    /// written objects' ids beside its continuation token (default
+    /// [`defaults::ENVELOPE_BYTES`](crate::defaults::ENVELOPE_BYTES),
+    /// 1,024). Past it, and past what the calling client keeps, the envelope
+    /// carries the count and the token, which pages every object in the
+    /// order written. 0 never lists ids beside a token. Without a token
+    /// (no store) the envelope lists every id whatever this says: nothing
+    /// else would reach them.
+    pub fn with_envelope_bytes(mut self, bytes: usize) -> ServerBuilder {
+        self.limits.envelope_bytes = bytes;
+        self
     }
 
     /// Hands `value` to every tool: a tool takes it with a `State(value):
@@ -499,16 +531,17 @@ impl ServerBuilder {
 /// the largest a caller may ask for. A [`HeavyConfig`]'s fields are public,
 /// so the checks of its `with_*` setters are made again, by the setters.
 fn check_heavy(heavy: &HeavyConfig) -> Result<(), ConfigError> {
-    let checked = heavy
+    heavy
         .clone()
         .with_max_page_size(heavy.max_page_size)?
         .with_default_page_size(heavy.default_page_size)?
         .with_max_filter_keys(heavy.max_filter_keys)?;
-    if checked.default_page_size > checked.max_page_size {
+    // The field as set, not as `with_max_page_size` would bring it down.
+    if heavy.default_page_size > heavy.max_page_size {
         return Err(ConfigError::between(
             "HeavyConfig::default_page_size",
-            checked.default_page_size as u64,
-            (1, checked.max_page_size as u64),
+            heavy.default_page_size as u64,
+            (1, heavy.max_page_size as u64),
             (Unit::Count, HeavyConfig::DEFAULT_PAGE_SIZE as u64),
             "the page size when the caller gives none, at most `max_page_size`",
         ));

@@ -271,7 +271,7 @@ pub(crate) enum SchemaProblem {
 }
 
 /// The schema `tools/list` publishes: the parameters' schema plus `verify`
-/// on a write, or the negotiation fields on a heavy read.
+/// on a write, and the negotiation fields on a heavy read and a bulk write.
 pub(crate) fn publish(
     params: &Map<String, Value>,
     kind: ToolKind,
@@ -283,8 +283,10 @@ pub(crate) fn publish(
             ToolKind::Write { .. } => {
                 properties.insert(VERIFY.to_owned(), verify_property());
             }
-            ToolKind::Heavy => properties.extend(heavy::negotiation_properties(heavy)),
-            ToolKind::Read => {}
+            ToolKind::Heavy | ToolKind::Read => {}
+        }
+        if kind.negotiates() {
+            properties.extend(heavy::negotiation_properties(heavy));
         }
     }
     schema
@@ -299,13 +301,23 @@ pub(crate) fn added_field_taken(
     kind: ToolKind,
 ) -> Option<(&'static str, &'static str)> {
     let properties = params.get("properties").and_then(Value::as_object)?;
-    let (added, added_to): (&[&'static str], _) = match kind {
-        ToolKind::Write { .. } => (&[VERIFY], "write"),
-        ToolKind::Heavy => (&heavy::NEGOTIATION_FIELDS, "heavy read"),
+    let added_to = match kind {
+        ToolKind::Write { .. } if kind.negotiates() => "bulk write",
+        ToolKind::Write { .. } => "write",
+        ToolKind::Heavy => "heavy read",
         ToolKind::Read => return None,
     };
-    added
+    let verify: &[&'static str] = match kind {
+        ToolKind::Write { .. } => &[VERIFY],
+        _ => &[],
+    };
+    let negotiation: &[&'static str] = match kind.negotiates() {
+        true => &heavy::NEGOTIATION_FIELDS,
+        false => &[],
+    };
+    verify
         .iter()
+        .chain(negotiation)
         .find(|field| properties.contains_key(**field))
         .map(|field| (*field, added_to))
 }
@@ -571,7 +583,11 @@ mod tests {
                 kind,
                 status_code: kind.default_status(),
             };
-            assert_eq!(added(write), [verify], "{kind:?}");
+            let mut expected = vec![verify];
+            if kind.is_bulk() {
+                expected.extend(negotiation);
+            }
+            assert_eq!(added(write), expected, "{kind:?}");
         }
         assert_eq!(added(ToolKind::Heavy), negotiation);
         assert_eq!(heavy::NEGOTIATION_FIELDS, negotiation);

@@ -74,7 +74,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use serde_json::Value;
 use tracing::Instrument;
 
-use crate::call::context::{Caller, SessionLogLevel, Talk, is_stateless};
+use crate::call::context::{Caller, SessionKeeps, SessionLogLevel, Talk, is_stateless};
 use crate::server::compose::{Delegate, composed_methods, listed_beside, pass_on};
 use crate::server::{Call, Client, Server, responded};
 use own::add_own_capabilities;
@@ -139,6 +139,8 @@ pub struct McpHandler {
     /// The session's `logging/setLevel` (protocol 2025-11-25); a clone of
     /// the handler, a new session, starts unset.
     log_level: SessionLogLevel,
+    /// What the session's client keeps of an answer, once it has asked.
+    keeps: SessionKeeps,
 }
 
 impl McpHandler {
@@ -359,6 +361,8 @@ impl ServerHandler for McpHandler {
             traced.finish_call(metrics, &done);
             return responded(done);
         }
+        // What the client keeps of an answer, by the name it gives itself.
+        let keeps = self.server.client_keeps(&context, &self.keeps);
         let talk;
         let client = if self.server.needs_client(named) {
             talk = Talk::new(
@@ -380,7 +384,8 @@ impl ServerHandler for McpHandler {
             caller,
             granted,
             traced.span(),
-        );
+        )
+        .keeping(keeps);
         let done = self
             .server
             .call_over_mcp(call, client, tasks_declared)
@@ -520,6 +525,7 @@ impl Server {
             server: self,
             default_caller,
             log_level: SessionLogLevel::default(),
+            keeps: SessionKeeps::default(),
         }
     }
 }

@@ -7,6 +7,7 @@ use clap::Parser;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use inventory::db::Synchronous;
 use mcp_light::catalog::Surface;
+use mcp_light::clients::{ClientTable, MIN_KEEPS};
 
 /// What the command line asked for.
 ///
@@ -256,6 +257,42 @@ pub struct Cli {
     #[arg(long, verbatim_doc_comment)]
     pub output_schema: bool,
 
+    /// What the MCP client calling itself NAME keeps of an answer, in
+    /// bytes (repeatable)
+    ///
+    /// Answers are sized to what the calling client hands its model, by
+    /// the name it gives in clientInfo: a heavy read answers whole only
+    /// within it, a page holds as many items as fit, a `full` or `verify`
+    /// that would not fit answers a page and the token for the rest. Adds
+    /// a client of your own, or overrides a known one (codex-mcp-client
+    /// keeps 10000, claude-code 40000). BYTES is at least 2048.
+    #[arg(
+        long,
+        value_name = "NAME=BYTES",
+        value_parser = client_bytes,
+        action = clap::ArgAction::Append,
+        verbatim_doc_comment
+    )]
+    pub client: Vec<(String, usize)>,
+
+    /// What a client no --client and no known client names keeps, in
+    /// bytes [default: 10000]
+    ///
+    /// Also a client that names nothing. At least 2048; the default is
+    /// the smallest cut of a known client (OpenAI Codex's).
+    #[arg(long, value_name = "BYTES", value_parser = unknown_client_bytes, verbatim_doc_comment)]
+    pub unknown_client_bytes: Option<usize>,
+
+    /// The most bytes a bulk create's envelope takes listing ids
+    /// [default: 1024]
+    ///
+    /// A bulk create answers its count and a continuation token that
+    /// pages what it wrote; the ids go beside them while the envelope
+    /// stays within BYTES (and within what the client keeps). 0 never
+    /// lists them beside a token.
+    #[arg(long, value_name = "BYTES", verbatim_doc_comment)]
+    pub envelope_bytes: Option<usize>,
+
     /// Serve Prometheus metrics at http://ADDR/metrics
     ///
     /// ADDR is an IP address and a port (0 picks one; the address served
@@ -495,6 +532,40 @@ fn name_and_secret(value: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `--client`'s value: NAME=BYTES, BYTES at least [`MIN_KEEPS`].
+fn client_bytes(value: &str) -> Result<(String, usize), String> {
+    const EXAMPLE: &str = "such as acme-agent=6000 or claude-code=40000";
+    let Some((name, bytes)) = value.split_once('=').filter(|(name, _)| !name.is_empty()) else {
+        return Err(format!(
+            "expected NAME=BYTES, the client's clientInfo name and the bytes of an answer \
+             it keeps, {EXAMPLE}"
+        ));
+    };
+    let Ok(bytes) = bytes.parse::<usize>() else {
+        return Err(format!(
+            "`{bytes}` is not a number of bytes; send NAME=BYTES with BYTES a whole number of \
+             at least {MIN_KEEPS}, {EXAMPLE}"
+        ));
+    };
+    ClientTable::new()
+        .with_client(name, bytes)
+        .map(|_| (name.to_owned(), bytes))
+        .map_err(|e| format!("send NAME=BYTES with BYTES at least {MIN_KEEPS}, {EXAMPLE} ({e})"))
+}
+
+/// `--unknown-client-bytes`' value: at least [`MIN_KEEPS`].
+fn unknown_client_bytes(value: &str) -> Result<usize, String> {
+    let Ok(bytes) = value.parse::<usize>() else {
+        return Err(format!(
+            "expected a whole number of bytes of at least {MIN_KEEPS}, such as 10000"
+        ));
+    };
+    ClientTable::new()
+        .with_unknown_client(bytes)
+        .map(|_| bytes)
+        .map_err(|e| format!("send at least {MIN_KEEPS}, such as 10000 ({e})"))
+}
+
 const EXAMPLES: &str = "\
 Examples:
   inventory                          stdio, in-memory database
@@ -507,6 +578,9 @@ Examples:
             --auth-token ci=$(cat /run/secrets/ci-token)
                                      one of several replicas behind a load balancer
   inventory --surface dispatcher     tools/list is the one `inventory` tool
+  inventory --client acme-agent=6000 --unknown-client-bytes 8000
+                                     answers sized to 6,000 bytes for acme-agent,
+                                     8,000 for clients the table does not know
   inventory --http 0.0.0.0:8080 --drain-timeout 20 --max-sessions 200
                                      behind Kubernetes: 20 s to drain, 200 sessions
   inventory --http 0.0.0.0:8080 --metrics 0.0.0.0:9464 --otlp-endpoint http://127.0.0.1:4318
@@ -1090,6 +1164,103 @@ mod tests {
             message.contains("[possible values: flat, dispatcher, both]"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn clients_are_name_and_bytes_repeated_and_sizes_are_bytes() {
+        let cli = parse(&[]).unwrap();
+        assert_eq!(
+            (cli.client, cli.unknown_client_bytes, cli.envelope_bytes),
+            (vec![], None, None)
+        );
+        let cli = parse(&[
+            "--client",
+            "acme-agent=6000",
+            "--client=claude-code=30000",
+            "--client",
+            "Visual Studio Code=2048",
+            "--unknown-client-bytes",
+            "8000",
+            "--envelope-bytes=0",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.client,
+            [
+                ("acme-agent".to_owned(), 6000),
+                ("claude-code".to_owned(), 30_000),
+                ("Visual Studio Code".to_owned(), 2048),
+            ]
+        );
+        assert_eq!(cli.unknown_client_bytes, Some(8000));
+        assert_eq!(cli.envelope_bytes, Some(0));
+        let clients = crate::clients(&cli).unwrap();
+        assert_eq!(clients.keeps(Some("acme-agent")), 6000);
+        assert_eq!(clients.keeps(Some("claude-code")), 30_000);
+        assert_eq!(clients.keeps(Some("codex-mcp-client")), 10_000);
+        assert_eq!(clients.keeps(Some("some-agent")), 8000);
+        assert_eq!(clients.keeps(None), 8000);
+        // The defaults are mcp-light's.
+        let clients = crate::clients(&parse(&[]).unwrap()).unwrap();
+        assert_eq!(clients, ClientTable::new());
+    }
+
+    #[test]
+    fn a_bad_client_or_size_names_the_flag_and_what_to_send() {
+        for (bad, said) in [
+            ("acme-agent", "expected NAME=BYTES"),
+            ("=6000", "expected NAME=BYTES"),
+            ("acme-agent=", "`` is not a number of bytes"),
+            ("acme-agent=lots", "`lots` is not a number of bytes"),
+            ("acme-agent=-1", "`-1` is not a number of bytes"),
+            ("acme-agent=6k", "`6k` is not a number of bytes"),
+            ("acme-agent=100", "at least 2 KiB; got 100"),
+            ("acme-agent=2047", "at least 2 KiB; got 2047"),
+        ] {
+            let error = parse(&["--client", bad]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            let message = error.to_string();
+            assert!(
+                message.contains("--client <NAME=BYTES>"),
+                "{bad}: {message}"
+            );
+            assert!(message.contains(said), "{bad}: {message}");
+            assert!(message.contains("acme-agent=6000"), "{bad}: {message}");
+        }
+        for bad in ["lots", "-1", "100", "2047", ""] {
+            let error = parse(&[&format!("--unknown-client-bytes={bad}")]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            let message = error.to_string();
+            assert!(
+                message.contains("--unknown-client-bytes <BYTES>"),
+                "{bad}: {message}"
+            );
+            assert!(message.contains("at least 2048"), "{bad}: {message}");
+        }
+        assert_eq!(
+            parse(&["--unknown-client-bytes", "2048"])
+                .unwrap()
+                .unknown_client_bytes,
+            Some(2048)
+        );
+        for bad in ["-1", "lots", "1.5"] {
+            let error = parse(&[&format!("--envelope-bytes={bad}")]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
+            assert!(error.to_string().contains("--envelope-bytes"), "{error}");
+        }
+        for option in ["--client", "--unknown-client-bytes", "--envelope-bytes"] {
+            let error = parse(&[option]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::InvalidValue, "{option}");
+        }
+        let help = parse(&["--help"]).unwrap_err().to_string();
+        for option in [
+            "--client <NAME=BYTES>",
+            "--unknown-client-bytes <BYTES>",
+            "--envelope-bytes <BYTES>",
+            "codex-mcp-client",
+        ] {
+            assert!(help.contains(option), "{option} missing from:\n{help}");
+        }
     }
 
     #[test]

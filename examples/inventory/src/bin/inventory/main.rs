@@ -10,6 +10,7 @@
 //! cargo run -p inventory -- --seed 500                   # 4 sites and 500 devices first
 //! cargo run -p inventory -- --surface dispatcher         # publish only the dispatcher
 //! cargo run -p inventory -- --output-schema              # an outputSchema for every tool
+//! cargo run -p inventory -- --client acme-agent=6000      # answers sized to a client of your own
 //! cargo run -p inventory --features usage -- --usage     # token report in _meta
 //! cargo run -p inventory --features metrics -- --http 127.0.0.1:8080 --metrics 127.0.0.1:9464
 //! cargo run -p inventory --features otlp -- --otlp-endpoint http://127.0.0.1:4318
@@ -46,6 +47,7 @@ use inventory::fixture;
 use mcp_light::auth::Auth;
 #[cfg(feature = "oauth")]
 use mcp_light::auth::OAuthResource;
+use mcp_light::clients::ClientTable;
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 #[cfg(feature = "redis")]
 use mcp_light::store::{RedisStore, RedisStoreConfig};
@@ -150,7 +152,8 @@ async fn run(cli: Cli, telemetry: &Telemetry) -> Result<(), String> {
 
 /// The server the command line describes, over `db`: its store (Redis
 /// pinged, and what it answered said on stderr, when `announce`), surface,
-/// output schemas and tasks.
+/// output schemas, what each client keeps of an answer, the bulk envelope's
+/// bound and tasks.
 async fn build(db: Database, cli: &Cli, announce: bool) -> Result<Server, String> {
     let server = with_store(inventory::server(db), cli, announce).await?;
     #[cfg(feature = "usage")]
@@ -158,9 +161,32 @@ async fn build(db: Database, cli: &Cli, announce: bool) -> Result<Server, String
     server
         .with_surface(cli.surface)
         .with_output_schemas(cli.output_schema)
+        .with_clients(clients(cli)?)
+        .with_envelope_bytes(
+            cli.envelope_bytes
+                .unwrap_or(mcp_light::defaults::ENVELOPE_BYTES),
+        )
         .with_task_after(Duration::from_millis(cli.task_after.unwrap_or(1000)))
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// What each client keeps of an answer: the clients mcp-light knows,
+/// `--client`'s entries over them, and `--unknown-client-bytes` for the
+/// rest.
+fn clients(cli: &Cli) -> Result<ClientTable, String> {
+    let mut clients = ClientTable::new();
+    for (name, bytes) in &cli.client {
+        clients = clients
+            .with_client(name, *bytes)
+            .map_err(|e| format!("--client {name}={bytes}: {e}"))?;
+    }
+    if let Some(bytes) = cli.unknown_client_bytes {
+        clients = clients
+            .with_unknown_client(bytes)
+            .map_err(|e| format!("--unknown-client-bytes {bytes}: {e}"))?;
+    }
+    Ok(clients)
 }
 
 /// How the HTTP server serves: authentication, the drain at shutdown, the
