@@ -12,6 +12,10 @@ use std::net::SocketAddr;
 #[cfg(feature = "http")]
 use std::time::Duration;
 
+/// How long a response over HTTP may take: a 10,000-device bulk is in it.
+#[cfg(feature = "http")]
+const WAIT: Duration = Duration::from_secs(60);
+
 use mcp_light::CallToolResult;
 use mcp_light::prelude::*;
 use rmcp::model::{
@@ -20,6 +24,8 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
+#[cfg(feature = "http")]
+use crate::fixtures::post_mcp;
 use crate::fixtures::{Harness, new_devices, pipe};
 
 /// The line to the server a test calls through.
@@ -72,7 +78,7 @@ impl Line {
                 "clientInfo": {"name": client, "version": "1.0.0"},
             },
         });
-        let (head, _) = post(address, &initialize.to_string(), &[]).await;
+        let (head, _) = post_mcp(address, &initialize.to_string(), &[], WAIT).await;
         let session = head
             .lines()
             .find_map(|line| {
@@ -86,7 +92,7 @@ impl Line {
             ("Mcp-Session-Id", session.as_str()),
             ("MCP-Protocol-Version", "2025-11-25"),
         ];
-        post(address, &initialized.to_string(), &headers).await;
+        post_mcp(address, &initialized.to_string(), &headers, WAIT).await;
         Line::Http {
             address,
             session: Some(session),
@@ -128,7 +134,7 @@ impl Line {
                 }
                 let body =
                     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-                let (_, messages) = post(*address, &body.to_string(), &headers).await;
+                let (_, messages) = post_mcp(*address, &body.to_string(), &headers, WAIT).await;
                 let answer = messages
                     .into_iter()
                     .find(|message| message["id"] == 1)
@@ -137,64 +143,6 @@ impl Line {
             }
         }
     }
-}
-
-#[cfg(feature = "http")]
-/// Posts `body` to `/mcp` with `headers`; the response's head and the
-/// JSON-RPC messages of its body (plain JSON or an SSE stream).
-async fn post(address: SocketAddr, body: &str, headers: &[(&str, &str)]) -> (String, Vec<Value>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-         Connection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
-    socket.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), socket.read_to_end(&mut response))
-        .await
-        .expect("the response ends")
-        .unwrap();
-    let response = String::from_utf8(response).unwrap();
-    let (head, mut rest) = response.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 20"), "{head}");
-    let mut text = String::new();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        loop {
-            let (size, after) = rest.split_once("\r\n").unwrap();
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            if size == 0 {
-                break;
-            }
-            text.push_str(&after[..size]);
-            rest = &after[size + 2..];
-        }
-    } else {
-        text.push_str(rest);
-    }
-    let messages = if head.to_ascii_lowercase().contains("text/event-stream") {
-        text.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter(|data| !data.trim().is_empty())
-            .map(|data| serde_json::from_str(data.trim()).unwrap())
-            .collect()
-    } else if text.trim().is_empty() {
-        Vec::new()
-    } else {
-        vec![serde_json::from_str(&text).unwrap()]
-    };
-    (head.to_owned(), messages)
 }
 
 /// What the client's model is handed: the compact JSON of

@@ -469,3 +469,68 @@ pub fn keys(value: &Value) -> Vec<&str> {
         .map(String::as_str)
         .collect()
 }
+
+#[cfg(feature = "http")]
+/// Posts `body` to `/mcp` with `headers`; the response's head and the
+/// JSON-RPC messages of its body (plain JSON or an SSE stream), the
+/// response ending within `wait`. It speaks HTTP/1.1 by hand, for requests
+/// rmcp's client would not send as they are.
+pub async fn post_mcp(
+    address: std::net::SocketAddr,
+    body: &str,
+    headers: &[(&str, &str)],
+    wait: std::time::Duration,
+) -> (String, Vec<Value>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(wait, socket.read_to_end(&mut response))
+        .await
+        .expect("the response ends")
+        .unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let (head, mut rest) = response.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 20"), "{head}");
+    let mut text = String::new();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        loop {
+            let (size, after) = rest.split_once("\r\n").unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            text.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+    } else {
+        text.push_str(rest);
+    }
+    let messages = if head.to_ascii_lowercase().contains("text/event-stream") {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter(|data| !data.trim().is_empty())
+            .map(|data| serde_json::from_str(data.trim()).unwrap())
+            .collect()
+    } else if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![serde_json::from_str(&text).unwrap()]
+    };
+    (head.to_owned(), messages)
+}

@@ -1071,8 +1071,6 @@ async fn serve_http(server: Server) -> std::net::SocketAddr {
 /// HTTP/1.1 by hand.
 #[cfg(feature = "http")]
 async fn post_stateless(address: std::net::SocketAddr, tool: &str, meta: Value) -> Vec<Value> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
     let mut params_meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
@@ -1086,49 +1084,15 @@ async fn post_stateless(address: std::net::SocketAddr, tool: &str, meta: Value) 
         "params": {"name": tool, "arguments": {}, "_meta": params_meta}
     })
     .to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
-    socket.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), socket.read_to_end(&mut response))
-        .await
-        .expect("the response ends")
-        .unwrap();
-    let response = String::from_utf8(response).unwrap();
-    let (head, mut rest) = response.split_once("\r\n\r\n").unwrap();
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+    ];
+    let (head, messages) =
+        crate::fixtures::post_mcp(address, &body, &headers, Duration::from_secs(10)).await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    let mut body = String::new();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        loop {
-            let (size, after) = rest.split_once("\r\n").unwrap();
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            if size == 0 {
-                break;
-            }
-            body.push_str(&after[..size]);
-            rest = &after[size + 2..];
-        }
-    } else {
-        body.push_str(rest);
-    }
-    if head.to_ascii_lowercase().contains("text/event-stream") {
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter(|data| !data.trim().is_empty())
-            .map(|data| serde_json::from_str(data.trim()).unwrap())
-            .collect()
-    } else {
-        vec![serde_json::from_str(&body).unwrap()]
-    }
+    messages
 }
 
 #[cfg(feature = "http")]
