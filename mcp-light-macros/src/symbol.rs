@@ -26,6 +26,7 @@ pub const TASK: Symbol = Symbol("task");
 pub const SCHEMA: Symbol = Symbol("schema");
 pub const SCOPES: Symbol = Symbol("scopes");
 pub const VIEW: Symbol = Symbol("view");
+pub const ANNOTATIONS: Symbol = Symbol("annotations");
 
 // Parameter attributes.
 pub const ID: Symbol = Symbol("id");

@@ -7,6 +7,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::call::args::ToolArgument;
+pub use crate::call::built::built_kind;
 pub use crate::call::extract::{FromCall, FromCallRef, StateNeed};
 pub use crate::call::invoke::{Answering, Invocation, InvokeFn, Responder};
 pub use crate::call::offload::{Unfinished, run_sync};
@@ -19,7 +20,7 @@ pub use crate::store::BoxFuture;
 pub use crate::tool::error::IntoToolError;
 pub use crate::tool::kind::{ToolKind, WriteKind};
 pub use crate::tool::registry::TOOLS;
-pub use crate::tool::{ToolDef, ToolParts};
+pub use crate::tool::{StatedAnnotations, ToolDef, ToolParts};
 pub use crate::writes::light_key::BulkItem;
 
 /// The schema of a tool's generated argument struct, before compaction.
@@ -31,6 +32,18 @@ pub fn params_schema<A: schemars::JsonSchema>() -> schemars::Schema {
 /// included (`schema = "as_written"`).
 pub fn params_schema_as_written<A: schemars::JsonSchema>() -> schemars::Schema {
     crate::tool::schema::generate_as_written::<A>()
+}
+
+/// The schema of rmcp's `Parameters<T>`, the whole arguments of a tool,
+/// closed at the top level where the call refuses an argument `T` does
+/// not declare.
+pub fn whole_params_schema<A: WholeArguments>() -> schemars::Schema {
+    crate::call::wrappers::close_whole::<A>(crate::tool::schema::generate::<A>())
+}
+
+/// [`whole_params_schema`] as schemars writes it (`schema = "as_written"`).
+pub fn whole_params_schema_as_written<A: WholeArguments>() -> schemars::Schema {
+    crate::call::wrappers::close_whole::<A>(crate::tool::schema::generate_as_written::<A>())
 }
 
 /// An identifying argument (a destroy's `id`) as it goes into the envelope.

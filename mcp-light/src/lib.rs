@@ -563,8 +563,8 @@ pub use rmcp::model::CallToolResult;
 /// Everything a tool module needs, in one `use`.
 pub mod prelude {
     pub use crate::{
-        BulkResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey, Server,
-        ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, mcp_tools, tools,
+        BulkResult, CallToolResult, Caller, Content, ContentAnswer, Context, KeyFields, LightKey,
+        Server, ServerBuilder, State, ToolError, mcp_heavy, mcp_light, mcp_tool, mcp_tools, tools,
     };
     pub use rmcp::handler::server::wrapper::{Json, Parameters};
     pub use schemars::JsonSchema;

@@ -10,11 +10,13 @@ use syn::Path;
 
 use crate::symbol::*;
 
+mod annotations;
 mod param;
 mod serde;
 mod tool;
 mod value;
 
+pub use annotations::Annotations;
 pub use param::ParamAttrs;
 pub use serde::{SerdeContainer, SerdeField};
 pub use tool::ToolArgs;
@@ -59,6 +61,7 @@ impl Attr {
                 TASK,
                 SCHEMA,
                 SCOPES,
+                ANNOTATIONS,
             ],
             Attr::Heavy => &[
                 NAME,
@@ -71,6 +74,7 @@ impl Attr {
                 SCHEMA,
                 SCOPES,
                 VIEW,
+                ANNOTATIONS,
             ],
             Attr::Light => &[
                 NAME,
@@ -84,6 +88,7 @@ impl Attr {
                 TASK,
                 SCOPES,
                 VIEW,
+                ANNOTATIONS,
             ],
         }
     }
@@ -95,16 +100,16 @@ impl Attr {
         match self {
             Attr::Tool => format!(
                 "`#[{self}]` accepts {named}, `crate = path`, `inline`, `task`, \
-                 `schema = \"as_written\"`, `scopes = [\"...\"]`"
+                 `schema = \"as_written\"`, `scopes = [\"...\"]`, `annotations(...)`"
             ),
             Attr::Heavy => format!(
                 "`#[{self}]` accepts {named}, `crate = path`, `inline`, `inline = 4096`, `task`, \
-                 `schema = \"as_written\"`, `scopes = [\"...\"]`, `view = false`"
+                 `schema = \"as_written\"`, `scopes = [\"...\"]`, `view = false`, `annotations(...)`"
             ),
             Attr::Light => format!(
                 "`#[mcp_light]` accepts a write kind ({}) and {named}, `retrieve = path`, \
                  `status = 201`, `crate = path`, `inline`, `task`, `schema = \"as_written\"`, \
-                 `scopes = [\"...\"]`, `view = false`",
+                 `scopes = [\"...\"]`, `view = false`, `annotations(...)`",
                 WriteKind::list()
             ),
         }

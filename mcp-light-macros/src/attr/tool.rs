@@ -13,7 +13,7 @@ use super::value::{
     crate_arg, inline_budget_arg, path_arg, path_to_string, scopes_arg, skip_value, status_arg,
     string_arg, task_arg, view_arg,
 };
-use super::{Attr, TaskArg, WriteKind};
+use super::{Annotations, Attr, TaskArg, WriteKind};
 use crate::ctxt::Ctxt;
 use crate::suggest;
 use crate::symbol::*;
@@ -53,6 +53,9 @@ pub struct ToolArgs {
     /// `view = false`: the tool names no viewer for a client that shows
     /// views. The argument's span.
     pub no_view: Option<Span>,
+    /// `annotations(...)`: the MCP annotations the author states, which
+    /// win over what the macros derive.
+    pub annotations: Option<Annotations>,
 }
 
 impl ToolArgs {
@@ -76,6 +79,7 @@ impl ToolArgs {
             schema_as_written: None,
             scopes: None,
             no_view: None,
+            annotations: None,
         };
         let parser = syn::meta::parser(|meta| args.parse_one(cx, meta));
         if let Err(error) = parser.parse2(tokens) {
@@ -183,6 +187,9 @@ impl ToolArgs {
         } else if path == VIEW {
             let value = view_arg(cx, self.attr, &meta)?;
             set_once(cx, &mut self.no_view, value, path);
+        } else if path == ANNOTATIONS {
+            let value = Annotations::parse(cx, &meta)?;
+            set_once(cx, &mut self.annotations, Some(value), path);
         } else if path == SCOPES {
             let value = scopes_arg(cx, &meta)?;
             set_once(cx, &mut self.scopes, value, path);

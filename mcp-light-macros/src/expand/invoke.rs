@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
-use super::{argument_bounds, respan, result_assertions, success_span};
+use super::{Dispatch, argument_bounds, respan, result_assertions, success_span};
 use crate::ast::{Param, Role};
 use crate::attr::WriteKind;
 use crate::valid::{DestroyId, Kind, Plan};
@@ -210,15 +210,36 @@ fn output(plan: &Plan) -> TokenStream {
         .as_ref()
         .map_or_else(|| plan.tool.item.sig.ident.span(), |ty| ty.span());
     let output_krate = respan(&plan.krate, output_span);
+    let output = Dispatch::Output.import(&output_krate, output_span);
+    let json = Dispatch::Json.import(&output_krate, output_span);
+    // A heavy read or a write that builds its own `CallToolResult` answers
+    // the JSON it carries (see `mcp_light::__private::built_kind`).
+    let built = match plan.kind {
+        Kind::Read => None,
+        Kind::Heavy | Kind::Write { .. } => {
+            let method = match plan.kind {
+                Kind::Heavy => format_ident!("heavy", span = output_span),
+                _ => format_ident!("write", span = output_span),
+            };
+            let import = Dispatch::Built.import(&output_krate, output_span);
+            Some(quote_spanned! {output_span=>
+                let __out = {
+                    #import
+                    (&__out).tool_built_kind().#method(__out)
+                };
+            })
+        }
+    };
     quote_spanned! {output_span=>
         let __out = {
-            use #output_krate::__private::kind::*;
+            #output
             (&__ret).tool_output_kind().into_output(__ret)
         };
         let __out = {
-            use #output_krate::__private::json_kind::*;
+            #json
             (&__out).tool_json_kind().unwrap_json(__out)
         };
+        #built
     }
 }
 
@@ -272,9 +293,10 @@ fn respond(plan: &Plan, id_args: Option<TokenStream>, in_place: bool) -> TokenSt
         // JSON or content, whichever the success type is.
         Kind::Read => {
             let krate = respan(krate, span);
+            let answer = Dispatch::Answer.import(&krate, span);
             let read = quote_spanned! {span=>
                 {
-                    use #krate::__private::answer_kind::*;
+                    #answer
                     (&__out).tool_answer_kind().read(__responder, __out)
                 }
             };
@@ -297,9 +319,10 @@ fn respond(plan: &Plan, id_args: Option<TokenStream>, in_place: bool) -> TokenSt
         // A stream, an iterator or a value, whichever the success type is.
         Kind::Heavy => {
             let krate = respan(krate, span);
+            let heavy = Dispatch::Heavy.import(&krate, span);
             quote_spanned! {span=>
                 {
-                    use #krate::__private::heavy_kind::*;
+                    #heavy
                     (&&&&__out).heavy_kind().heavy(__responder, __out)
                 }
                 .await

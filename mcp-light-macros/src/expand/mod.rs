@@ -6,10 +6,10 @@ use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{Item, Path};
+use syn::{Ident, Item, LitStr, Path};
 
 use crate::ast::{Role, Tool};
-use crate::attr::{Attr, WriteKind};
+use crate::attr::{self, Attr, WriteKind};
 use crate::ctxt::Ctxt;
 use crate::handle;
 use crate::symbol;
@@ -76,8 +76,9 @@ fn generate(plan: &Plan) -> TokenStream {
     let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
     let cfgs = &plan.tool.cfgs;
     let definition = definition_block(plan);
+    let function = function(plan);
     quote! {
-        #item
+        #function
         #(#cfgs)*
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unreachable_pub)]
@@ -103,9 +104,10 @@ pub fn generate_method(plan: &Plan, self_ty: &syn::Type) -> MethodTokens {
     let (vis, handle) = (&item.vis, handle::ident(&item.sig.ident));
     let cfgs = &plan.tool.cfgs;
     let definition = definition_block(plan);
+    let function = function(plan);
     MethodTokens {
         in_impl: quote! {
-            #item
+            #function
             #(#cfgs)*
             #[doc(hidden)]
             #[allow(non_upper_case_globals, unreachable_pub)]
@@ -119,6 +121,38 @@ pub fn generate_method(plan: &Plan, self_ty: &syn::Type) -> MethodTokens {
                 static __MCP_LIGHT_TOOL: #krate::__private::ToolDef = <#self_ty>::#handle;
             };
         },
+    }
+}
+
+/// The function as written, with the one lint allowed on it that fires
+/// only because of what its signature means to mcp-light:
+///
+/// - an `async fn` without an `.await` is how a tool says it runs on the
+///   async worker that serves the call (a synchronous one goes to the
+///   blocking pool), so `unused_async`'s fix would move the tool (rmcp's
+///   `#[tool]` rewrites an `async fn` into one returning a boxed future,
+///   so clippy never sees it there either);
+/// - a named parameter of a synchronous tool is an argument, parsed from
+///   the call and owned by the tool: `needless_pass_by_value`'s reference
+///   would make it a value borrowed from the call instead, which an
+///   argument cannot be.
+///
+/// Anything else clippy finds in the function (an unused `&self` of a
+/// synchronous method included, as on rmcp) it reports as it would in a
+/// function the macros never saw.
+fn function(plan: &Plan) -> TokenStream {
+    let tool = plan.tool;
+    let item = &tool.item;
+    let lint = if item.sig.asyncness.is_some() {
+        quote!(clippy::unused_async)
+    } else if tool.params.iter().any(|p| matches!(p.role, Role::Arg)) {
+        quote!(clippy::needless_pass_by_value)
+    } else {
+        return quote!(#item);
+    };
+    quote! {
+        #[allow(#lint)]
+        #item
     }
 }
 
@@ -173,24 +207,31 @@ fn result_assertions(plan: &Plan) -> TokenStream {
     // value); anywhere else a stream or an iterator is refused.
     let json_check = match plan.kind {
         Kind::Read => None,
-        Kind::Heavy => Some(quote_spanned! {span=>
-            {
-                use #krate::__private::answer_kind::*;
-                (&__out).tool_answer_kind().json_only(&__out);
-            }
-        }),
-        Kind::Write { .. } => Some(quote_spanned! {span=>
-            #krate::__private::assert_tool_result(&__out);
-            {
-                use #krate::__private::answer_kind::*;
-                (&__out).tool_answer_kind().json_only(&__out);
-            }
-        }),
+        Kind::Heavy => {
+            let answer = Dispatch::Answer.import(&krate, span);
+            Some(quote_spanned! {span=>
+                {
+                    #answer
+                    (&__out).tool_answer_kind().json_only(&__out);
+                }
+            })
+        }
+        Kind::Write { .. } => {
+            let answer = Dispatch::Answer.import(&krate, span);
+            Some(quote_spanned! {span=>
+                #krate::__private::assert_tool_result(&__out);
+                {
+                    #answer
+                    (&__out).tool_answer_kind().json_only(&__out);
+                }
+            })
+        }
     };
     let heavy_check = (plan.kind != Kind::Heavy).then(|| {
+        let heavy = Dispatch::Heavy.import(&krate, span);
         quote_spanned! {span=>
             {
-                use #krate::__private::heavy_kind::*;
+                #heavy
                 (&&&&__out).heavy_kind().only_heavy(&__out);
             }
         }
@@ -357,6 +398,11 @@ fn answers_content(plan: &Plan) -> TokenStream {
     let receiver = tool.receiver.iter().map(|_| quote!(::core::unreachable!()));
     let never = receiver.chain(tool.params.iter().map(|_| quote!(::core::unreachable!())));
     let await_ = tool.item.sig.asyncness.map(|_| quote!(.await));
+    let (output, json, answer) = (
+        Dispatch::Output.import(krate, Span::call_site()),
+        Dispatch::Json.import(krate, Span::call_site()),
+        Dispatch::Answer.import(krate, Span::call_site()),
+    );
     // `output_type`, not `into_output`: the real call reports an error type
     // that does not convert, once.
     quote!({
@@ -365,14 +411,14 @@ fn answers_content(plan: &Plan) -> TokenStream {
             let __probe = async move {
                 let __ret = #callee(#(#never),*) #await_;
                 let __out = {
-                    use #krate::__private::kind::*;
+                    #output
                     (&__ret).tool_output_kind().output_type(__ret)
                 };
                 let __out = {
-                    use #krate::__private::json_kind::*;
+                    #json
                     (&__out).tool_json_kind().unwrap_json(__out)
                 };
-                use #krate::__private::answer_kind::*;
+                #answer
                 (&__out).tool_answer_kind()
             };
             #krate::__private::answer_kind::answers_content(&__probe)
@@ -439,10 +485,11 @@ fn definition(plan: &Plan) -> TokenStream {
     };
     let state_needs = state_needs(plan);
     let answers_content = answers_content(plan);
-    let generate = if plan.schema_as_written {
-        format_ident!("params_schema_as_written")
-    } else {
-        format_ident!("params_schema")
+    let generate = match (plan.whole.is_some(), plan.schema_as_written) {
+        (false, false) => format_ident!("params_schema"),
+        (false, true) => format_ident!("params_schema_as_written"),
+        (true, false) => format_ident!("whole_params_schema"),
+        (true, true) => format_ident!("whole_params_schema_as_written"),
     };
     let schema_as_written = plan.schema_as_written;
     let task = match plan.task {
@@ -458,6 +505,7 @@ fn definition(plan: &Plan) -> TokenStream {
         Some(budget) => quote!(::core::option::Option::Some(#budget)),
         None => quote!(::core::option::Option::None),
     };
+    let annotations = stated_annotations(plan);
     let bounds = argument_bounds(plan);
     // Both references prove the argument bounds at one span, so that rustc
     // reports each type that is not an argument once.
@@ -496,6 +544,7 @@ fn definition(plan: &Plan) -> TokenStream {
             scopes: &[#(#scopes),*],
             view: #view,
             inline_budget: #inline_budget,
+            annotations: #annotations,
         })
     }
 }
@@ -538,6 +587,53 @@ fn retrieve_const(plan: &Plan, path: &Path) -> TokenStream {
     }
 }
 
+/// One choice the compiler makes for generated code, by autoref: the
+/// traits of a module of `mcp_light::__private`, each found at its own
+/// autoref step, one of them picked by the method call they are imported
+/// around (see `mcp_light::__private::kind`).
+#[derive(Clone, Copy)]
+enum Dispatch {
+    /// A `Result` (its error converted) or the success itself.
+    Output,
+    /// rmcp's `Json<T>` answers as `T`.
+    Json,
+    /// MCP content or JSON.
+    Answer,
+    /// A stream, an iterator of `Result`s, an iterator, or a value.
+    Heavy,
+    /// A `CallToolResult` the tool built, or any other success.
+    Built,
+}
+
+impl Dispatch {
+    fn module_and_traits(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Dispatch::Output => ("kind", &["ResultKind", "ValueKind"]),
+            Dispatch::Json => ("json_kind", &["JsonWrapperKind", "PlainKind"]),
+            Dispatch::Answer => ("answer_kind", &["ContentKind", "JsonKind"]),
+            Dispatch::Heavy => (
+                "heavy_kind",
+                &["StreamKind", "TryIterKind", "IterKind", "WholeKind"],
+            ),
+            Dispatch::Built => ("built_kind", &["BuiltKind", "OtherKind"]),
+        }
+    }
+
+    /// The `use` that brings the traits into scope, by name and unnamed
+    /// (`as _`), so that nothing reaches the user's namespace and no glob
+    /// import is left for the user's lints to report. The call picks one
+    /// trait, so the import of the others is unused by design.
+    fn import(self, krate: &impl ToTokens, span: Span) -> TokenStream {
+        let (module, traits) = self.module_and_traits();
+        let module = Ident::new(module, span);
+        let traits = traits.iter().map(|name| Ident::new(name, span));
+        quote_spanned! {span=>
+            #[allow(unused_imports)]
+            use #krate::__private::#module::{#(#traits as _),*};
+        }
+    }
+}
+
 /// `tokens` with every span set to `span`, for paths interpolated where an
 /// error should point at the user's code (`quote_spanned!` leaves
 /// interpolated tokens as they were).
@@ -575,6 +671,32 @@ fn callee(plan: &Plan) -> TokenStream {
         }
         None => quote!(#ident),
     }
+}
+
+/// What the author states in `annotations(...)`, each hint `None` where
+/// it said nothing.
+fn stated_annotations(plan: &Plan) -> TokenStream {
+    let krate = &plan.krate;
+    let default = attr::Annotations::default();
+    let stated = plan.annotations.unwrap_or(&default);
+    let title = option_str(stated.title.as_ref().map(LitStr::value).as_deref());
+    let hint = |hint: &Option<syn::LitBool>| match hint {
+        Some(hint) => quote!(::core::option::Option::Some(#hint)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (read_only, destructive, idempotent, open_world) = (
+        hint(&stated.read_only),
+        hint(&stated.destructive),
+        hint(&stated.idempotent),
+        hint(&stated.open_world),
+    );
+    quote!(#krate::__private::StatedAnnotations {
+        title: #title,
+        read_only_hint: #read_only,
+        destructive_hint: #destructive,
+        idempotent_hint: #idempotent,
+        open_world_hint: #open_world,
+    })
 }
 
 fn option_str(value: Option<&str>) -> TokenStream {
@@ -679,13 +801,15 @@ mod tests {
         let items: Vec<(String, usize)> = file
             .items
             .iter()
-            .map(|item| match item {
-                Item::Fn(f) => (f.sig.ident.to_string(), f.attrs.len()),
-                Item::Static(s) => {
-                    let cfgs = s.attrs.iter().filter(|a| a.path().is_ident("cfg"));
-                    (s.ident.to_string(), cfgs.count())
+            .map(|item| {
+                let cfgs = |attrs: &[syn::Attribute]| {
+                    attrs.iter().filter(|a| a.path().is_ident("cfg")).count()
+                };
+                match item {
+                    Item::Fn(f) => (f.sig.ident.to_string(), cfgs(&f.attrs)),
+                    Item::Static(s) => (s.ident.to_string(), cfgs(&s.attrs)),
+                    other => panic!("an item beside the function: {}", quote!(#other)),
                 }
-                other => panic!("an item beside the function: {}", quote!(#other)),
             })
             .collect();
         assert_eq!(
@@ -694,6 +818,86 @@ mod tests {
                 ("devices".into(), 1),
                 ("__mcp_light_tool_devices".into(), 1)
             ]
+        );
+    }
+
+    /// The traits of each autoref choice are imported by name, never by a
+    /// glob that the user's `wildcard_imports` would report at their type.
+    #[test]
+    fn no_glob_import_reaches_the_users_crate() {
+        let cases = [
+            (
+                Attr::Tool,
+                quote!(),
+                quote!(
+                    fn a() -> u32 {
+                        1
+                    }
+                ),
+            ),
+            (
+                Attr::Heavy,
+                quote!(),
+                quote!(
+                    fn b() -> Vec<u32> {
+                        vec![]
+                    }
+                ),
+            ),
+            (
+                Attr::Light,
+                quote!(destroy),
+                quote!(
+                    fn c(id: u64) {}
+                ),
+            ),
+        ];
+        for (attr, args, item) in cases {
+            let out = tool(attr, args, item).to_string();
+            assert!(!out.contains("compile_error"), "{out}");
+            assert!(!out.contains(":: *"), "{out}");
+            assert!(out.contains("ValueKind as _"), "{out}");
+        }
+    }
+
+    /// Only the lints a tool's shape trips are allowed on its function:
+    /// an `async fn`'s, and a synchronous one's with arguments.
+    #[test]
+    fn the_function_carries_only_the_lints_its_shape_trips() {
+        let allows = |item| {
+            let out = tool(Attr::Tool, quote!(), item);
+            let file: syn::File = syn::parse2(out).unwrap();
+            let Item::Fn(function) = &file.items[0] else {
+                panic!("the function comes first")
+            };
+            let allow = function.attrs.iter().find(|a| a.path().is_ident("allow"));
+            allow.map(|a| quote!(#a).to_string())
+        };
+        let in_async = allows(quote!(
+            async fn a(name: String) -> String {
+                name
+            }
+        ));
+        assert_eq!(
+            in_async.as_deref(),
+            Some("# [allow (clippy :: unused_async)]")
+        );
+        let with_argument = allows(quote!(
+            fn b(name: String) -> usize {
+                name.len()
+            }
+        ));
+        assert_eq!(
+            with_argument.as_deref(),
+            Some("# [allow (clippy :: needless_pass_by_value)]")
+        );
+        assert_eq!(
+            allows(quote!(
+                fn c(caller: &Caller) -> u32 {
+                    1
+                }
+            )),
+            None
         );
     }
 

@@ -1,14 +1,17 @@
 //! Checks of the tool attributes' arguments: which attributes combine,
 //! values given on several attributes that must agree, and the arguments
 //! checked against the function (`inline` on an `async fn`, a write kind
-//! against a `Vec` result, `retrieve = Self::...` against the `impl`).
+//! against a `Vec` result, `retrieve = Self::...` against the `impl`), and
+//! the author's `annotations(...)` against what the attribute says.
 
+use proc_macro2::Span;
 use quote::ToTokens;
 use syn::ext::IdentExt;
-use syn::{LitStr, Path};
+use syn::{LitBool, LitStr, Path};
 
+use super::Kind;
 use crate::ast::Tool;
-use crate::attr::{Attr, TaskArg, ToolArgs, WriteKind};
+use crate::attr::{Annotations, Attr, TaskArg, ToolArgs, WriteKind};
 use crate::ctxt::Ctxt;
 
 /// `scopes` on one of the tool's attributes, at most: two lists would leave
@@ -260,4 +263,68 @@ pub(super) fn check_retrieve(cx: &Ctxt, tool: &Tool, path: &Path) -> Option<Path
         ),
     );
     None
+}
+
+/// `annotations(...)` on one of the tool's attributes, at most, checked
+/// against what the attribute says the tool is: a write is not read-only,
+/// a heavy read is, and a destroy destroys. What a `#[mcp_tool]` states
+/// is its author's to say.
+pub(super) fn check_annotations<'a>(
+    cx: &Ctxt,
+    tool: &'a Tool,
+    kind: Kind,
+) -> Option<&'a Annotations> {
+    let mut given = tool
+        .attrs
+        .iter()
+        .filter_map(|args| args.annotations.as_ref());
+    let annotations = given.next()?;
+    if let Some(again) = given.next() {
+        cx.push(syn::Error::new(
+            again.span.unwrap_or_else(Span::call_site),
+            "`annotations` is given twice: state every annotation in one attribute's \
+             `annotations(...)`",
+        ));
+    }
+    let stated = |hint: &Option<LitBool>, value: bool| {
+        hint.as_ref().filter(|hint| hint.value == value).cloned()
+    };
+    match kind {
+        Kind::Write { kind, .. } => {
+            if let Some(hint) = stated(&annotations.read_only, true) {
+                cx.error_spanned_by(
+                    hint,
+                    format_args!(
+                        "`#[mcp_light({})]` is a write, so it is not read-only: remove \
+                         `read_only_hint = true`, or, if the tool only reads, make it a \
+                         `#[mcp_tool]`",
+                        kind.as_str()
+                    ),
+                );
+            }
+            if kind == WriteKind::Destroy
+                && let Some(hint) = stated(&annotations.destructive, false)
+            {
+                cx.error_spanned_by(
+                    hint,
+                    "`#[mcp_light(destroy)]` deletes what it names, which is destructive: \
+                     remove `destructive_hint = false`, or, if the tool changes without \
+                     deleting, make it `#[mcp_light(update)]`",
+                );
+            }
+        }
+        Kind::Heavy => {
+            if let Some(hint) = stated(&annotations.read_only, false) {
+                cx.error_spanned_by(
+                    hint,
+                    "`#[mcp_heavy]` is a read: its result is kept and paged without running \
+                     the tool again, so the tool must not change anything: remove \
+                     `read_only_hint = false`, or, if the tool writes, make it \
+                     `#[mcp_light(<kind>)]`",
+                );
+            }
+        }
+        Kind::Read => {}
+    }
+    Some(annotations)
 }

@@ -9,15 +9,15 @@ use syn::Path;
 use syn::ext::IdentExt;
 
 use crate::ast::{Param, Role, Tool};
-use crate::attr::{self, Attr, TaskArg, WriteKind};
+use crate::attr::{self, Annotations, Attr, TaskArg, WriteKind};
 use crate::ctxt::Ctxt;
 
 mod args;
 mod signature;
 
 use args::{
-    check_combination, check_inline, check_retrieve, check_scopes, check_task, check_tool_name,
-    merged, merged_crate, write_kind,
+    check_annotations, check_combination, check_inline, check_retrieve, check_scopes, check_task,
+    check_tool_name, merged, merged_crate, write_kind,
 };
 use signature::{check_params, check_signature, destroy_id};
 
@@ -53,6 +53,9 @@ pub struct Plan<'a> {
     /// `inline = N` on `#[mcp_heavy]`: the heavy read's own inline budget
     /// in bytes.
     pub inline_budget: Option<usize>,
+    /// `annotations(...)`: what the author states, which wins over what
+    /// the attribute implies.
+    pub annotations: Option<&'a Annotations>,
 }
 
 /// Where a destroy's envelope takes its `id` from.
@@ -107,6 +110,7 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
     let inline = check_inline(cx, tool);
     let task = check_task(cx, tool);
     let scopes = check_scopes(cx, tool);
+    let annotations = check_annotations(cx, tool, kind);
 
     let whole = check_params(cx, tool, kind);
     let destroy_id = match (kind, write_kind) {
@@ -164,5 +168,6 @@ pub fn check<'a>(cx: &Ctxt, tool: &'a Tool) -> Option<Plan<'a>> {
             .attrs
             .iter()
             .find_map(|args| args.inline_budget.map(|(budget, _)| budget)),
+        annotations,
     })
 }

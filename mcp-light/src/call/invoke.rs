@@ -22,7 +22,7 @@ use crate::call::content::ContentAnswer;
 use crate::call::context::Context;
 use crate::call::outcome::call_error::Takes;
 use crate::call::outcome::{
-    Answer, AnswerShape, CallError, Counts, EnvelopeShape, ErrorKind, TokenUse, WriteOutcome,
+    Answer, AnswerShape, CallError, Counts, EnvelopeShape, TokenUse, WriteOutcome,
 };
 use crate::call::wrappers::{self, Closed, WholeArguments};
 use crate::continuation::keep;
@@ -291,14 +291,7 @@ impl Responder {
     /// no probe and nothing stored.
     pub fn content<T: ContentAnswer>(self, out: Result<T, ToolError>) -> Answer {
         match out {
-            Ok(answer) => {
-                let result = answer.into_call_tool_result();
-                let shape = match result.is_error {
-                    Some(true) => AnswerShape::Error(ErrorKind::Tool),
-                    _ => AnswerShape::Full,
-                };
-                Answer::new(result, shape)
-            }
+            Ok(answer) => Answer::as_built(answer.into_call_tool_result()),
             Err(error) => self.failed(error),
         }
     }
@@ -682,6 +675,10 @@ impl Responder {
     #[cold]
     #[inline(never)]
     pub(crate) fn failed(&self, error: ToolError) -> Answer {
+        let error = match crate::call::built::into_built(error) {
+            Ok(result) => return Answer::as_built(result),
+            Err(error) => error,
+        };
         let protocol = error
             .source()
             .and_then(|source| source.downcast_ref::<rmcp::ErrorData>())

@@ -10,7 +10,8 @@
 //! - `invoke`: one call of one tool. `offload`: work too large for the
 //!   async workers, on the blocking pool.
 //! - `output`: what a tool's return value becomes. `content`: answers that
-//!   are MCP content rather than JSON.
+//!   are MCP content rather than JSON. `built`: a `CallToolResult` a heavy
+//!   read or a write builds itself, and the JSON the discipline reads of it.
 //! - `outcome/`: what an answer is ([`Answer`](outcome::Answer)), decided
 //!   where it is made, with the errors a call answers (`call_error`) and
 //!   the outcome a write takes (`write`). `answer/`: the tool results
@@ -20,6 +21,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod args;
+pub(crate) mod built;
 pub(crate) mod content;
 pub mod context;
 pub mod extract;

@@ -14,8 +14,8 @@
 
 use crate::tool::error::{IntoToolError, ToolError};
 
-/// The tags and the two traits that pick them; generated code glob-imports
-/// this module around one method call.
+/// The tags and the two traits that pick them; generated code imports both
+/// traits by name (`as _`) around one method call.
 pub mod kind {
     use super::*;
 
@@ -143,7 +143,7 @@ pub mod answer_kind {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is MCP content, but a `#[mcp_heavy]` or `#[mcp_light]` tool answers JSON (a probe, an envelope)",
         label = "content is answered by `#[mcp_tool]` only",
-        note = "make the tool a `#[mcp_tool]`, or return a `Serialize` type"
+        note = "make the tool a `#[mcp_tool]`, return a `Serialize` type, or return a `CallToolResult` that carries the JSON as its `structured_content`"
     )]
     pub trait JsonOnlyAnswer {}
 

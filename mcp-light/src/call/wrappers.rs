@@ -119,6 +119,76 @@ impl<'de> Deserializer<'de> for Closed<'de> {
     }
 }
 
+/// The fields `T`'s top level declares when [`Closed`] refuses any other
+/// argument (`T` deserializes as a struct); `None` when it reads its
+/// arguments as serde does (a map, an enum, a flattened field). Found by
+/// asking `T`'s `Deserialize` what it would read, without any input.
+pub(crate) fn closed_fields<T: de::DeserializeOwned>() -> Option<&'static [&'static str]> {
+    let asked = std::cell::Cell::new(None);
+    let _ = T::deserialize(Probe(&asked));
+    asked.get()
+}
+
+/// A deserializer that records the fields a struct asks for and refuses
+/// everything, so that nothing is built.
+struct Probe<'a>(&'a std::cell::Cell<Option<&'static [&'static str]>>);
+
+impl<'de> Deserializer<'de> for Probe<'_> {
+    type Error = serde_json::Error;
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0.set(Some(fields));
+        Err(de::Error::custom("probed"))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        // As `Closed` does: a newtype is read as what it wraps.
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("probed"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// `schema`, the published schema of the whole arguments `A`, closed at
+/// the top level (`additionalProperties: false`) where a call refuses an
+/// argument `A` does not declare: the schema says what the call path
+/// does. A schema that already says what other properties may be, or
+/// whose properties are not the fields `A` reads, is left as it is.
+pub(crate) fn close_whole<A: de::DeserializeOwned>(
+    mut schema: schemars::Schema,
+) -> schemars::Schema {
+    let Some(fields) = closed_fields::<A>() else {
+        return schema;
+    };
+    let Some(object) = schema.as_object_mut() else {
+        return schema;
+    };
+    let declared = object
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|properties| properties.keys().all(|key| fields.contains(&key.as_str())));
+    if declared && !object.contains_key("additionalProperties") {
+        object.insert("additionalProperties".to_owned(), Value::Bool(false));
+    }
+    schema
+}
+
 /// `T` parsed from `args` as [`Closed`] reads it.
 pub(crate) fn parse_closed<'a, T: de::Deserialize<'a>>(
     args: &'a Value,
@@ -189,7 +259,7 @@ mod tests {
     use super::*;
     use crate::tool::error::ToolError;
 
-    #[derive(Debug, Deserialize, PartialEq)]
+    #[derive(Debug, Deserialize, PartialEq, schemars::JsonSchema)]
     struct Update {
         id: u32,
         #[serde(alias = "km")]
@@ -212,6 +282,29 @@ mod tests {
 
     /// The wrapper rmcp's server accepted and ignored: refused, naming the
     /// fields the struct declares.
+    #[test]
+    fn the_published_schema_is_closed_where_the_call_refuses_undeclared_arguments() {
+        #[derive(Deserialize, schemars::JsonSchema)]
+        struct Open {
+            id: u32,
+            #[serde(flatten)]
+            rest: serde_json::Map<String, Value>,
+        }
+        let closed = close_whole::<Parameters<Update>>(crate::tool::schema::generate::<
+            Parameters<Update>,
+        >());
+        assert_eq!(closed.get("additionalProperties"), Some(&json!(false)));
+        assert!(parse_closed::<Parameters<Update>>(&json!({"id": 1, "colour": "red"})).is_err());
+
+        let open =
+            close_whole::<Parameters<Open>>(crate::tool::schema::generate::<Parameters<Open>>());
+        assert_ne!(open.get("additionalProperties"), Some(&json!(false)));
+        let parsed = parse_closed::<Parameters<Open>>(&json!({"id": 1, "colour": "red"}));
+        let Parameters(parsed) = parsed.unwrap();
+        assert_eq!((parsed.id, &parsed.rest["colour"]), (1, &json!("red")));
+        assert_eq!(closed_fields::<Parameters<Open>>(), None);
+    }
+
     #[test]
     fn an_undeclared_argument_is_refused_naming_the_declared_ones() {
         let nested = json!({"id": 3, "data": {"odometer_km": 5}});

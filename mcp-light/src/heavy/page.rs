@@ -183,11 +183,17 @@ pub(crate) fn fit(
 }
 
 /// The page size of a page the caller did not size: as many of the list's
-/// first items (`sizes`, at most `most` of them) as fit `room` bytes, at
-/// least one. Worked out from the list's start, so every page of one
-/// result and one client has the same size.
+/// first items (`sizes`, at most `most` of them) as fit `room` bytes less
+/// a tenth, at least one, and from ten up a multiple of ten. Worked out
+/// from the list's start, so every page of one result and one client has
+/// the same size; the tenth held back lets later items run a little
+/// larger than the first ones (ids and counters grow a digit) and still
+/// fit, and a round size lets a page that does not fit answer a part that
+/// still lines up (a half, a fifth, a tenth) rather than a single item.
 pub(crate) fn fitting_page_size(sizes: &[usize], room: usize, most: usize) -> usize {
-    fitting(sizes.iter().copied().take(most), room).clamp(1, most.max(1))
+    let fits = fitting(sizes.iter().copied().take(most), room - room / 10);
+    let size = fits.clamp(1, most.max(1));
+    if size >= 10 { size - size % 10 } else { size }
 }
 
 /// How many of the items whose compact JSON takes `sizes` bytes, from the
@@ -391,6 +397,30 @@ mod tests {
             past,
             json!({"items": [], "page": 4, "page_size": 20, "total": 45, "has_more": false})
         );
+    }
+
+    #[test]
+    fn default_pages_hold_later_items_a_little_larger_than_the_first() {
+        // Items whose ids grow from two digits to three: the page sized
+        // from the first items still holds the later ones whole.
+        let item = |n: usize| json!({"id": n, "title": format!("task {n}: inspect the site")});
+        let items: Vec<Value> = (10..600).map(item).collect();
+        let sizes: Vec<usize> = items.iter().map(size_of).collect();
+        let room = 2_000;
+        let size = fitting_page_size(&sizes[..200], room, 200);
+        assert_eq!(size % 10, 0, "a round size: {size}");
+        assert!(fitting(sizes[..size].iter().copied(), room) == size);
+        let later = &sizes[size * 10..size * 11];
+        assert_eq!(fitting(later.iter().copied(), room), size, "{later:?}");
+    }
+
+    #[test]
+    fn a_default_page_is_round_from_ten_and_at_least_one() {
+        assert_eq!(fitting_page_size(&[100; 200], 10_000, 200), 80);
+        assert_eq!(fitting_page_size(&[1_000; 200], 10_000, 200), 8);
+        assert_eq!(fitting_page_size(&[20_000; 3], 10_000, 200), 1);
+        assert_eq!(fitting_page_size(&[10; 200], 100_000, 200), 200);
+        assert_eq!(fitting_page_size(&[10; 200], 100_000, 15), 10);
     }
 
     #[test]

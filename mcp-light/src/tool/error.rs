@@ -49,6 +49,23 @@ impl ToolError {
     pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
         self.source.as_deref()
     }
+
+    /// The error this one was converted from, taken out, where it is an
+    /// `E`; else this error as it is.
+    pub(crate) fn into_source<E: std::error::Error + 'static>(self) -> Result<E, ToolError> {
+        let ToolError { message, source } = self;
+        match source.map(|source| source.downcast::<E>()) {
+            Some(Ok(source)) => Ok(*source),
+            Some(Err(source)) => Err(ToolError {
+                message,
+                source: Some(source),
+            }),
+            None => Err(ToolError {
+                message,
+                source: None,
+            }),
+        }
+    }
 }
 
 impl<E> From<E> for ToolError

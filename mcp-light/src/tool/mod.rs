@@ -75,6 +75,22 @@ pub struct ToolParts {
     /// A heavy read's own inline budget in bytes (`inline = N`); `None`
     /// for the server's.
     pub inline_budget: Option<usize>,
+    /// What the author states in `annotations(...)`.
+    pub annotations: StatedAnnotations,
+}
+
+/// The MCP tool annotations a tool's author states in its attribute
+/// (`annotations(...)`, in rmcp's spelling), each `None` where the author
+/// said nothing: what is stated is published as it is, and only the rest
+/// is derived from the attribute.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatedAnnotations {
+    pub title: Option<&'static str>,
+    pub read_only_hint: Option<bool>,
+    pub destructive_hint: Option<bool>,
+    pub idempotent_hint: Option<bool>,
+    pub open_world_hint: Option<bool>,
 }
 
 impl ToolDef {
@@ -193,6 +209,12 @@ impl ToolDef {
     /// nothing is checked.
     pub const fn scopes(&self) -> &'static [&'static str] {
         self.parts.scopes
+    }
+
+    /// The annotations the author states (`annotations(...)` in its
+    /// attribute), which win over what mcp-light derives.
+    pub(crate) const fn stated_annotations(&self) -> &StatedAnnotations {
+        &self.parts.annotations
     }
 
     /// Whether a client that shows MCP Apps views is pointed at mcp-light's

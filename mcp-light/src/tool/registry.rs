@@ -226,11 +226,13 @@ impl PublishedTool {
         self.retrieve_published
     }
 
-    /// The MCP annotations the macro's knowledge implies, each hint
-    /// written where it says more than its absence: MCP reads a missing
-    /// `readOnlyHint` or `idempotentHint` as false, and a missing
-    /// `destructiveHint` as true, so a write names whether it destroys and
-    /// only an idempotent one says so.
+    /// The tool's MCP annotations: what its author states
+    /// (`annotations(...)` in the attribute), and for every hint the author
+    /// left out, what the attribute implies, written where it says more
+    /// than its absence: MCP reads a missing `readOnlyHint` or
+    /// `idempotentHint` as false, and a missing `destructiveHint` as true,
+    /// so a write names whether it destroys and only an idempotent one says
+    /// so.
     pub fn annotations(&self) -> ToolAnnotations {
         let mut annotations = ToolAnnotations::default();
         match self.def.kind() {
@@ -243,6 +245,21 @@ impl PublishedTool {
                 ) {
                     annotations.idempotent_hint = Some(true);
                 }
+            }
+        }
+        let stated = self.def.stated_annotations();
+        if let Some(title) = stated.title {
+            annotations.title = Some(title.to_owned());
+        }
+        let hints = [
+            (&mut annotations.read_only_hint, stated.read_only_hint),
+            (&mut annotations.destructive_hint, stated.destructive_hint),
+            (&mut annotations.idempotent_hint, stated.idempotent_hint),
+            (&mut annotations.open_world_hint, stated.open_world_hint),
+        ];
+        for (published, stated) in hints {
+            if stated.is_some() {
+                *published = stated;
             }
         }
         annotations

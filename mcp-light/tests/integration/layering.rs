@@ -45,6 +45,8 @@ const LAYERS: &[&[&str]] = &[
         "call::answer",
         // rmcp's `Parameters<T>` and `Json<T>`, taken as they are.
         "call::wrappers",
+        // A `CallToolResult` a heavy read or a write builds itself.
+        "call::built",
         // Every default, named once, beside nothing it could import.
         "defaults",
         // What each known client keeps of an answer: facts and a table.

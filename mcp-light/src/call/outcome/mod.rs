@@ -68,6 +68,16 @@ impl Answer {
         })
     }
 
+    /// A result the tool built itself, answered as built: an error where it
+    /// says it is one.
+    pub(crate) fn as_built(result: CallToolResult) -> Answer {
+        let shape = match result.is_error {
+            Some(true) => AnswerShape::Error(ErrorKind::Tool),
+            _ => AnswerShape::Full,
+        };
+        Answer::new(result, shape)
+    }
+
     /// The result itself, answered whole.
     #[inline]
     pub(crate) fn full(value: serde_json::Value) -> Answer {

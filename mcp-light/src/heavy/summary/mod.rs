@@ -3,45 +3,66 @@
 //!
 //! A list is summarized field by field: every field's type and null count,
 //! numbers' minimum and maximum, lists' lengths, objects' keys, and for a
-//! field whose values repeat, how many items hold each value (for a list of
-//! strings, each string) — the devices per site, per status and per tag
-//! are read straight off the summary, exactly,
-//! without paging through the list. An object is summarized as its keys and
-//! the shape of each value (and, for a wrapper, its paged list as above). No
-//! item is copied whole, and strings are cut.
+//! field whose values repeat — strings, numbers and booleans alike — how
+//! many items hold each value (for a list of strings, each string): the
+//! devices per site, per status and per tag, the tasks per priority, are
+//! read straight off the summary, exactly, without paging through the
+//! list. An object is summarized as its keys and the shape of each value
+//! (and, for a wrapper, its paged list as above). No item is copied whole,
+//! and strings are cut.
+//!
+//! A field's values are told apart by the whole value, never by its first
+//! characters, and listed only where they repeat:
+//!
+//! - at most [`MAX_VALUES`] distinct values: `values` gives every one;
+//! - more: the [`MAX_VALUES`] most frequent with `other` (the items holding
+//!   the rest) and `distinct`, when they cover at least half the field;
+//!   else only `distinct` (a field of names that seldom repeat);
+//! - every value different: `"distinct": N, "unique": true`, no `values`
+//!   (ids, URLs, comments: nothing to chart).
+//!
+//! `values` keys a number by its JSON text (`"1"`, `"2.5"`), a boolean as
+//! `"true"` or `"false"`, a string as itself; a string longer than
+//! [`MAX_STRING_CHARS`] characters by its first ones, `…#` and hex digits
+//! of the whole string's SHA-256 (`cut_labels: true` says some are), so two
+//! values never share a label. Beside numbers or booleans, strings are
+//! quoted as JSON (`"\"1\""` beside `"1"`).
+//!
+//! ```text
+//! "priority": {"type": "number", "nulls": 0, "min": 1, "max": 4,
+//!              "values": {"1": 25000, "2": 25000, "3": 25000, "4": 25000}},
+//! "url": {"type": "string", "nulls": 0, "distinct": 60, "unique": true},
+//! "device": {"type": "string", "nulls": 0, "values": {
+//!     "https://netbox.example.com/api/dcim/devi…#b58b8c04": 3,
+//!     "https://netbox.example.com/api/dcim/devi…#acc7beec": 2},
+//!   "cut_labels": true},
+//! "comment": {"type": "string", "nulls": 0, "distinct_at_least": 1001}
+//! ```
 //!
 //! A list's summary is built item by item ([`ListSummary`]), so a list
 //! streamed into the store is summarized as it passes, in memory bounded
 //! whatever its length: at most [`MAX_TRACKED_VALUES`] distinct values are
-//! counted per field (exactly, below that), at most [`MAX_FIELD_NAMES`]
-//! field names remembered.
+//! counted per field (exactly, below that; a long string kept as its first
+//! characters and its hash), at most [`MAX_FIELD_NAMES`] field names
+//! remembered.
+
+mod named;
+mod values;
 
 use std::collections::{HashMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde::ser::SerializeMap;
 use serde_json::{Number, Value};
 
 use super::ELLIPSIS;
+use named::NamedValues;
+pub use values::{MAX_STRING_CHARS, MAX_TRACKED_VALUES, MAX_VALUES};
+use values::{ValueCounts, ValueSummary};
 
 /// The most fields (of a list's objects) or keys (of an object) a summary
 /// describes; the rest are only counted, as `other_fields` or `other_keys`.
 pub const MAX_FIELDS: usize = 30;
-
-/// The most values listed for one field, the most frequent first; items
-/// holding any other value are counted as `other`.
-pub const MAX_VALUES: usize = 20;
-
-/// Strings a summary shows — values, keys, a string result — are cut to this
-/// many characters, `…` marking the cut.
-pub const MAX_STRING_CHARS: usize = 40;
-
-/// The most distinct values counted for one field (1,000). Below it every
-/// count is exact; past it, values first seen after the limit are counted
-/// in `other`, and `distinct` becomes `distinct_at_least`.
-/// Values are counted by their first 40 characters.
-pub const MAX_TRACKED_VALUES: usize = 1_000;
 
 /// The most field names of a list's objects remembered (1,000), beyond the
 /// 30 described: `filtered` checks its keys against them.
@@ -135,8 +156,8 @@ pub(super) struct ObjectDetail {
 }
 
 /// What one field holds across the objects of a list: `{type, nulls,
-/// missing?, min?, max?, length?, keys?, other_keys?, values?, other?,
-/// distinct? | distinct_at_least?}`.
+/// missing?, min?, max?, length?, keys?, other_keys?, values?, cut_labels?,
+/// other?, distinct? | distinct_at_least?, unique?}`.
 #[derive(Debug, Serialize)]
 struct FieldSummary {
     /// The JSON types seen, `|`-joined (`"string|number"`), or `"null"`.
@@ -158,16 +179,9 @@ struct FieldSummary {
     keys: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     other_keys: Option<usize>,
-    /// How many items hold each value, the most frequent first.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    values: Option<NamedValues<usize>>,
-    /// Items holding a value not listed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    other: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distinct: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distinct_at_least: Option<usize>,
+    /// The value counts, where values repeat.
+    #[serde(flatten)]
+    counts: ValueSummary,
 }
 
 /// `{min, max}` list lengths.
@@ -175,35 +189,6 @@ struct FieldSummary {
 struct Lengths {
     min: usize,
     max: usize,
-}
-
-/// Names and their values in the order first given, written as a JSON
-/// object: a name given again keeps its place and takes the new value, as
-/// a key of a JSON object would (two long names may be cut to one).
-#[derive(Debug)]
-pub(super) struct NamedValues<V>(Vec<(String, V)>);
-
-impl<V> FromIterator<(String, V)> for NamedValues<V> {
-    fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> NamedValues<V> {
-        let mut named: Vec<(String, V)> = Vec::new();
-        for (name, value) in entries {
-            match named.iter_mut().find(|(known, _)| *known == name) {
-                Some(slot) => slot.1 = value,
-                None => named.push((name, value)),
-            }
-        }
-        NamedValues(named)
-    }
-}
-
-impl<V: Serialize> Serialize for NamedValues<V> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
 }
 
 /// A list's summary, built one item at a time in bounded memory:
@@ -360,7 +345,7 @@ const TYPE_NAMES: [(u8, &str); 5] = [
 ];
 
 /// What one field holds across the items of a list, in bounded memory:
-/// strings are kept cut, at most [`MAX_TRACKED_VALUES`] of them.
+/// at most [`MAX_TRACKED_VALUES`] values counted.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Stats {
     /// Items that have the field, null or not.
@@ -369,19 +354,15 @@ pub(super) struct Stats {
     types: u8,
     min: Option<Number>,
     max: Option<Number>,
-    /// How many items hold each string (or `true`, `false`), by its cut
-    /// form; for lists, how often each string item occurs in them.
-    values: HashMap<String, usize>,
-    /// Values seen after [`MAX_TRACKED_VALUES`] others were being counted.
-    untracked: usize,
+    /// How many items hold each string, number or boolean; for lists, how
+    /// often each string item occurs in them.
+    values: ValueCounts,
     /// Shortest and longest list.
     lengths: Option<(usize, usize)>,
     /// The keys of object values, in the order first seen, at most
     /// [`MAX_FIELDS`]; and the others, at most [`MAX_FIELD_NAMES`].
     keys: Vec<String>,
     other_keys: HashSet<String>,
-    /// Where a long value is cut to be counted.
-    scratch: String,
 }
 
 impl Stats {
@@ -393,18 +374,19 @@ impl Stats {
     pub(super) fn string(&mut self, text: &str) {
         self.seen += 1;
         self.types |= STRING;
-        self.count_value(text);
+        self.values.string(text);
     }
 
     pub(super) fn boolean(&mut self, flag: bool) {
         self.seen += 1;
         self.types |= BOOL;
-        self.count_value(if flag { "true" } else { "false" });
+        self.values.boolean(flag);
     }
 
     pub(super) fn number(&mut self, number: Number) {
         self.seen += 1;
         self.types |= NUMBER;
+        self.values.number(&number);
         let below = |bound: &Number| as_f64(&number) < as_f64(bound);
         let above = |bound: &Number| as_f64(&number) > as_f64(bound);
         if self.min.as_ref().is_none_or(below) {
@@ -425,7 +407,7 @@ impl Stats {
     /// A string item of a list: a list of tags counts like a field, devices
     /// per tag.
     pub(super) fn list_string(&mut self, text: &str) {
-        self.count_value(text);
+        self.values.string(text);
     }
 
     pub(super) fn list_length(&mut self, length: usize) {
@@ -450,28 +432,6 @@ impl Stats {
         }
     }
 
-    /// Counts one occurrence of `text`, by its cut form; a value already
-    /// counted costs a lookup, no allocation (a long one is cut into a
-    /// buffer kept for the purpose).
-    fn count_value(&mut self, text: &str) {
-        let key = match text.char_indices().nth(MAX_STRING_CHARS) {
-            None => text,
-            Some((at, _)) => {
-                self.scratch.clear();
-                self.scratch.push_str(&text[..at]);
-                self.scratch.push(ELLIPSIS);
-                &self.scratch
-            }
-        };
-        if let Some(n) = self.values.get_mut(key) {
-            *n += 1;
-        } else if self.values.len() < MAX_TRACKED_VALUES {
-            self.values.insert(key.to_owned(), 1);
-        } else {
-            self.untracked += 1;
-        }
-    }
-
     /// What this field holds across a list of `items` objects.
     fn render(&self, items: usize) -> FieldSummary {
         let types: Vec<&str> = TYPE_NAMES
@@ -484,7 +444,7 @@ impl Stats {
             _ => (None, None),
         };
         let has_keys = !self.keys.is_empty();
-        let mut field = FieldSummary {
+        FieldSummary {
             types: if types.is_empty() {
                 "null".to_owned()
             } else {
@@ -497,51 +457,7 @@ impl Stats {
             length: self.lengths.map(|(min, max)| Lengths { min, max }),
             keys: has_keys.then(|| self.keys.iter().map(|key| cut(key)).collect()),
             other_keys: (has_keys && !self.other_keys.is_empty()).then_some(self.other_keys.len()),
-            values: None,
-            other: None,
-            distinct: None,
-            distinct_at_least: None,
-        };
-        self.render_values(&mut field);
-        field
-    }
-
-    /// The value counts: all of them when there are at most [`MAX_VALUES`]
-    /// distinct values; else the [`MAX_VALUES`] most frequent with `other`
-    /// and `distinct`, when those cover at least half the values (so a
-    /// field of names or ids, all different, lists none and says only how
-    /// many there are).
-    fn render_values(&self, out: &mut FieldSummary) {
-        if self.values.is_empty() {
-            return;
-        }
-        let mut counted: Vec<(&str, usize)> = self
-            .values
-            .iter()
-            .map(|(value, n)| (value.as_str(), *n))
-            .collect();
-        counted.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let total: usize = counted.iter().map(|(_, n)| n).sum::<usize>() + self.untracked;
-        let top = counted.len().min(MAX_VALUES);
-        let listed: usize = counted[..top].iter().map(|(_, n)| n).sum();
-        let cut_off = counted.len() > MAX_VALUES || self.untracked > 0;
-        if !cut_off || 2 * listed >= total {
-            out.values = Some(
-                counted[..top]
-                    .iter()
-                    .map(|(value, n)| ((*value).to_owned(), *n))
-                    .collect(),
-            );
-            if cut_off {
-                out.other = Some(total - listed);
-            }
-        }
-        if self.untracked > 0 {
-            // Some values were first seen after the limit: how many distinct
-            // values there are is known only from below.
-            out.distinct_at_least = Some(counted.len() + 1);
-        } else if cut_off {
-            out.distinct = Some(counted.len());
+            counts: self.values.render(),
         }
     }
 }

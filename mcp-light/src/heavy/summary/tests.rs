@@ -72,10 +72,19 @@ fn a_list_summary_counts_devices_per_site_and_per_status_exactly() {
 fn each_field_has_its_type_and_null_count_and_numbers_their_range() {
     let summary = summary_of(devices(500));
     let fields = &summary["fields"];
+    // 42 positions, about 11 devices each: the 20 most frequent listed.
+    let position = &fields["position"];
     assert_eq!(
-        fields["position"],
-        json!({"type": "number", "nulls": 50, "min": 1, "max": 42})
+        (
+            &position["type"],
+            &position["nulls"],
+            &position["min"],
+            &position["max"]
+        ),
+        (&json!("number"), &json!(50), &json!(1), &json!(42))
     );
+    assert_eq!(position["distinct"], 42);
+    assert_eq!(position["values"].as_object().unwrap().len(), MAX_VALUES);
     assert_eq!(fields["site_slug"]["type"], "string");
     assert_eq!(fields["site_slug"]["nulls"], 0);
     assert_eq!(
@@ -97,7 +106,7 @@ fn a_field_of_distinct_values_lists_none_and_says_how_many() {
     let summary = summary_of(devices(500));
     assert_eq!(
         summary["fields"]["id"],
-        json!({"type": "string", "nulls": 0, "distinct": 500})
+        json!({"type": "string", "nulls": 0, "distinct": 500, "unique": true})
     );
 }
 
@@ -124,11 +133,11 @@ fn a_missing_field_is_counted_apart_from_a_null_one() {
     let summary = summary_of(json!([{"a": 1, "b": null}, {"a": 2}, {"a": null, "b": "x"}]));
     assert_eq!(
         summary["fields"]["a"],
-        json!({"type": "number", "nulls": 1, "min": 1, "max": 2})
+        json!({"type": "number", "nulls": 1, "min": 1, "max": 2, "distinct": 2, "unique": true})
     );
     assert_eq!(
         summary["fields"]["b"],
-        json!({"type": "string", "nulls": 1, "missing": 1, "values": {"x": 1}})
+        json!({"type": "string", "nulls": 1, "missing": 1, "distinct": 1, "unique": true})
     );
 }
 
@@ -146,7 +155,7 @@ fn a_list_of_scalars_is_summarized_as_its_items() {
     assert_eq!(
         summary,
         json!({"type": "list", "count": 4,
-               "items": {"type": "number", "nulls": 1, "min": 1.5, "max": 7}})
+               "items": {"type": "number", "nulls": 1, "min": 1.5, "max": 7, "distinct": 3, "unique": true}})
     );
     let mixed = summary_of(json!([{"id": 1}, "loose"]));
     assert_eq!(mixed["fields"]["id"]["type"], "number");
@@ -173,14 +182,142 @@ fn object_keys_past_the_limit_are_only_counted() {
 }
 
 #[test]
-fn long_values_are_cut_and_values_alike_before_the_cut_count_together() {
-    let long = |tail: &str| format!("{}{tail}", "x".repeat(MAX_STRING_CHARS));
-    let summary = summary_of(json!([{"note": long("a")}, {"note": long("b")}, {"note": "short"}]));
-    let key = format!("{}…", "x".repeat(MAX_STRING_CHARS));
+fn long_values_alike_before_the_cut_are_two_values_with_two_labels() {
+    // Kept whole (41 characters) or by their hash (300), alike.
+    for length in [MAX_STRING_CHARS, 299] {
+        long_values_of(length);
+    }
+}
+
+fn long_values_of(length: usize) {
+    let long = |tail: &str| format!("{}{tail}", "x".repeat(length));
+    let summary = summary_of(json!([
+        {"note": long("a")}, {"note": long("b")}, {"note": long("b")}, {"note": "short"}
+    ]));
+    let note = &summary["fields"]["note"];
+    let values = note["values"].as_object().unwrap();
+    assert_eq!(values.len(), 3, "{note}");
+    let counts: Vec<u64> = values.values().map(|n| n.as_u64().unwrap()).collect();
+    assert_eq!(counts, [2, 1, 1], "{note}");
+    assert_eq!(values["short"], 1);
+    // Each long label: the first characters, `…#`, and the start of the
+    // whole value's SHA-256.
+    let head = format!("{}…#", "x".repeat(MAX_STRING_CHARS));
+    let cut: Vec<&String> = values
+        .keys()
+        .filter(|label| label.starts_with(&head))
+        .collect();
+    assert_eq!(cut.len(), 2, "{note}");
+    assert_ne!(cut[0], cut[1]);
+    assert_eq!(cut[0].chars().count(), MAX_STRING_CHARS + 2 + 8);
+    assert_eq!(note["cut_labels"], true);
+    let short = summary_of(json!([{"note": "short"}, {"note": "short"}]));
+    assert!(short["fields"]["note"].get("cut_labels").is_none());
+}
+
+#[test]
+fn a_small_integer_field_counts_each_value_exactly() {
+    // Priorities 1 to 4, in unequal numbers: 1 for 40 tasks, 2 for 30, ...
+    let value: Value = (1..=4)
+        .flat_map(|priority| (0..50 - 10 * priority).map(move |_| json!({"priority": priority})))
+        .collect();
     assert_eq!(
-        summary["fields"]["note"]["values"],
-        json!({ key: 2, "short": 1 })
+        summary_of(value)["fields"]["priority"],
+        json!({"type": "number", "nulls": 0, "min": 1, "max": 4,
+               "values": {"1": 40, "2": 30, "3": 20, "4": 10}})
     );
+}
+
+#[test]
+fn numbers_are_told_apart_by_their_json_text() {
+    let summary = summary_of(json!([1, 1, 1.0, -1, -1, 2.5, 2.5, 2.5]));
+    assert_eq!(
+        summary["items"]["values"],
+        json!({"2.5": 3, "-1": 2, "1": 2, "1.0": 1})
+    );
+}
+
+#[test]
+fn sixty_urls_alike_in_their_first_40_characters_are_sixty_values() {
+    let url = |i: usize| format!("https://netbox.example.com/api/dcim/devices/{}/", 1000 + i);
+    assert!(url(0)[..MAX_STRING_CHARS] == url(59)[..MAX_STRING_CHARS]);
+    // Each once: every value different.
+    let once: Value = (0..60).map(|i| json!({"url": url(i)})).collect();
+    assert_eq!(
+        summary_of(once)["fields"]["url"],
+        json!({"type": "string", "nulls": 0, "distinct": 60, "unique": true})
+    );
+    // Each twice: 60 values, none listed (the 20 most frequent cover a
+    // third of them), never two.
+    let twice: Value = (0..120).map(|i| json!({"url": url(i % 60)})).collect();
+    assert_eq!(
+        summary_of(twice)["fields"]["url"],
+        json!({"type": "string", "nulls": 0, "distinct": 60})
+    );
+    // A label: the first 40 characters, `…#` and the first hex digits of
+    // the whole URL's SHA-256.
+    let three: Value = (0..5).map(|i| json!({"url": url(i % 2)})).collect();
+    let url_field = &summary_of(three)["fields"]["url"];
+    assert_eq!(
+        url_field["values"],
+        json!({
+            "https://netbox.example.com/api/dcim/devi…#b58b8c04": 3,
+            "https://netbox.example.com/api/dcim/devi…#acc7beec": 2,
+        })
+    );
+    // 15 of them, four times each: listed, each with its own label.
+    let listed: Value = (0..60).map(|i| json!({"url": url(i % 15)})).collect();
+    let url_field = &summary_of(listed)["fields"]["url"];
+    let values = url_field["values"].as_object().unwrap();
+    assert_eq!(values.len(), 15, "{url_field}");
+    assert!(values.values().all(|n| *n == 4), "{url_field}");
+}
+
+#[test]
+fn thousands_of_long_comments_alike_in_their_first_40_characters_are_not_one_value() {
+    let comment = |i: usize| {
+        format!("Checked the uplink on the rack after the maintenance window, ticket {i}")
+    };
+    let value: Value = (0..2_500).map(|i| json!({"comment": comment(i)})).collect();
+    let field = &summary_of(value)["fields"]["comment"];
+    // Past the values tracked, how many there are is known from below;
+    // nothing is listed, so nothing is charted.
+    assert_eq!(
+        *field,
+        json!({"type": "string", "nulls": 0, "distinct_at_least": MAX_TRACKED_VALUES + 1})
+    );
+    let few: Value = (0..2_500)
+        .map(|i| json!({"comment": comment(i % 5)}))
+        .collect();
+    let field = &summary_of(few)["fields"]["comment"];
+    let values = field["values"].as_object().unwrap();
+    assert_eq!(values.len(), 5, "{field}");
+    assert!(values.values().all(|n| *n == 500), "{field}");
+}
+
+#[test]
+fn strings_beside_numbers_are_quoted_so_no_two_labels_are_alike() {
+    let summary = summary_of(json!([1, 1, "1", "1", true, "true", "\"1\""]));
+    assert_eq!(
+        summary["items"]["values"],
+        json!({"true": 1, "1": 2, "\"1\"": 2, "\"\\\"1\\\"\"": 1, "\"true\"": 1})
+    );
+}
+
+#[test]
+fn a_field_past_the_tracked_values_counts_the_rest_as_other() {
+    // 1,500 distinct values, the first five held by many: those are
+    // listed, the others counted in `other`.
+    let value: Value = (0..3_000)
+        .map(|i| json!({"v": if i < 1_500 { i % 5 } else { i }}))
+        .collect();
+    let field = &summary_of(value)["fields"]["v"];
+    let values = field["values"].as_object().unwrap();
+    assert_eq!(values.len(), MAX_VALUES);
+    assert_eq!(values["0"], 300);
+    let listed: u64 = values.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(listed + field["other"].as_u64().unwrap(), 3_000);
+    assert_eq!(field["distinct_at_least"], MAX_TRACKED_VALUES + 1);
 }
 
 #[test]
@@ -218,7 +355,7 @@ fn summary_of_an_object_gives_its_keys_and_their_shapes() {
             "type": "object", "count": 6,
             "keys": {"id": "number", "name": "string", "tags": "list(2)", "meta": "object(1)", "ok": "bool", "gone": "null"},
             "paged": "tags",
-            "list": {"type": "list", "count": 2, "items": {"type": "string", "nulls": 0, "values": {"a": 1, "b": 1}}},
+            "list": {"type": "list", "count": 2, "items": {"type": "string", "nulls": 0, "distinct": 2, "unique": true}},
         })
     );
 }

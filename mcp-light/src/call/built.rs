@@ -1,0 +1,229 @@
+//! A `CallToolResult` the tool builds itself, under `#[mcp_heavy]` and
+//! `#[mcp_light]`: the body stays as written, and the discipline applies to
+//! the JSON the result carries.
+//!
+//! What the answer is made of, in order:
+//! - a result with `isError: true` is the tool's error, answered as built;
+//! - its `structuredContent`, when it has one: the heavy read's result, or
+//!   the written object the envelope identifies;
+//! - else its text, when every block is text: one block that parses as
+//!   JSON is that JSON; other text is, for a heavy read, the text itself
+//!   (a string the probe measures and `full` answers), and for a write
+//!   the answer as built, since a line of text echoes no object;
+//! - anything else (an image, a resource, nothing at all) is answered as
+//!   built: there is no JSON to shape.
+//!
+//! The answer mcp-light makes (the result whole, a probe, an envelope)
+//! carries its JSON in `structuredContent` and as text, as every mcp-light
+//! answer does; a line the tool wrote beside its structured content is not
+//! part of it.
+//!
+//! The compiler picks this path in the generated code, by the technique
+//! of [`crate::call::output::kind`]: [`built_kind::BuiltKind`] applies by
+//! value to `Result<CallToolResult, ToolError>`, [`built_kind::OtherKind`]
+//! one autoref later to every other result, which passes as it is.
+
+use std::fmt;
+
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use crate::tool::error::ToolError;
+
+/// A result answered as the tool built it, carried to the answer as the
+/// source of a [`ToolError`] (see [`into_built`]).
+pub(crate) struct AsBuilt(pub(crate) CallToolResult);
+
+impl fmt::Debug for AsBuilt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("AsBuilt").field(&self.0).finish()
+    }
+}
+
+impl fmt::Display for AsBuilt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let texts = self.0.content.iter().filter_map(|block| block.as_text());
+        for (index, text) in texts.enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(&text.text)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AsBuilt {}
+
+/// The result a tool built itself, where `error` carries one to be
+/// answered as built; else the error as it is.
+pub(crate) fn into_built(error: ToolError) -> Result<CallToolResult, ToolError> {
+    error.into_source::<AsBuilt>().map(|built| built.0)
+}
+
+/// What text that is not JSON becomes.
+#[derive(Clone, Copy)]
+enum PlainText {
+    /// A heavy read's result: the text, as a string.
+    Value,
+    /// A write's answer: the result as built.
+    AsBuilt,
+}
+
+/// The JSON a built result carries, or the result itself (as the source
+/// of the error) where it is to be answered as built.
+fn carried(result: CallToolResult, text: PlainText) -> Result<Value, ToolError> {
+    if result.is_error == Some(true) {
+        return Err(ToolError::from(AsBuilt(result)));
+    }
+    let CallToolResult {
+        content,
+        structured_content,
+        ..
+    } = &result;
+    if let Some(value) = structured_content {
+        return Ok(value.clone());
+    }
+    let texts: Option<Vec<&str>> = content
+        .iter()
+        .map(|block| block.as_text().map(|text| text.text.as_str()))
+        .collect();
+    match (texts.as_deref(), text) {
+        (None | Some([]), _) => Err(ToolError::from(AsBuilt(result))),
+        (Some([one]), text) => match serde_json::from_str(one) {
+            Ok(value) => Ok(value),
+            Err(_) => match text {
+                PlainText::Value => Ok(Value::String((*one).to_owned())),
+                PlainText::AsBuilt => Err(ToolError::from(AsBuilt(result))),
+            },
+        },
+        (Some(texts), PlainText::Value) => Ok(Value::String(texts.join("\n"))),
+        (Some(_), PlainText::AsBuilt) => Err(ToolError::from(AsBuilt(result))),
+    }
+}
+
+/// The tags and the traits that pick them; generated code imports the
+/// traits around one method call.
+pub mod built_kind {
+    use rmcp::model::CallToolResult;
+    use serde_json::Value;
+
+    use super::{PlainText, carried};
+    use crate::tool::error::ToolError;
+
+    /// The success is a `CallToolResult` the tool built.
+    pub struct BuiltTag;
+
+    /// The success is anything else.
+    pub struct OtherTag;
+
+    /// Found by value on `&Result<CallToolResult, ToolError>`.
+    pub trait BuiltKind {
+        /// The tag of a built result.
+        #[inline]
+        fn tool_built_kind(&self) -> BuiltTag {
+            BuiltTag
+        }
+    }
+
+    impl BuiltKind for Result<CallToolResult, ToolError> {}
+
+    /// Found at the autoref step, so only for any other success.
+    pub trait OtherKind {
+        /// The tag of any other success.
+        #[inline]
+        fn tool_built_kind(&self) -> OtherTag {
+            OtherTag
+        }
+    }
+
+    impl<T: ?Sized> OtherKind for &T {}
+
+    impl BuiltTag {
+        /// A heavy read's result: the JSON the result carries, its text as
+        /// a string when that is all it carries.
+        pub fn heavy(self, out: Result<CallToolResult, ToolError>) -> Result<Value, ToolError> {
+            out.and_then(|result| carried(result, PlainText::Value))
+        }
+
+        /// A write's result: the JSON the result carries; a result that
+        /// carries none is answered as built.
+        pub fn write(self, out: Result<CallToolResult, ToolError>) -> Result<Value, ToolError> {
+            out.and_then(|result| carried(result, PlainText::AsBuilt))
+        }
+    }
+
+    impl OtherTag {
+        /// Any other success, as it is.
+        #[inline]
+        pub fn heavy<T>(self, out: T) -> T {
+            out
+        }
+
+        /// Any other success, as it is.
+        #[inline]
+        pub fn write<T>(self, out: T) -> T {
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ContentBlock;
+    use serde_json::json;
+
+    use super::*;
+
+    fn built(result: CallToolResult, text: PlainText) -> Result<Value, Box<CallToolResult>> {
+        carried(result, text)
+            .map_err(|error| Box::new(into_built(error).expect("answered as built")))
+    }
+
+    #[test]
+    fn structured_content_is_what_the_discipline_reads() {
+        let mut result = CallToolResult::success(vec![ContentBlock::text("Created task 5")]);
+        result.structured_content = Some(json!({"id": 5, "title": "write docs"}));
+        let value = built(result, PlainText::AsBuilt).unwrap();
+        assert_eq!(value, json!({"id": 5, "title": "write docs"}));
+    }
+
+    #[test]
+    fn a_json_text_block_is_its_json() {
+        let result = CallToolResult::success(vec![ContentBlock::text(r#"[{"id":1},{"id":2}]"#)]);
+        let value = built(result, PlainText::AsBuilt).unwrap();
+        assert_eq!(value, json!([{"id": 1}, {"id": 2}]));
+    }
+
+    #[test]
+    fn plain_text_is_a_heavy_reads_string_and_a_writes_answer_as_built() {
+        let lines = || {
+            CallToolResult::success(vec![
+                ContentBlock::text("task 1: write docs"),
+                ContentBlock::text("task 2: ship"),
+            ])
+        };
+        assert_eq!(
+            built(lines(), PlainText::Value).unwrap(),
+            json!("task 1: write docs\ntask 2: ship")
+        );
+        let as_built = built(lines(), PlainText::AsBuilt).unwrap_err();
+        assert_eq!(as_built.content.len(), 2);
+    }
+
+    #[test]
+    fn an_error_or_other_content_is_answered_as_built() {
+        let error = CallToolResult::error(vec![ContentBlock::text("no task 9")]);
+        let as_built = built(error, PlainText::Value).unwrap_err();
+        assert_eq!(as_built.is_error, Some(true));
+        let message = carried(
+            CallToolResult::error(vec![ContentBlock::text("no task 9")]),
+            PlainText::Value,
+        )
+        .unwrap_err();
+        assert_eq!(message.message(), "no task 9");
+        let image = CallToolResult::success(vec![ContentBlock::image("AAAA", "image/png")]);
+        assert!(built(image, PlainText::Value).is_err());
+        assert!(built(CallToolResult::success(vec![]), PlainText::Value).is_err());
+    }
+}
