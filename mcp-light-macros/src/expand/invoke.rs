@@ -387,15 +387,19 @@ fn call(plan: &Plan, extractions: &[(Ident, TokenStream)], args: &[TokenStream])
         };
     }
     // The call's context and arguments move to the blocking thread; the
-    // borrows and extractions are taken there.
+    // borrows and extractions are taken there. The result leaves the
+    // closure spanned at the return type, which a result that borrows what
+    // the closure owns (an `impl Trait` capturing `&self`) is reported at.
     let extractions = extractions
         .iter()
         .map(|(binding, taken)| quote!(let #binding = #taken?;));
+    let returned =
+        quote_spanned!(success_span(plan)=> ::core::result::Result::Ok(#fn_ident(#(#args),*)));
     quote! {
         let __ret = match #krate::__private::run_sync(
             move || -> ::core::result::Result<_, #krate::ToolError> {
                 #(#extractions)*
-                ::core::result::Result::Ok(#fn_ident(#(#args),*))
+                #returned
             },
         )
         .await
