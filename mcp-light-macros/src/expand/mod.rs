@@ -81,7 +81,11 @@ fn generate(plan: &Plan) -> TokenStream {
         #function
         #(#cfgs)*
         #[doc(hidden)]
-        #[allow(non_upper_case_globals, unreachable_pub)]
+        #[allow(
+            non_upper_case_globals,
+            unreachable_pub,
+            reason = "a tool's handle is named after its function and is as visible as it"
+        )]
         #[#krate::__private::linkme::distributed_slice(#krate::__private::TOOLS)]
         #[linkme(crate = #krate::__private::linkme)]
         #vis static #handle: #krate::__private::ToolDef = #definition;
@@ -110,7 +114,11 @@ pub fn generate_method(plan: &Plan, self_ty: &syn::Type) -> MethodTokens {
             #function
             #(#cfgs)*
             #[doc(hidden)]
-            #[allow(non_upper_case_globals, unreachable_pub)]
+            #[allow(
+                non_upper_case_globals,
+                unreachable_pub,
+                reason = "a tool's handle is named after its method and is as visible as it"
+            )]
             #vis const #handle: #krate::__private::ToolDef = #definition;
         },
         after_impl: quote! {
@@ -143,15 +151,22 @@ pub fn generate_method(plan: &Plan, self_ty: &syn::Type) -> MethodTokens {
 fn function(plan: &Plan) -> TokenStream {
     let tool = plan.tool;
     let item = &tool.item;
-    let lint = if item.sig.asyncness.is_some() {
-        quote!(clippy::unused_async)
+    let (lint, reason) = if item.sig.asyncness.is_some() {
+        (
+            quote!(clippy::unused_async),
+            "mcp-light runs an `async` tool on the async workers, a synchronous one on the \
+             blocking pool",
+        )
     } else if tool.params.iter().any(|p| matches!(p.role, Role::Arg)) {
-        quote!(clippy::needless_pass_by_value)
+        (
+            quote!(clippy::needless_pass_by_value),
+            "an argument is parsed from the call and owned by the tool",
+        )
     } else {
         return quote!(#item);
     };
     quote! {
-        #[allow(#lint)]
+        #[allow(#lint, reason = #reason)]
         #item
     }
 }
@@ -406,7 +421,12 @@ fn answers_content(plan: &Plan) -> TokenStream {
     // `output_type`, not `into_output`: the real call reports an error type
     // that does not convert, once.
     quote!({
-        #[allow(unreachable_code, unused_variables, clippy::diverging_sub_expression)]
+        #[allow(
+            unreachable_code,
+            unused_variables,
+            clippy::diverging_sub_expression,
+            reason = "a probe of the tool's result type, built and never run"
+        )]
         fn __answers_content() -> bool {
             let __probe = async move {
                 let __ret = #callee(#(#never),*) #await_;
@@ -628,7 +648,7 @@ impl Dispatch {
         let module = Ident::new(module, span);
         let traits = traits.iter().map(|name| Ident::new(name, span));
         quote_spanned! {span=>
-            #[allow(unused_imports)]
+            #[allow(unused_imports, reason = "the call picks one of the traits")]
             use #krate::__private::#module::{#(#traits as _),*};
         }
     }
@@ -870,8 +890,14 @@ mod tests {
             let Item::Fn(function) = &file.items[0] else {
                 panic!("the function comes first")
             };
+            // The lints allowed, each allow giving its reason.
             let allow = function.attrs.iter().find(|a| a.path().is_ident("allow"));
-            allow.map(|a| quote!(#a).to_string())
+            allow.map(|a| {
+                let written = quote!(#a).to_string();
+                let (lints, reason) = written.split_once(", reason = ").expect("a reason");
+                assert!(reason.len() > 20, "{reason}");
+                format!("{})]", lints.trim_end())
+            })
         };
         let in_async = allows(quote!(
             async fn a(name: String) -> String {

@@ -11,6 +11,7 @@
 
 #![warn(clippy::pedantic, clippy::nursery)]
 #![deny(clippy::all, unreachable_pub, missing_docs)]
+#![warn(clippy::allow_attributes_without_reason)]
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
