@@ -439,7 +439,9 @@ impl Responder {
         };
         let items = match serde_json::to_value(value) {
             Ok(Value::Array(items)) => items,
-            Ok(_) => Vec::new(),
+            // An object that carries the list (a built result's structured
+            // content): the list, as its token pages it.
+            Ok(other) => other.items().to_vec(),
             Err(error) => return self.unserializable(error),
         };
         let config = self.continuations.heavy();

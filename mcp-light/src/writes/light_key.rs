@@ -220,12 +220,23 @@ impl<T: BulkItem + Serialize> BulkResult for [T] {
     }
 }
 
+/// A list's items; an object with exactly one list field, that list's (as
+/// MCP's `structuredContent`, always an object, carries a list: `{"created":
+/// [...]}`), which is also the list its token pages; anything else, one
+/// item.
 impl BulkResult for Value {
     type Item = Value;
 
     fn items(&self) -> &[Value] {
         match self {
             Value::Array(items) => items,
+            Value::Object(map) => {
+                let mut lists = map.values().filter_map(Value::as_array);
+                match (lists.next(), lists.next()) {
+                    (Some(items), None) => items,
+                    _ => std::slice::from_ref(self),
+                }
+            }
             other => std::slice::from_ref(other),
         }
     }
@@ -240,6 +251,18 @@ mod tests {
         let mut key = KeyFields::new();
         value.light_key(&mut key);
         Value::Object(key.into_map())
+    }
+
+    #[test]
+    fn a_bulk_value_is_its_list_or_its_one_list_field_else_one_item() {
+        let list = json!([{"id": 1}, {"id": 2}]);
+        assert_eq!(list.items().len(), 2);
+        let wrapped = json!({"created": [{"id": 1}, {"id": 2}, {"id": 3}], "count": 3});
+        assert_eq!(wrapped.items().len(), 3);
+        let two_lists = json!({"created": [{"id": 1}], "skipped": [{"id": 2}]});
+        assert_eq!(two_lists.items(), std::slice::from_ref(&two_lists));
+        let one = json!({"id": 1});
+        assert_eq!(one.items(), std::slice::from_ref(&one));
     }
 
     #[test]

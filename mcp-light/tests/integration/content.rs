@@ -1,9 +1,10 @@
 //! Tools that answer MCP content instead of JSON, called directly and
 //! through rmcp's client.
 
+use mcp_light::testing::AnswerExt;
 use mcp_light::{CallToolResult, Caller, ContentAnswer, prelude::*};
 use rmcp::model::{CallToolRequestParams, ResourceContents};
-use serde_json::json;
+use serde_json::{Value, json};
 
 const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
@@ -54,6 +55,112 @@ fn content_chart() -> Chart {
 #[mcp_tool]
 fn content_json_text() -> String {
     "plain".to_owned()
+}
+
+/// Records created at once, answered as rmcp's examples build a result: a
+/// line of text, and the list inside an object as structured content.
+#[mcp_light(bulk_create)]
+fn built_bulk_create(titles: Vec<String>) -> CallToolResult {
+    let created: Vec<Value> = titles
+        .iter()
+        .enumerate()
+        .map(|(n, title)| json!({"id": n + 1, "title": title, "notes": "x".repeat(200)}))
+        .collect();
+    let mut result = CallToolResult::success(vec![Content::text(format!(
+        "created {} records",
+        created.len()
+    ))]);
+    result.structured_content = Some(json!({ "created": created }));
+    result
+}
+
+/// A log, as plain text built by hand: one block a line.
+#[mcp_heavy]
+fn built_log(lines: usize) -> CallToolResult {
+    CallToolResult::success(
+        (1..=lines)
+            .map(|n| Content::text(format!("line {n}: the pump started and stopped again")))
+            .collect(),
+    )
+}
+
+/// The tool's own error, built by hand, under a heavy read.
+#[mcp_heavy]
+fn built_refusal() -> Result<CallToolResult, rmcp::ErrorData> {
+    Ok(CallToolResult::error(vec![Content::text(
+        "the log is sealed",
+    )]))
+}
+
+fn built_server() -> Server {
+    Server::from_tools(tools![built_bulk_create, built_log, built_refusal])
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_built_bulk_result_counts_the_list_its_structured_content_carries() {
+    let server = built_server();
+    let titles: Vec<String> = (1..=40).map(|n| format!("record {n}")).collect();
+    let answer = server
+        .call(
+            "built_bulk_create",
+            json!({"titles": titles}),
+            Caller::Process,
+        )
+        .await;
+    let envelope = answer.json().unwrap();
+    assert_eq!(envelope["accepted"], 40, "{envelope}");
+    assert_eq!(envelope["status_code"], 201, "{envelope}");
+    let token = envelope["continuation_token"].as_str().expect("a token");
+    let ids = server
+        .call(
+            "built_bulk_create",
+            json!({"continuation_token": token, "mode": "filtered", "filter_keys": ["id"], "page_size": 40}),
+            Caller::Process,
+        )
+        .await
+        .json()
+        .unwrap();
+    let ids: Vec<Value> = ids["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].clone())
+        .collect();
+    assert_eq!(ids, (1..=40).map(|n| json!(n)).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn a_built_text_result_is_a_heavy_reads_string_and_its_error_passes_through() {
+    let server = built_server();
+    let small = server
+        .call("built_log", json!({"lines": 2}), Caller::Process)
+        .await;
+    assert_eq!(
+        small.json().unwrap(),
+        json!({"result": "line 1: the pump started and stopped again\nline 2: the pump started and stopped again"})
+    );
+    let large = server
+        .call("built_log", json!({"lines": 2_000}), Caller::Process)
+        .await;
+    let probe = large.json().unwrap();
+    let token = probe["continuation_token"].as_str().expect("a probe");
+    let summary = server
+        .call(
+            "built_log",
+            json!({"continuation_token": token, "mode": "summary"}),
+            Caller::Process,
+        )
+        .await
+        .json()
+        .unwrap();
+    assert_eq!(summary["type"], "string", "{summary}");
+    let refused = server
+        .call("built_refusal", json!({}), Caller::Process)
+        .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(refused.error_text().unwrap(), "the log is sealed");
 }
 
 fn server() -> Server {
