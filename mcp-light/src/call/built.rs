@@ -70,11 +70,29 @@ enum PlainText {
     AsBuilt,
 }
 
-/// The JSON a built result carries, or the result itself (as the source
-/// of the error) where it is to be answered as built.
-fn carried(result: CallToolResult, text: PlainText) -> Result<Value, ToolError> {
+/// What a built result comes to: the JSON it carries, or itself, to be
+/// answered as built.
+enum Carried {
+    Json(Value),
+    AsBuilt(CallToolResult),
+}
+
+impl Carried {
+    /// The JSON, or the result carried to the answer as the source of a
+    /// [`ToolError`].
+    fn into_output(self) -> Result<Value, ToolError> {
+        match self {
+            Carried::Json(value) => Ok(value),
+            Carried::AsBuilt(result) => Err(ToolError::from(AsBuilt(result))),
+        }
+    }
+}
+
+/// The JSON a built result carries, or the result itself where it is to
+/// be answered as built.
+fn carried(result: CallToolResult, text: PlainText) -> Carried {
     if result.is_error == Some(true) {
-        return Err(ToolError::from(AsBuilt(result)));
+        return Carried::AsBuilt(result);
     }
     let CallToolResult {
         content,
@@ -82,23 +100,34 @@ fn carried(result: CallToolResult, text: PlainText) -> Result<Value, ToolError> 
         ..
     } = &result;
     if let Some(value) = structured_content {
-        return Ok(value.clone());
+        return Carried::Json(value.clone());
     }
     let texts: Option<Vec<&str>> = content
         .iter()
         .map(|block| block.as_text().map(|text| text.text.as_str()))
         .collect();
     match (texts.as_deref(), text) {
-        (None | Some([]), _) => Err(ToolError::from(AsBuilt(result))),
+        (None | Some([]), _) => Carried::AsBuilt(result),
         (Some([one]), text) => match serde_json::from_str(one) {
-            Ok(value) => Ok(value),
+            Ok(value) => Carried::Json(value),
             Err(_) => match text {
-                PlainText::Value => Ok(Value::String((*one).to_owned())),
-                PlainText::AsBuilt => Err(ToolError::from(AsBuilt(result))),
+                PlainText::Value => Carried::Json(Value::String((*one).to_owned())),
+                PlainText::AsBuilt => Carried::AsBuilt(result),
             },
         },
-        (Some(texts), PlainText::Value) => Ok(Value::String(texts.join("\n"))),
-        (Some(_), PlainText::AsBuilt) => Err(ToolError::from(AsBuilt(result))),
+        (Some(texts), PlainText::Value) => Carried::Json(Value::String(texts.join("\n"))),
+        (Some(_), PlainText::AsBuilt) => Carried::AsBuilt(result),
+    }
+}
+
+/// The JSON a read's `result` carries, its text as a string where that is
+/// all it carries; `Err` with the result itself where it is answered as
+/// built (an error, other content, nothing). What a composed handler's
+/// kept tool keeps of an answer too large for the client.
+pub(crate) fn carried_by_read(result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
+    match carried(result, PlainText::Value) {
+        Carried::Json(value) => Ok(value),
+        Carried::AsBuilt(result) => Err(Box::new(result)),
     }
 }
 
@@ -143,13 +172,13 @@ pub mod built_kind {
         /// A heavy read's result: the JSON the result carries, its text as
         /// a string when that is all it carries.
         pub fn heavy(self, out: Result<CallToolResult, ToolError>) -> Result<Value, ToolError> {
-            out.and_then(|result| carried(result, PlainText::Value))
+            out.and_then(|result| carried(result, PlainText::Value).into_output())
         }
 
         /// A write's result: the JSON the result carries; a result that
         /// carries none is answered as built.
         pub fn write(self, out: Result<CallToolResult, ToolError>) -> Result<Value, ToolError> {
-            out.and_then(|result| carried(result, PlainText::AsBuilt))
+            out.and_then(|result| carried(result, PlainText::AsBuilt).into_output())
         }
     }
 
@@ -177,6 +206,7 @@ mod tests {
 
     fn built(result: CallToolResult, text: PlainText) -> Result<Value, Box<CallToolResult>> {
         carried(result, text)
+            .into_output()
             .map_err(|error| Box::new(into_built(error).expect("answered as built")))
     }
 
@@ -220,6 +250,7 @@ mod tests {
             CallToolResult::error(vec![ContentBlock::text("no task 9")]),
             PlainText::Value,
         )
+        .into_output()
         .unwrap_err();
         assert_eq!(message.message(), "no task 9");
         let image = CallToolResult::success(vec![ContentBlock::image("AAAA", "image/png")]);

@@ -16,6 +16,7 @@
 
 pub(crate) mod compose;
 pub(crate) mod config_error;
+mod handler_tools;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -48,6 +49,7 @@ use shown::{Cuts, Listed};
 pub use builder::ServerBuilder;
 pub(crate) use call::{Call, Client, responded};
 pub(crate) use freeze::missing_state;
+pub use handler_tools::HandlerTools;
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a
@@ -111,6 +113,8 @@ struct Built {
     /// only then are its tools listed and called, and only then does a
     /// name mcp-light does not serve cost a look at them.
     composed_tools: bool,
+    /// What is done with the answers of `delegate`'s tools.
+    handler_tools: HandlerTools,
     /// The ask timeout and the request-state key of tools that talk back.
     talkback: Arc<Talkback>,
     /// Bounds on one call: argument strings, the tool's run time.

@@ -884,3 +884,151 @@ fn a_name_of_the_viewers_tools_is_refused_too() {
     assert!(refused.contains("`view_page`"), "{refused}");
     assert!(refused.contains("the MCP Apps viewer"), "{refused}");
 }
+
+/// A record store written for rmcp, whose tools answer everything at once.
+#[derive(Clone)]
+struct Records {
+    tool_router: ToolRouter<Records>,
+}
+
+/// How many records to answer.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    count: usize,
+}
+
+/// One record as the records room answers it.
+fn record(n: usize) -> serde_json::Value {
+    json!({"id": n, "shelf": format!("shelf-{}", n % 4), "note": "kept in the records room since the flood"})
+}
+
+#[tool_router]
+impl Records {
+    fn new() -> Records {
+        Records {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Lists records, as structured content")]
+    fn records_list(&self, Parameters(Count { count }): Parameters<Count>) -> CallToolResult {
+        let records: Vec<_> = (1..=count).map(record).collect();
+        let mut result = CallToolResult::success(vec![Content::text(format!("{count} records"))]);
+        result.structured_content = Some(json!({ "records": records }));
+        result
+    }
+
+    #[tool(description = "The records room's log, as plain text")]
+    fn records_log(&self, Parameters(Count { count }): Parameters<Count>) -> String {
+        (1..=count)
+            .map(|n| format!("line {n}: a record was filed\n"))
+            .collect()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Records {}
+
+fn call_params(tool: &'static str, args: serde_json::Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(tool).with_arguments(args.as_object().unwrap().clone())
+}
+
+#[tokio::test]
+async fn a_kept_handlers_large_answers_answer_a_probe_whose_token_pages_them_back() {
+    let kept = Server::from_tools(tools![compose_count_books])
+        .with_handler(Records::new())
+        .with_handler_tools(mcp_light::HandlerTools::Kept)
+        .build()
+        .unwrap();
+    let client = connect(kept).await;
+    let as_answered = connect(
+        Server::from_tools(tools![compose_count_books])
+            .with_handler(Records::new())
+            .build()
+            .unwrap(),
+    )
+    .await;
+
+    // Each of the handler's tools publishes the token's slot, beside its
+    // own arguments; as answered, the list is the handler's own.
+    let tools = client.list_all_tools().await.unwrap();
+    let list = tools
+        .iter()
+        .find(|tool| tool.name == "records_list")
+        .unwrap();
+    let properties = list.input_schema["properties"].as_object().unwrap();
+    assert!(properties.contains_key("count") && properties.contains_key("continuation_token"));
+    assert_eq!(
+        as_answered.list_all_tools().await.unwrap()[1..],
+        Records::new().tool_router.list_all()
+    );
+
+    // An answer that fits passes as the handler gave it.
+    let small = call_params("records_list", json!({"count": 3}));
+    let direct = as_answered.call_tool(small.clone()).await.unwrap();
+    assert_eq!(client.call_tool(small).await.unwrap(), direct);
+
+    // A large one answers a probe; its pages join into the handler's list.
+    let large = call_params("records_list", json!({"count": 1_000}));
+    let whole = as_answered.call_tool(large.clone()).await.unwrap();
+    let whole = whole.structured_content.unwrap()["records"].clone();
+    let probe = client.call_tool(large).await.unwrap();
+    let probe = probe.structured_content.unwrap();
+    let token = probe["continuation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    assert!(probe.to_string().len() < 2_000, "{probe}");
+    let mut paged = Vec::new();
+    for page in 1..=100 {
+        let asked = json!({"continuation_token": token, "page": page});
+        let answer = client
+            .call_tool(call_params("records_list", asked))
+            .await
+            .unwrap();
+        let answer = answer.structured_content.unwrap();
+        paged.extend(answer["items"].as_array().unwrap().iter().cloned());
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(serde_json::Value::Array(paged), whole);
+
+    // The summary counts the shelves without reading a page.
+    let summary = json!({"continuation_token": token, "mode": "summary"});
+    let summary = client
+        .call_tool(call_params("records_list", summary))
+        .await
+        .unwrap();
+    let summary = summary.structured_content.unwrap();
+    assert_eq!(
+        summary["list"]["fields"]["shelf"]["values"],
+        json!({"shelf-1": 250, "shelf-2": 250, "shelf-3": 250, "shelf-0": 250}),
+        "{summary}"
+    );
+
+    // The token is the tool's: another tool's name refuses it.
+    let elsewhere = json!({"continuation_token": token, "count": 1});
+    let refused = client
+        .call_tool(call_params("records_log", elsewhere))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+
+    // Plain text too large is kept as a string; a mode without a token is
+    // refused, naming the fix.
+    let log = client
+        .call_tool(call_params("records_log", json!({"count": 2_000})))
+        .await
+        .unwrap();
+    let log = log.structured_content.unwrap();
+    assert!(log["continuation_token"].is_string(), "{log}");
+    let moded = client
+        .call_tool(call_params(
+            "records_log",
+            json!({"count": 1, "mode": "full"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(moded.is_error, Some(true), "{moded:?}");
+}

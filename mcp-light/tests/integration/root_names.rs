@@ -113,6 +113,8 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         // Building and serving a server.
         "Server",
         "ServerBuilder",
+        // What the server does with a composed rmcp handler's tools.
+        "HandlerTools",
         "BuildError",
         "ConfigError",
     ];

@@ -18,7 +18,7 @@ use crate::tool::error::BuildError;
 use crate::tool::registry::Registry;
 use crate::tool::surface::Surface;
 
-use super::Server;
+use super::{HandlerTools, Server};
 
 mod talk;
 
@@ -66,6 +66,7 @@ pub struct ServerBuilder {
     heavy: HeavyConfig,
     usage: Option<Arc<UsageReport>>,
     delegate: Arc<dyn Delegate>,
+    handler_tools: HandlerTools,
     talkback: TalkbackConfig,
     limits: CallLimits,
     tasks: TaskConfig,
@@ -103,6 +104,7 @@ impl ServerBuilder {
             heavy: HeavyConfig::default(),
             usage: None,
             delegate: no_handler(),
+            handler_tools: HandlerTools::default(),
             talkback: TalkbackConfig::default(),
             limits: CallLimits::default(),
             tasks: TaskConfig::default(),
@@ -141,6 +143,7 @@ impl ServerBuilder {
             heavy,
             usage: self.usage,
             delegate: self.delegate,
+            handler_tools: self.handler_tools,
             talkback: Arc::new(talkback),
             limits: self.limits,
             tasks: self.tasks,

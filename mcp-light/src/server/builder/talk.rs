@@ -11,6 +11,7 @@ use rmcp::model::RequestStateCodec;
 use crate::server::config_error::ConfigError;
 
 use super::ServerBuilder;
+use crate::server::HandlerTools;
 
 impl ServerBuilder {
     /// Serves `handler` beside this server's tools: `tools/list`,
@@ -203,6 +204,30 @@ impl ServerBuilder {
     /// ```
     pub fn with_handler<H: ServerHandler>(mut self, handler: H) -> ServerBuilder {
         self.delegate = Arc::new(handler);
+        self
+    }
+
+    /// What the server does with the answers of the tools of the handler
+    /// composed with [`ServerBuilder::with_handler`]: as the handler
+    /// answers them ([`HandlerTools::AsAnswered`], the default, which a
+    /// server moving one tool at a time wants), or within what the calling
+    /// client keeps ([`HandlerTools::Kept`]): each such tool publishes
+    /// `continuation_token` and the negotiation fields, an answer larger
+    /// than the client keeps is kept behind a token bound to the caller
+    /// and the tool and answered with a probe, and a call with the token
+    /// is served from the store without calling the handler again.
+    ///
+    /// ```
+    /// use mcp_light::{HandlerTools, Server};
+    ///
+    /// let server = Server::from_registry()
+    ///     .with_handler_tools(HandlerTools::Kept)
+    ///     .build()?;
+    /// assert_eq!(server.handler_tools(), HandlerTools::Kept);
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn with_handler_tools(mut self, tools: HandlerTools) -> ServerBuilder {
+        self.handler_tools = tools;
         self
     }
 

@@ -271,7 +271,11 @@ impl ServerHandler for McpHandler {
                 .composed()
                 .list_tools(request, context)
                 .instrument(traced.span().clone())
-                .await;
+                .await
+                .map(|mut listed| {
+                    self.server.handler_tools_listed(&mut listed.tools);
+                    listed
+                });
             let done = listed.and_then(|listed| {
                 listed_beside(&tools, listed, first_page, |name| {
                     self.server.served_by(name)
@@ -294,7 +298,12 @@ impl ServerHandler for McpHandler {
     fn get_tool(&self, name: &str) -> Option<Tool> {
         match self.server.tool(name) {
             Some(tool) => Some(tool.clone()),
-            None if self.server.composes_tools() => self.composed().get_tool(name),
+            None if self.server.composes_tools() => {
+                let mut tool = self.composed().get_tool(name)?;
+                self.server
+                    .handler_tools_listed(std::slice::from_mut(&mut tool));
+                Some(tool)
+            }
             None => None,
         }
     }

@@ -10,6 +10,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::Instrument;
 
+use crate::call::context::Caller;
+use crate::server::{HandlerTools, responded};
 use crate::store::BoxFuture;
 
 use super::{CALL_TOOL, HttpRequest, McpHandler};
@@ -81,14 +83,63 @@ impl McpHandler {
                 request.name.to_string(),
             ))
         });
-        let done = self
-            .composed()
-            .call_tool(request, context)
-            .instrument(traced.span().clone())
-            .await;
+        let kept = self.server.handler_tools() == HandlerTools::Kept
+            && self
+                .composed()
+                .get_tool(&request.name)
+                .is_some_and(|tool| self.server.keeps_handler_tool(&tool));
+        let done = if kept {
+            let caller = self.caller(&mut http);
+            self.kept_call(request, context, &caller)
+                .instrument(traced.span().clone())
+                .await
+        } else {
+            self.composed()
+                .call_tool(request, context)
+                .instrument(traced.span().clone())
+                .await
+        };
         let keys = counted.as_ref().unwrap_or(metrics);
         traced.finish_composed_call(keys, &done);
         done
+    }
+}
+
+impl McpHandler {
+    /// A call of a kept tool of the composed handler
+    /// ([`HandlerTools::Kept`]): its token redeemed here, else the
+    /// handler's answer, kept and answered with a probe where it is larger
+    /// than the client keeps.
+    async fn kept_call(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        caller: &Caller,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let keeps = self.server.client_keeps(&context, &self.keeps);
+        let tool = request.name.to_string();
+        let mut args = request.arguments.take().unwrap_or_default();
+        if let Some(answer) = self
+            .server
+            .before_handler(&tool, &mut args, caller, keeps)
+            .await
+        {
+            return responded(Ok(answer));
+        }
+        request.arguments = Some(args);
+        match self.composed().call_tool(request, context).await? {
+            CallToolResponse::Complete(result) => {
+                match self
+                    .server
+                    .after_handler(&tool, result, caller, keeps)
+                    .await
+                {
+                    Ok(result) => Ok(CallToolResponse::Complete(result)),
+                    Err(answer) => responded(Ok(answer)),
+                }
+            }
+            other => Ok(other),
+        }
     }
 }
 

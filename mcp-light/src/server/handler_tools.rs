@@ -1,0 +1,167 @@
+//! The tools of a handler composed with
+//! [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler),
+//! answered within what the calling client keeps when the server says so
+//! ([`HandlerTools::Kept`]).
+//!
+//! A kept tool publishes `continuation_token` and the negotiation fields
+//! beside its own arguments, as a heavy read does. A call carrying a token
+//! is served from the store (bound to the caller and the tool, like every
+//! entry) and never reaches the handler; any other call does, and an
+//! answer larger than the client keeps is kept whole and answered with a
+//! probe: its `structuredContent`, else the JSON of a text block that is
+//! JSON, else its text as a string. An error, an answer that fits, and an
+//! answer of other content pass as the handler gave them. A tool whose own
+//! schema already names one of the fields is left as it is: the token
+//! would have no slot of its own to come back in.
+
+use std::borrow::Cow;
+
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::{Map, Value};
+
+use super::Server;
+use crate::call::built;
+use crate::call::context::Caller;
+use crate::call::outcome::Answer;
+use crate::continuation::{Called, Continuations, keep};
+use crate::heavy;
+
+/// What a server does with the answers of the tools of the handler composed
+/// with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
+/// ([`ServerBuilder::with_handler_tools`](crate::ServerBuilder::with_handler_tools)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandlerTools {
+    /// Answered and published as the handler answers and lists them: a
+    /// server moving to mcp-light one tool at a time changes nothing for
+    /// the tools it has not moved.
+    #[default]
+    AsAnswered,
+    /// Answered within what the calling client keeps: each tool publishes
+    /// `continuation_token` and the negotiation fields, an answer larger
+    /// than the client keeps is kept behind a token and answered with a
+    /// probe, and a call with the token is served from the store in the
+    /// mode it asks (`summary`, `paginated`, `filtered`, `full`) without
+    /// calling the handler again.
+    Kept,
+}
+
+impl Server {
+    /// What the server does with the handler's tools' answers.
+    pub fn handler_tools(&self) -> HandlerTools {
+        self.inner.handler_tools
+    }
+
+    /// Whether `tool`, the handler's, is kept: the server keeps the
+    /// handler's tools and the tool's own schema leaves the negotiation
+    /// fields free.
+    pub(crate) fn keeps_handler_tool(&self, tool: &Tool) -> bool {
+        self.inner.handler_tools == HandlerTools::Kept
+            && !tool
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| {
+                    heavy::NEGOTIATION_FIELDS
+                        .iter()
+                        .any(|field| properties.contains_key(*field))
+                })
+    }
+
+    /// The handler's tools as `tools/list` shows them: a kept one with the
+    /// negotiation fields beside its own arguments.
+    pub(crate) fn handler_tools_listed(&self, tools: &mut [Tool]) {
+        if self.inner.handler_tools != HandlerTools::Kept {
+            return;
+        }
+        let fields = heavy::negotiation_properties(self.inner.continuations.heavy());
+        for tool in tools
+            .iter_mut()
+            .filter(|tool| self.keeps_handler_tool(tool))
+        {
+            let schema = std::sync::Arc::make_mut(&mut tool.input_schema);
+            let properties = schema
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(properties) = properties {
+                properties.extend(fields.clone());
+            }
+        }
+    }
+
+    /// A call of the kept handler tool `tool`, before the handler: its
+    /// token redeemed, or its negotiation fields refused without one;
+    /// `None` when the call goes on to the handler.
+    pub(crate) async fn before_handler(
+        &self,
+        tool: &str,
+        args: &mut Map<String, Value>,
+        caller: &Caller,
+        keeps: usize,
+    ) -> Option<Answer> {
+        let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
+        if let Some(token) = Continuations::take_token(true, args) {
+            let usage = self.inner.usage.as_deref();
+            let args = std::mem::take(args);
+            let redeemed = self
+                .inner
+                .continuations
+                .redeem(&called, token, args, usage, None, keeps);
+            return Some(Box::pin(redeemed).await);
+        }
+        if let Err(error) = heavy::refuse_negotiation(args) {
+            return Some(Answer::error(error.invalid_arguments(&called.tool)));
+        }
+        None
+    }
+
+    /// The handler's `result` of a call of the kept tool `tool`: as it is
+    /// when it fits what the client keeps (or is an error, or other
+    /// content), else kept and answered with a probe.
+    pub(crate) async fn after_handler(
+        &self,
+        tool: &str,
+        result: CallToolResult,
+        caller: &Caller,
+        keeps: usize,
+    ) -> Result<CallToolResult, Answer> {
+        let room = keeps.saturating_sub(heavy::WRAPPING);
+        let continuations = &*self.inner.continuations;
+        if result.is_error == Some(true)
+            || answer_bytes(&result) <= room
+            || !continuations.can_mint(true)
+        {
+            return Ok(result);
+        }
+        let value = match built::carried_by_read(result) {
+            Ok(value) => value,
+            Err(as_built) => return Ok(*as_built),
+        };
+        let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
+        let keep = keep::Keep {
+            continuations,
+            called: &called,
+            scopes: &[],
+            can_mint: true,
+            inline_budget: Some(room),
+            backstop: None,
+            usage: self.inner.usage.clone(),
+        };
+        Err(keep
+            .run(keep::whole_job(value), std::future::ready(()))
+            .await)
+    }
+}
+
+/// The bytes of `result` a client keeps: its `structuredContent`'s compact
+/// JSON when it has one, else its text.
+fn answer_bytes(result: &CallToolResult) -> usize {
+    match &result.structured_content {
+        Some(value) => crate::writes::envelope::data_size(value).unwrap_or(usize::MAX),
+        None => result
+            .content
+            .iter()
+            .map(|block| block.as_text().map_or(0, |text| text.text.len()))
+            .sum(),
+    }
+}
