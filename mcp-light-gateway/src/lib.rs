@@ -1,0 +1,274 @@
+//! mcp-light's answer discipline in front of an MCP server it did not
+//! build.
+//!
+//! [`Upstream`] is an rmcp server handler that forwards what it is asked to
+//! the server behind it, through rmcp's client: tools, resources and their
+//! templates, prompts, completions, subscriptions. [`gateway`] composes it
+//! with an mcp-light server whose handler tools are kept
+//! ([`HandlerTools::Kept`]): each of the upstream's tools publishes
+//! `continuation_token` and the negotiation fields beside its own
+//! arguments, an answer that fits what the calling client keeps passes
+//! through untouched, and a larger one is kept behind a token bound to the
+//! caller and the tool and answered with a probe. The token is served from
+//! mcp-light's store (paginated, summary, filtered, full), never forwarded.
+//!
+//! ```no_run
+//! use mcp_light_gateway::{Upstream, gateway};
+//! use rmcp::transport::TokioChildProcess;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut command = tokio::process::Command::new("npx");
+//! command.args(["-y", "@modelcontextprotocol/server-filesystem", "/srv"]);
+//! let upstream = Upstream::connect(TokioChildProcess::new(command)?).await?;
+//! gateway(upstream).build()?.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use mcp_light::rmcp::ErrorData;
+use mcp_light::rmcp::handler::server::ServerHandler;
+use mcp_light::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+};
+use mcp_light::rmcp::service::{
+    RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
+};
+use mcp_light::{HandlerTools, Server, ServerBuilder};
+use rmcp::ServiceExt;
+use rmcp::transport::IntoTransport;
+
+/// The server behind the gateway, as an rmcp handler that forwards each
+/// request to it and answers what it answers.
+#[derive(Clone)]
+pub struct Upstream {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: RunningService<RoleClient, ()>,
+    /// What the upstream said of itself at the handshake.
+    config: ServerConfig,
+    /// The upstream's tools as last listed: what `get_tool` answers.
+    tools: RwLock<Vec<Tool>>,
+}
+
+/// Why the gateway could not start on the upstream.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpstreamError {
+    /// The handshake with the upstream failed.
+    #[error("the upstream server did not complete the MCP handshake: {0}")]
+    Handshake(String),
+    /// The upstream answered its handshake but not `tools/list`.
+    #[error("the upstream server advertises tools but did not list them: {0}")]
+    Tools(#[source] ServiceError),
+}
+
+impl Upstream {
+    /// Connects to the server on `transport` (a child process, a
+    /// Streamable HTTP client, any rmcp transport), shakes hands as rmcp's
+    /// client, and reads its tools.
+    ///
+    /// # Errors
+    ///
+    /// When the handshake fails, or the upstream advertises tools and does
+    /// not list them.
+    pub async fn connect<T, E, A>(transport: T) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let client = ()
+            .serve(transport)
+            .await
+            .map_err(|error| UpstreamError::Handshake(error.to_string()))?;
+        let config = client
+            .peer_info()
+            .map(|info| {
+                let mut config = ServerConfig::new(info.capabilities.clone());
+                config.instructions.clone_from(&info.instructions);
+                if let Some(server_info) = &info.server_info {
+                    config.server_info = server_info.clone();
+                }
+                config
+            })
+            .unwrap_or_else(|| ServerConfig::new(ServerCapabilities::default()));
+        let tools = if config.capabilities.tools.is_some() {
+            client
+                .list_all_tools()
+                .await
+                .map_err(UpstreamError::Tools)?
+        } else {
+            Vec::new()
+        };
+        Ok(Upstream {
+            inner: Arc::new(Inner {
+                client,
+                config,
+                tools: RwLock::new(tools),
+            }),
+        })
+    }
+
+    /// The upstream's tools, as last listed.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.inner
+            .tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// An mcp-light server in front of `upstream`: its tools kept
+/// ([`HandlerTools::Kept`]), everything else forwarded. Set the store, the
+/// limits, the clients' table or telemetry on the builder as for any
+/// mcp-light server, then build and serve it.
+pub fn gateway(upstream: Upstream) -> ServerBuilder {
+    let name = upstream.inner.config.server_info.name.clone();
+    Server::from_tools([])
+        .with_implementation(
+            format!("mcp-light-gateway ({name})"),
+            env!("CARGO_PKG_VERSION"),
+        )
+        .with_handler(upstream)
+        .with_handler_tools(HandlerTools::Kept)
+}
+
+/// The upstream's error as the downstream client receives it: its own
+/// JSON-RPC error where it sent one, else an internal error naming what
+/// went wrong between the gateway and the upstream.
+fn forwarded(error: ServiceError) -> ErrorData {
+    match error {
+        ServiceError::McpError(error) => error,
+        other => ErrorData::internal_error(format!("the upstream server: {other}"), None),
+    }
+}
+
+impl ServerHandler for Upstream {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.config.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
+        let listed = self
+            .inner
+            .client
+            .list_tools(request)
+            .await
+            .map_err(forwarded)?;
+        let mut known = self
+            .inner
+            .tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if first_page {
+            known.clear();
+        }
+        for tool in &listed.tools {
+            known.retain(|seen| seen.name != tool.name);
+            known.push(tool.clone());
+        }
+        Ok(listed)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner
+            .tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.inner
+            .client
+            .call_tool_once(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.inner
+            .client
+            .list_resources(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.inner
+            .client
+            .list_resource_templates(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.inner
+            .client
+            .read_resource_once(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.inner
+            .client
+            .list_prompts(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.inner
+            .client
+            .get_prompt_once(request)
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.inner.client.complete(request).await.map_err(forwarded)
+    }
+}

@@ -1,0 +1,223 @@
+//! The gateway in front of a server written with rmcp alone, both in this
+//! process, each behind an in-memory pipe: the downstream client sees the
+//! upstream's tools, resources and prompts; an answer that fits passes
+//! untouched, a larger one answers a probe whose token pages it back.
+
+use mcp_light::transport::StdioOptions;
+use mcp_light_gateway::{Upstream, gateway};
+use rmcp::handler::server::ServerHandler;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, ListPromptsResult, ListResourcesResult, PaginatedRequestParams, Prompt,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use rmcp::{ErrorData, ServiceExt, tool, tool_handler, tool_router};
+use serde_json::{Value, json};
+
+/// A records room written for rmcp, whose tools answer everything at once.
+#[derive(Clone)]
+struct Records {
+    tool_router: ToolRouter<Records>,
+}
+
+/// How many records.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    count: usize,
+}
+
+fn record(n: usize) -> Value {
+    json!({"id": n, "shelf": format!("shelf-{}", n % 4), "note": "kept since the flood"})
+}
+
+#[tool_router]
+impl Records {
+    fn new() -> Records {
+        Records {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(description = "Lists records")]
+    fn records_list(&self, Parameters(Count { count }): Parameters<Count>) -> CallToolResult {
+        let records: Vec<Value> = (1..=count).map(record).collect();
+        let mut result =
+            CallToolResult::success(vec![ContentBlock::text(format!("{count} records"))]);
+        result.structured_content = Some(json!({ "records": records }));
+        result
+    }
+
+    #[tool(description = "Refuses, as the upstream does")]
+    fn records_sealed(&self) -> Result<String, ErrorData> {
+        Err(ErrorData::invalid_params("the records are sealed", None))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Records {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
+        let mut config = ServerConfig::new(capabilities);
+        config.instructions = Some("The records room.".to_owned());
+        config
+    }
+
+    async fn list_resources(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            "records://index",
+            "index",
+        )]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = ResourceContents::text("shelves 0 to 3", request.uri);
+        Ok(ReadResourceResult::new(vec![text]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "file",
+            Some("File a record"),
+            None,
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let text = format!("File it under {}.", request.name);
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into())
+    }
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// The records room alone, as a client reaches it directly.
+async fn direct() -> Client {
+    let (client_io, server_io) = tokio::io::duplex(1 << 22);
+    tokio::spawn(async move {
+        let running = Records::new().serve(server_io).await.expect("starts");
+        let _ = running.waiting().await;
+    });
+    ().serve(client_io).await.expect("the handshake succeeds")
+}
+
+/// The records room behind the gateway.
+async fn through_gateway() -> Client {
+    let (upstream_io, records_io) = tokio::io::duplex(1 << 22);
+    tokio::spawn(async move {
+        let running = Records::new().serve(records_io).await.expect("starts");
+        let _ = running.waiting().await;
+    });
+    let upstream = Upstream::connect(upstream_io).await.expect("connects");
+    let server = gateway(upstream).build().expect("builds");
+    let (client_io, server_io) = tokio::io::duplex(1 << 22);
+    let (reader, writer) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_lines(reader, writer, StdioOptions::new()));
+    ().serve(client_io).await.expect("the handshake succeeds")
+}
+
+fn call(tool: &'static str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(tool).with_arguments(args.as_object().unwrap().clone())
+}
+
+#[tokio::test]
+async fn resources_prompts_and_small_answers_pass_through_untouched() {
+    let (direct, gateway) = (direct().await, through_gateway().await);
+    let info = gateway.peer_info().unwrap();
+    assert!(info.capabilities.resources.is_some() && info.capabilities.prompts.is_some());
+    assert_eq!(info.instructions.as_deref(), Some("The records room."));
+
+    assert_eq!(
+        gateway.list_all_resources().await.unwrap(),
+        direct.list_all_resources().await.unwrap()
+    );
+    let read = ReadResourceRequestParams::new("records://index");
+    assert_eq!(
+        gateway.read_resource(read.clone()).await.unwrap(),
+        direct.read_resource(read).await.unwrap()
+    );
+    assert_eq!(
+        gateway.list_all_prompts().await.unwrap(),
+        direct.list_all_prompts().await.unwrap()
+    );
+    let prompt = GetPromptRequestParams::new("file");
+    assert_eq!(
+        gateway.get_prompt(prompt.clone()).await.unwrap(),
+        direct.get_prompt(prompt).await.unwrap()
+    );
+
+    let small = call("records_list", json!({"count": 5}));
+    assert_eq!(
+        gateway.call_tool(small.clone()).await.unwrap(),
+        direct.call_tool(small).await.unwrap()
+    );
+    // The upstream's own JSON-RPC error comes back as it sent it.
+    let sealed = CallToolRequestParams::new("records_sealed");
+    let (theirs, ours) = (
+        direct.call_tool(sealed.clone()).await.unwrap_err(),
+        gateway.call_tool(sealed).await.unwrap_err(),
+    );
+    assert_eq!(ours.to_string(), theirs.to_string());
+}
+
+#[tokio::test]
+async fn a_large_answer_answers_a_probe_whose_pages_join_into_the_upstreams() {
+    let (direct, gateway) = (direct().await, through_gateway().await);
+    let tools = gateway.list_all_tools().await.unwrap();
+    let list = tools
+        .iter()
+        .find(|tool| tool.name == "records_list")
+        .unwrap();
+    assert!(
+        list.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .contains_key("continuation_token")
+    );
+
+    let large = call("records_list", json!({"count": 2_000}));
+    let whole = direct.call_tool(large.clone()).await.unwrap();
+    let whole = whole.structured_content.unwrap()["records"].clone();
+    let probe = gateway.call_tool(large).await.unwrap();
+    let probe = probe.structured_content.unwrap();
+    assert!(probe.to_string().len() < 2_000, "{probe}");
+    let token = probe["continuation_token"].as_str().expect("a token");
+    let mut paged = Vec::new();
+    for page in 1..=200 {
+        let asked = json!({"continuation_token": token, "page": page});
+        let answer = gateway
+            .call_tool(call("records_list", asked))
+            .await
+            .unwrap();
+        let answer = answer.structured_content.unwrap();
+        assert!(answer.to_string().len() <= 10_000);
+        paged.extend(answer["items"].as_array().unwrap().iter().cloned());
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(Value::Array(paged), whole);
+}
