@@ -66,8 +66,38 @@ pub(crate) fn into_built(error: ToolError) -> Result<CallToolResult, ToolError> 
 enum PlainText {
     /// A heavy read's result: the text, as a string.
     Value,
+    /// A kept answer too large for the client: the text in pieces
+    /// ([`text_pieces`]), which page.
+    Pieces,
     /// A write's answer: the result as built.
     AsBuilt,
+}
+
+/// The most bytes of one piece of text kept in pieces: a longer line is
+/// cut (at a character's boundary) into pieces of at most this many.
+pub(crate) const MAX_PIECE_BYTES: usize = 1_000;
+
+/// `text` as a list of pieces that join back into it exactly: each line
+/// with its `\n`, a line longer than [`MAX_PIECE_BYTES`] cut into pieces
+/// of at most that many bytes (only the last of them ends with the `\n`).
+/// A list pages, within what a client keeps, where one long string could
+/// only be answered whole.
+pub(crate) fn text_pieces(text: &str) -> Vec<Value> {
+    let mut pieces = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let mut rest = line;
+        while rest.len() > MAX_PIECE_BYTES {
+            let mut cut = MAX_PIECE_BYTES;
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (piece, after) = rest.split_at(cut);
+            pieces.push(Value::String(piece.to_owned()));
+            rest = after;
+        }
+        pieces.push(Value::String(rest.to_owned()));
+    }
+    pieces
 }
 
 /// What a built result comes to: the JSON it carries, or itself, to be
@@ -112,20 +142,24 @@ fn carried(result: CallToolResult, text: PlainText) -> Carried {
             Ok(value) => Carried::Json(value),
             Err(_) => match text {
                 PlainText::Value => Carried::Json(Value::String((*one).to_owned())),
+                PlainText::Pieces => Carried::Json(Value::Array(text_pieces(one))),
                 PlainText::AsBuilt => Carried::AsBuilt(result),
             },
         },
         (Some(texts), PlainText::Value) => Carried::Json(Value::String(texts.join("\n"))),
+        (Some(texts), PlainText::Pieces) => {
+            Carried::Json(Value::Array(text_pieces(&texts.join("\n"))))
+        }
         (Some(_), PlainText::AsBuilt) => Carried::AsBuilt(result),
     }
 }
 
-/// The JSON a read's `result` carries, its text as a string where that is
-/// all it carries; `Err` with the result itself where it is answered as
-/// built (an error, other content, nothing). What a composed handler's
-/// kept tool keeps of an answer too large for the client.
+/// The JSON a kept answer too large for the client carries, its text in
+/// pieces ([`text_pieces`]) where that is all it carries; `Err` with the
+/// result itself where it is answered as built (an error, other content,
+/// nothing). What a composed handler's kept tool keeps.
 pub(crate) fn carried_by_read(result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
-    match carried(result, PlainText::Value) {
+    match carried(result, PlainText::Pieces) {
         Carried::Json(value) => Ok(value),
         Carried::AsBuilt(result) => Err(Box::new(result)),
     }
@@ -239,6 +273,29 @@ mod tests {
         );
         let as_built = built(lines(), PlainText::AsBuilt).unwrap_err();
         assert_eq!(as_built.content.len(), 2);
+    }
+
+    #[test]
+    fn text_in_pieces_joins_back_into_the_text() {
+        let long = "é".repeat(MAX_PIECE_BYTES);
+        let text = format!("first line\n{long}\n\nlast, without a newline");
+        let pieces = text_pieces(&text);
+        let joined: String = pieces.iter().map(|piece| piece.as_str().unwrap()).collect();
+        assert_eq!(joined, text);
+        assert_eq!(pieces[0], json!("first line\n"));
+        assert!(
+            pieces
+                .iter()
+                .all(|piece| piece.as_str().unwrap().len() <= MAX_PIECE_BYTES)
+        );
+        // The long line (2,001 bytes) is two full pieces and its newline,
+        // the blank line one, the last one.
+        assert_eq!(pieces.len(), 1 + 3 + 1 + 1, "{pieces:?}");
+        assert_eq!(pieces.last().unwrap(), &json!("last, without a newline"));
+        let kept = carried_by_read(CallToolResult::success(vec![ContentBlock::text(
+            text.clone(),
+        )]));
+        assert_eq!(kept.unwrap(), Value::Array(pieces));
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! entry) and never reaches the handler; any other call does, and an
 //! answer larger than the client keeps is kept whole and answered with a
 //! probe: its `structuredContent`, else the JSON of a text block that is
-//! JSON, else its text as a string. An error, an answer that fits, and an
+//! JSON, else its text as a list of pieces (each line with its newline, a
+//! long line cut), which page and join back into the text. An error, an
+//! answer that fits, and an
 //! answer of other content pass as the handler gave them. A tool whose own
 //! schema already names one of the fields is left as it is: the token
 //! would have no slot of its own to come back in.

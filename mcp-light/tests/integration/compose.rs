@@ -1015,14 +1015,32 @@ async fn a_kept_handlers_large_answers_answer_a_probe_whose_token_pages_them_bac
         .unwrap();
     assert_eq!(refused.is_error, Some(true), "{refused:?}");
 
-    // Plain text too large is kept as a string; a mode without a token is
-    // refused, naming the fix.
-    let log = client
-        .call_tool(call_params("records_log", json!({"count": 2_000})))
-        .await
-        .unwrap();
+    // Plain text too large is kept in pieces, a line each, whose pages join
+    // back into the text; a mode without a token is refused, naming the fix.
+    let log_call = call_params("records_log", json!({"count": 2_000}));
+    let direct_log = as_answered.call_tool(log_call.clone()).await.unwrap();
+    let log = client.call_tool(log_call).await.unwrap();
     let log = log.structured_content.unwrap();
-    assert!(log["continuation_token"].is_string(), "{log}");
+    let token = log["continuation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let mut text = String::new();
+    for page in 1..=100 {
+        let asked = json!({"continuation_token": token, "page": page, "count": 0});
+        let answer = client
+            .call_tool(call_params("records_log", asked))
+            .await
+            .unwrap();
+        let answer = answer.structured_content.unwrap();
+        for piece in answer["items"].as_array().unwrap() {
+            text.push_str(piece.as_str().unwrap());
+        }
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(text, direct_log.content[0].as_text().unwrap().text);
     let moded = client
         .call_tool(call_params(
             "records_log",
