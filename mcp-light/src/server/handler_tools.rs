@@ -4,7 +4,8 @@
 //! ([`HandlerTools::Kept`]).
 //!
 //! A kept tool publishes `continuation_token` and the negotiation fields
-//! beside its own arguments, as a heavy read does. A call carrying a token
+//! beside its own arguments, as a heavy read does, and no output schema:
+//! the handler's would not admit a probe or a page. A call carrying a token
 //! is served from the store (bound to the caller and the tool, like every
 //! entry) and never reaches the handler; any other call does, and an
 //! answer larger than the client keeps is kept whole and answered with a
@@ -71,7 +72,10 @@ impl Server {
     }
 
     /// The handler's tools as `tools/list` shows them: a kept one with the
-    /// negotiation fields beside its own arguments.
+    /// negotiation fields beside its own arguments, and without the
+    /// handler's output schema, which a probe or a page does not match (a
+    /// client that validates `structuredContent` against it would refuse
+    /// them).
     pub(crate) fn handler_tools_listed(&self, tools: &mut [Tool]) {
         if self.inner.handler_tools != HandlerTools::Kept {
             return;
@@ -88,6 +92,7 @@ impl Server {
             if let Value::Object(properties) = properties {
                 properties.extend(fields.clone());
             }
+            tool.output_schema = None;
         }
     }
 

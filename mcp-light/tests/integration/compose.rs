@@ -892,7 +892,7 @@ struct Records {
 }
 
 /// How many records to answer.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 struct Count {
     count: usize,
 }
@@ -916,6 +916,11 @@ impl Records {
         let mut result = CallToolResult::success(vec![Content::text(format!("{count} records"))]);
         result.structured_content = Some(json!({ "records": records }));
         result
+    }
+
+    #[tool(description = "How many records there are, with an output schema")]
+    fn records_total(&self) -> rmcp::handler::server::wrapper::Json<Count> {
+        rmcp::handler::server::wrapper::Json(Count { count: 1_000 })
     }
 
     #[tool(description = "The records room's log, as plain text")]
@@ -962,6 +967,17 @@ async fn a_kept_handlers_large_answers_answer_a_probe_whose_token_pages_them_bac
         as_answered.list_all_tools().await.unwrap()[1..],
         Records::new().tool_router.list_all()
     );
+    // A probe would not match the handler's output schema: a kept tool
+    // publishes none.
+    let total = |tools: &[Tool]| {
+        let tool = tools
+            .iter()
+            .find(|tool| tool.name == "records_total")
+            .unwrap();
+        tool.output_schema.is_some()
+    };
+    assert!(total(&Records::new().tool_router.list_all()));
+    assert!(!total(&tools));
 
     // An answer that fits passes as the handler gave it.
     let small = call_params("records_list", json!({"count": 3}));
