@@ -264,7 +264,18 @@ impl Auth {
             } else {
                 " "
             };
-            let value = value.replace(['"', '\\'], "'");
+            // A challenge's values are quoted printable ASCII (RFC 6750):
+            // a control or non-ASCII character from the token (its `kid`)
+            // would make the header invalid, and the 401 would go out
+            // without its challenge.
+            let value: String = value
+                .chars()
+                .map(|c| match c {
+                    '"' | '\\' => '\'',
+                    ' '..='~' => c,
+                    _ => '?',
+                })
+                .collect();
             challenge.push_str(&format!("{separator}{key}=\"{value}\""));
         };
         #[cfg(feature = "oauth")]
@@ -480,6 +491,21 @@ mod tests {
         assert_eq!(
             scope.headers()[header::WWW_AUTHENTICATE],
             "Bearer error=\"insufficient_scope\", scope=\"inventory:write\""
+        );
+    }
+
+    /// Found by the `bearer` fuzz target: a JWT whose header was
+    /// `{"alg":"EdDSA","kid":"\n\r\t"}` was refused 401 without a
+    /// challenge, the refusal naming the key as the token wrote it.
+    #[test]
+    fn a_challenge_keeps_to_printable_ascii_whatever_the_token_held() {
+        let control = auth().refuse(AuthRefusal::InvalidToken(
+            "the access token's key `\n\r\t` is not one of the issuer's (é)".into(),
+        ));
+        assert_eq!(control.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            control.headers()[header::WWW_AUTHENTICATE],
+            "Bearer error=\"invalid_token\", error_description=\"the access token's key `???` is not one of the issuer's (?)\""
         );
     }
 }
