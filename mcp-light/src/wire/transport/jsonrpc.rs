@@ -189,6 +189,8 @@ fn plainly_served(bytes: &[u8], take_arguments: bool) -> Option<Checked> {
         None => Some(Checked::AsIs),
         // Once a session: parsed, for its id.
         Some(method) if method == rmcp::model::InitializeResultMethod::VALUE => None,
+        // An empty method is refused by `parse`, with a sentence.
+        Some("") => None,
         Some(method) if !PROTOCOL_METHODS.contains(&method) => Some(Checked::AsIs),
         Some(method) if method == CallToolRequestMethod::VALUE => {
             let params = serde_json::from_str::<CallParams<'_>>(head.params?.get()).ok()?;
@@ -243,6 +245,14 @@ fn check_params(
         return Ok(message);
     };
     let method = custom.method.as_str();
+    // rmcp answers an unknown method -32601 with the method's name as the
+    // whole message: for an empty name, an empty message.
+    if method.is_empty() {
+        return Err(Box::new(MessageRefusal::invalid_request(
+            Some(request.id.clone()),
+            "a request's `method` names what to do, and it is empty".to_owned(),
+        )));
+    }
     if !PROTOCOL_METHODS.contains(&method) {
         return Ok(message);
     }
@@ -365,6 +375,19 @@ mod tests {
         let refusal = refused(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
         assert_eq!(refusal.error.code, ErrorCode::INVALID_REQUEST);
         assert!(refusal.error.message.contains("batch"), "{refusal:?}");
+    }
+
+    /// Found by the `stdio` fuzz target: `{"jsonrpc":"2.0","id":0,"method":""}`
+    /// was answered `{"code":-32601,"message":""}`, an error saying nothing.
+    #[test]
+    fn an_empty_method_is_an_invalid_request_that_says_so() {
+        let bytes = br#"{"jsonrpc":"2.0","id":0,"method":""}"#;
+        let refusal = refused(bytes);
+        assert_eq!(refusal.error.code, ErrorCode::INVALID_REQUEST);
+        assert_eq!(refusal.id, Some(RequestId::Number(0)));
+        assert!(refusal.error.message.contains("`method`"), "{refusal:?}");
+        #[cfg(feature = "http")]
+        assert!(check(bytes, true).is_err(), "HTTP checks it too");
     }
 
     #[test]
