@@ -11,7 +11,8 @@
 
 #![no_main]
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -86,43 +87,65 @@ fn page_of(inventory: &Inventory, tool: &str, token: &str) -> Value {
     answer::tool_result(&answer, "a page").expect("the minted token redeems")
 }
 
-fn stored() -> &'static Stored {
-    static STORED: OnceLock<Stored> = OnceLock::new();
-    STORED.get_or_init(|| {
-        let inventory = Inventory::seeded(60);
-        let probe = run_bounded(
-            "the heavy read",
-            inventory.server.call("device_list", json!({}), Caller::Process),
-        );
-        let probe = answer::tool_result(&probe, "device_list").expect("a probe");
-        let heavy = probe["continuation_token"].as_str().expect("a heavy token").to_owned();
-        let devices: Vec<Value> = (0..40)
+/// Entries older than this are minted again: the store's own TTL
+/// (`mcp_light::defaults::STORE_TTL`, 300 s) would expire them mid-run,
+/// and an expired token is rightly refused.
+const FRESH_FOR: Duration = Duration::from_secs(200);
+
+fn stored() -> MutexGuard<'static, Option<(Instant, Stored)>> {
+    static STORED: Mutex<Option<(Instant, Stored)>> = Mutex::new(None);
+    let mut slot = STORED.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.as_ref().is_none_or(|(at, _)| at.elapsed() > FRESH_FOR) {
+        *slot = Some((Instant::now(), mint()));
+    }
+    slot
+}
+
+fn mint() -> Stored {
+    let inventory = Inventory::seeded(60);
+    let probe = run_bounded(
+        "the heavy read",
+        inventory
+            .server
+            .call("device_list", json!({}), Caller::Process),
+    );
+    let probe = answer::tool_result(&probe, "device_list").expect("a probe");
+    let heavy = probe["continuation_token"]
+        .as_str()
+        .expect("a heavy token")
+        .to_owned();
+    let devices: Vec<Value> = (0..40)
             .map(|i| {
                 json!({"name": format!("fuzz-{i}"), "site_slug": "ams1", "role": "leaf", "device_type": "qfx5120"})
             })
             .collect();
-        let envelope = run_bounded(
-            "the write",
-            inventory
-                .server
-                .call("device_bulk_create", json!({"devices": devices}), Caller::Process),
-        );
-        let envelope = answer::tool_result(&envelope, "device_bulk_create").expect("an envelope");
-        let write = envelope["continuation_token"].as_str().expect("a write token").to_owned();
-        let heavy_page = page_of(&inventory, "device_list", &heavy);
-        let write_page = page_of(&inventory, "device_bulk_create", &write);
-        Stored {
-            inventory,
-            heavy,
-            write,
-            heavy_page,
-            write_page,
-        }
-    })
+    let envelope = run_bounded(
+        "the write",
+        inventory.server.call(
+            "device_bulk_create",
+            json!({"devices": devices}),
+            Caller::Process,
+        ),
+    );
+    let envelope = answer::tool_result(&envelope, "device_bulk_create").expect("an envelope");
+    let write = envelope["continuation_token"]
+        .as_str()
+        .expect("a write token")
+        .to_owned();
+    let heavy_page = page_of(&inventory, "device_list", &heavy);
+    let write_page = page_of(&inventory, "device_bulk_create", &write);
+    Stored {
+        inventory,
+        heavy,
+        write,
+        heavy_page,
+        write_page,
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let stored = stored();
+    let slot = stored();
+    let (_, stored) = slot.as_ref().expect("minted above");
     let (tool, arguments, stranger) = match form::<Input>(data) {
         None => return,
         Some(Form::Raw(raw)) => {
