@@ -23,7 +23,7 @@ use rmcp::service::RoleServer;
 use rmcp::transport::Transport;
 use serde::de::IgnoredAny;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Mutex, Notify, OwnedMutexGuard};
 use tokio::time::Instant;
 
 use super::jsonrpc::{self, MessageRefusal};
@@ -370,9 +370,16 @@ async fn send<W: AsyncWrite + Unpin>(
     writer: Arc<Mutex<W>>,
     message: ServerJsonRpcMessage,
 ) -> io::Result<()> {
+    write_line(writer.lock_owned().await, message).await
+}
+
+/// Writes `message` as one line on the `writer` it holds.
+async fn write_line<W: AsyncWrite + Unpin>(
+    mut writer: OwnedMutexGuard<W>,
+    message: ServerJsonRpcMessage,
+) -> io::Result<()> {
     let mut line = serde_json::to_vec(&message)?;
     line.push(b'\n');
-    let mut writer = writer.lock().await;
     writer.write_all(&line).await?;
     writer.flush().await
 }
@@ -429,11 +436,17 @@ where
                     Err(refusal) => *refusal,
                 },
             };
-            // A failure to write ends nothing here: the next read or send
+            // Written on a task of its own, once the writer is ours: rmcp
+            // drops this future when it has an answer to send, and a line
+            // cut there (a full pipe) would run into that answer. A
+            // failure to write ends nothing here: the next read or send
             // meets it.
-            if let Err(error) = send(Arc::clone(&self.writer), refusal.into_message()).await {
-                tracing::warn!(%error, "cannot write a JSON-RPC error to the client");
-            }
+            let writer = Arc::clone(&self.writer).lock_owned().await;
+            tokio::spawn(async move {
+                if let Err(error) = write_line(writer, refusal.into_message()).await {
+                    tracing::warn!(%error, "cannot write a JSON-RPC error to the client");
+                }
+            });
         }
     }
 
@@ -493,6 +506,53 @@ fn skip_space(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `stdio` fuzz target: after the handshake, the same
+    /// `initialize` request five times (id 4294967295), then a
+    /// `tools/call` whose `arguments` were a string of 8,800 characters.
+    /// The refusal (which quotes the string) was cut where the pipe was
+    /// full, and an answer to an `initialize` ran into it on one line.
+    #[tokio::test]
+    async fn a_refusal_is_written_whole_when_the_pipe_is_full() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let initialize = |id: u64, version: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"fuzz","version":"1"}}}}}}"#
+            )
+        };
+        let mut lines = vec![
+            initialize(0, "2025-06-18"),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        ];
+        lines.extend((0..5).map(|_| initialize(4_294_967_295, "2025-03-26")));
+        let long = "\u{8ffa9}".repeat(8_800);
+        lines.push(format!(
+            r#"{{"jsonrpc":"2.0","id":2846468521,"method":"tools/call","params":{{"name":"","arguments":"{long}"}}}}"#
+        ));
+        let input = lines.join("\n") + "\n";
+
+        let (client, server_side) = tokio::io::duplex(1 << 16);
+        let (reader, writer) = tokio::io::split(server_side);
+        let server = Server::from_registry().build().unwrap();
+        let serving = tokio::spawn(server.serve_lines(reader, writer, StdioOptions::new()));
+        let (mut from_server, mut to_server) = tokio::io::split(client);
+        let send = async move {
+            to_server.write_all(input.as_bytes()).await.unwrap();
+            to_server.shutdown().await.unwrap();
+        };
+        let mut written = Vec::new();
+        let (_, read) = tokio::join!(send, from_server.read_to_end(&mut written));
+        read.unwrap();
+        serving.await.unwrap().unwrap();
+        for line in written.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            if let Err(error) = serde_json::from_slice::<serde_json::Value>(line) {
+                let end =
+                    String::from_utf8_lossy(&line[line.len().saturating_sub(300)..]).into_owned();
+                panic!("a line that is no JSON ({error}), ending {end}");
+            }
+        }
+    }
 
     #[test]
     fn the_id_of_a_cut_message_is_found_before_the_cut() {
