@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_light::Caller;
+use mcp_light::testing::AnswerExt;
 use mcp_light_fuzz::inventory_env::Inventory;
 use mcp_light_fuzz::json::{Json, Text};
 use mcp_light_fuzz::{Form, answer, first_line, form, run_bounded};
@@ -84,7 +85,12 @@ struct Stored {
 fn page_of(inventory: &Inventory, tool: &str, token: &str) -> Value {
     let args = json!({"continuation_token": token, "mode": "paginated", "page": 1});
     let answer = run_bounded("a page", inventory.server.call(tool, args, Caller::Process));
-    answer::tool_result(&answer, "a page").expect("the minted token redeems")
+    answer::tool_result(&answer, "a page").unwrap_or_else(|| {
+        panic!(
+            "the minted token no longer redeems: {:?}",
+            answer.error_text()
+        )
+    })
 }
 
 /// Entries older than this are minted again: the store's own TTL

@@ -50,6 +50,10 @@ fuzz_target!(|data: &[u8]| {
         }
         Some(Form::Built(input)) => built(&input),
     };
+    // What a built input sends, for a test made of it.
+    if let Some(path) = std::env::var_os("FUZZ_SENT_TO") {
+        std::fs::write(path, &sent).expect("the input is written");
+    }
     serve(sent, &writes, options);
 });
 
