@@ -98,11 +98,35 @@ fn page_of(inventory: &Inventory, tool: &str, token: &str) -> Value {
 /// and an expired token is rightly refused.
 const FRESH_FOR: Duration = Duration::from_secs(200);
 
-fn stored() -> MutexGuard<'static, Option<(Instant, Stored)>> {
-    static STORED: Mutex<Option<(Instant, Stored)>> = Mutex::new(None);
+/// Inputs served from one set of entries. Each first call of
+/// `device_list` an input makes keeps a probe's result for the same
+/// caller, and past the caller's share of the store
+/// (`mcp_light::defaults::STORE_CALLER_SHARE_PERCENT`) its oldest
+/// entries make room, as the store is bounded to do: a few thousand
+/// inputs in, the minted ones were gone.
+const INPUTS_PER_MINT: u32 = 500;
+
+struct Minted {
+    at: Instant,
+    inputs: u32,
+    stored: Stored,
+}
+
+fn stored() -> MutexGuard<'static, Option<Minted>> {
+    static STORED: Mutex<Option<Minted>> = Mutex::new(None);
     let mut slot = STORED.lock().unwrap_or_else(|e| e.into_inner());
-    if slot.as_ref().is_none_or(|(at, _)| at.elapsed() > FRESH_FOR) {
-        *slot = Some((Instant::now(), mint()));
+    if slot
+        .as_ref()
+        .is_none_or(|m| m.at.elapsed() > FRESH_FOR || m.inputs >= INPUTS_PER_MINT)
+    {
+        *slot = Some(Minted {
+            at: Instant::now(),
+            inputs: 0,
+            stored: mint(),
+        });
+    }
+    if let Some(minted) = slot.as_mut() {
+        minted.inputs += 1;
     }
     slot
 }
@@ -151,7 +175,7 @@ fn mint() -> Stored {
 
 fuzz_target!(|data: &[u8]| {
     let slot = stored();
-    let (_, stored) = slot.as_ref().expect("minted above");
+    let stored = &slot.as_ref().expect("minted above").stored;
     let (tool, arguments, stranger) = match form::<Input>(data) {
         None => return,
         Some(Form::Raw(raw)) => {
