@@ -1,60 +1,192 @@
-//! `mcp-light-gateway -- COMMAND [ARGS...]`: the server COMMAND starts,
-//! behind mcp-light's answer discipline, served on this process's stdin
-//! and stdout.
+//! `mcp-light-gateway [OPTIONS] -- COMMAND [ARGS...]` or
+//! `mcp-light-gateway --upstream-url URL`: the server behind mcp-light's
+//! answer discipline, served on this process's stdin and stdout, or over
+//! Streamable HTTP with `--http ADDR`.
+//!
+//! stdout is the MCP channel on stdio, so everything this program says goes
+//! to stderr; `--check` prints its audit on stdout and serves nothing.
+
+mod cli;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use clap::Parser;
+use mcp_light::audit::{Audit, Finding};
+use mcp_light::store::{MemoryStore, MemoryStoreConfig};
+use mcp_light::transport::{HttpOptions, shutdown_signal};
+use mcp_light::{Server, ServerBuilder};
 use mcp_light_gateway::{Upstream, gateway};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rustls_platform_verifier::BuilderVerifierExt;
 
-/// mcp-light's answer discipline in front of an MCP server: answers that
-/// fit the client pass through, larger ones answer a probe and a
-/// continuation token that pages, summarizes, filters or fetches them.
-#[derive(Parser)]
-#[command(version, about)]
-struct Args {
-    /// The upstream server's command and its arguments, after `--`, as a
-    /// host's configuration would launch it.
-    #[arg(required = true, last = true, value_name = "COMMAND")]
-    command: Vec<String>,
+use crate::cli::{Cli, Store};
+
+/// The audit's check that the upstream answered.
+const UPSTREAM: &str = "upstream";
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_checked();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("mcp-light-gateway: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let done = runtime.block_on(async {
+        if cli.check {
+            return check(&cli).await;
+        }
+        serve(&cli).await.map(|()| ExitCode::SUCCESS)
+    });
+    // An upstream call cut at shutdown is not waited for.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    done.unwrap_or_else(|message| {
+        eprintln!("mcp-light-gateway: {message}");
+        ExitCode::FAILURE
+    })
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    let args = Args::parse();
-    let (program, rest) = args
-        .command
-        .split_first()
-        .expect("clap requires the command");
-    let mut command = tokio::process::Command::new(program);
-    command.args(rest);
-    let transport = match TokioChildProcess::new(command) {
-        Ok(transport) => transport,
-        Err(error) => {
-            eprintln!("mcp-light-gateway: cannot start `{program}`: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let upstream = match Upstream::connect(transport).await {
-        Ok(upstream) => upstream,
-        Err(error) => {
-            eprintln!("mcp-light-gateway: `{program}`: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let server = match gateway(upstream).build() {
-        Ok(server) => server,
-        Err(error) => {
-            eprintln!("mcp-light-gateway: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match server.serve_stdio().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("mcp-light-gateway: {error}");
-            ExitCode::FAILURE
+/// Connects to the upstream, then serves until the client leaves (stdio)
+/// or until SIGTERM or ctrl-c (HTTP).
+async fn serve(cli: &Cli) -> Result<(), String> {
+    let upstream = connect(cli).await?;
+    eprintln!(
+        "mcp-light-gateway: `{}` lists {} tools",
+        cli.upstream_name(),
+        upstream.tools().len()
+    );
+    let server = build(gateway(upstream), cli).await?;
+    match cli.http {
+        None => server.serve_stdio().await.map_err(|e| e.to_string()),
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("mcp-light-gateway: serving MCP over Streamable HTTP at http://{bound}/mcp");
+            server
+                .serve_http_with(listener, HttpOptions::new(), shutdown_signal())
+                .await
+                .map_err(|e| e.to_string())
         }
     }
+}
+
+/// Prints the audit of what serving would serve, the upstream reached
+/// first: a failure exits 1.
+async fn check(cli: &Cli) -> Result<ExitCode, String> {
+    let (builder, reached) = match connect(cli).await {
+        Ok(upstream) => {
+            let reached = Finding::pass(
+                UPSTREAM,
+                format!(
+                    "`{}` answered the handshake and lists {} tools",
+                    cli.upstream_name(),
+                    upstream.tools().len()
+                ),
+            );
+            (gateway(upstream), reached)
+        }
+        // The rest is audited without it.
+        Err(message) => (
+            Server::from_tools([]),
+            Finding::error(
+                UPSTREAM,
+                format!("{message}, so the gateway would not start"),
+            ),
+        ),
+    };
+    let server = build(builder, cli).await?;
+    let auditor = server.audit();
+    let auditor = match cli.http {
+        Some(addr) => auditor.http(addr, &HttpOptions::new()),
+        None => auditor,
+    };
+    let mut audit = Audit::new();
+    audit.push(reached);
+    audit.extend(auditor.await);
+    print!("{audit}");
+    Ok(match audit.has_errors() {
+        true => ExitCode::FAILURE,
+        false => ExitCode::SUCCESS,
+    })
+}
+
+/// The upstream the command line names: a command started as a child
+/// process, or a Streamable HTTP endpoint.
+async fn connect(cli: &Cli) -> Result<Upstream, String> {
+    let name = cli.upstream_name();
+    let connected = match cli.upstream_http()? {
+        Some(config) => {
+            let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+            Upstream::connect(transport).await
+        }
+        None => {
+            let (program, rest) = cli
+                .command
+                .split_first()
+                .ok_or("name the upstream server's command after --, or --upstream-url")?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(rest);
+            let transport = TokioChildProcess::new(command)
+                .map_err(|error| format!("cannot start `{program}`: {error}"))?;
+            Upstream::connect(transport).await
+        }
+    };
+    connected.map_err(|error| format!("`{name}`: {error}"))
+}
+
+/// The client the upstream's Streamable HTTP is reached with: rustls on
+/// ring, the platform's certificate verifier, HTTP/1.1.
+fn http_client() -> Result<reqwest::Client, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(BuilderVerifierExt::with_platform_verifier)
+        .map_err(|error| format!("cannot set up TLS for --upstream-url: {error}"))?
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|error| format!("cannot build the HTTP client for --upstream-url: {error}"))
+}
+
+/// `builder` with the store, the token TTL and the clients' table the
+/// command line gives, built.
+async fn build(builder: ServerBuilder, cli: &Cli) -> Result<Server, String> {
+    let ttl = Duration::from_secs(cli.token_ttl.unwrap_or(300));
+    let builder = match cli.store.as_ref().unwrap_or(&Store::Memory) {
+        Store::Memory => {
+            builder.with_store(MemoryStore::new(MemoryStoreConfig::new().with_ttl(ttl)))
+        }
+        Store::Redis(url) => redis_store(builder, url, ttl).await?,
+    };
+    builder
+        .with_clients(cli.clients()?)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(feature = "redis")]
+async fn redis_store(
+    builder: ServerBuilder,
+    url: &str,
+    ttl: Duration,
+) -> Result<ServerBuilder, String> {
+    use mcp_light::store::{RedisStore, RedisStoreConfig};
+    let store = RedisStore::open(url, RedisStoreConfig::new().with_ttl(ttl))
+        .map_err(|e| format!("--store: {e}"))?;
+    Ok(builder.with_store(store))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_store(_: ServerBuilder, _: &str, _: Duration) -> Result<ServerBuilder, String> {
+    Err(
+        "--store redis://…: this build has no Redis store; install it with \
+         `cargo install mcp-light-gateway --features redis`"
+            .to_owned(),
+    )
 }

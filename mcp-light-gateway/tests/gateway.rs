@@ -221,3 +221,144 @@ async fn a_large_answer_answers_a_probe_whose_pages_join_into_the_upstreams() {
     }
     assert_eq!(Value::Array(paged), whole);
 }
+
+/// The bearer the records room asks of every HTTP request.
+const RECORDS_SECRET: &str = "records-secret-for-the-gateway-tests";
+
+/// The records room served over Streamable HTTP on loopback, every request
+/// authenticated with [`RECORDS_SECRET`]: its endpoint's URL.
+async fn records_over_http() -> String {
+    use mcp_light::auth::Auth;
+    use mcp_light::transport::HttpOptions;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = mcp_light::Server::from_tools([])
+        .with_handler(Records::new())
+        .build()
+        .unwrap();
+    let auth = Auth::new()
+        .with_bearer_token("gateway", RECORDS_SECRET)
+        .unwrap();
+    let options = HttpOptions::new().with_auth(auth);
+    tokio::spawn(server.serve_http_with(listener, options, std::future::pending()));
+    format!("http://{addr}/mcp")
+}
+
+/// The gateway's binary, as a host starts it.
+fn binary() -> tokio::process::Command {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-light-gateway"))
+}
+
+#[tokio::test]
+async fn the_binary_reaches_an_http_upstream_with_its_bearer_from_the_environment() {
+    use rmcp::transport::TokioChildProcess;
+
+    let url = records_over_http().await;
+    let mut command = binary();
+    command
+        .args([
+            "--upstream-url",
+            &url,
+            "--upstream-bearer-env",
+            "RECORDS_TOKEN",
+        ])
+        .args(["--upstream-header", "X-Records-Client: gateway-test"])
+        .env("RECORDS_TOKEN", RECORDS_SECRET)
+        .stderr(std::process::Stdio::null());
+    let gateway = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    let direct = direct().await;
+
+    let tools = gateway.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(names, ["records_list", "records_sealed"]);
+    let small = call("records_list", json!({"count": 3}));
+    assert_eq!(
+        gateway.call_tool(small.clone()).await.unwrap(),
+        direct.call_tool(small).await.unwrap()
+    );
+    let probe = gateway
+        .call_tool(call("records_list", json!({"count": 2_000})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    let token = probe["continuation_token"].as_str().expect("a token");
+    let page = gateway
+        .call_tool(call("records_list", json!({"continuation_token": token})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(page["items"][0], record(1));
+    gateway.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_the_upstreams_bearer_the_binary_exits_naming_the_upstream() {
+    let url = records_over_http().await;
+    let output = binary()
+        .args(["--upstream-url", &url])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(stderr.contains("handshake"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use tokio::io::AsyncBufReadExt;
+
+    let url = records_over_http().await;
+    let check = binary()
+        .args([
+            "--check",
+            "--upstream-url",
+            &url,
+            "--upstream-bearer-env",
+            "RECORDS_TOKEN",
+        ])
+        .env("RECORDS_TOKEN", RECORDS_SECRET)
+        .output()
+        .await
+        .unwrap();
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{report}");
+    assert!(
+        report.contains("upstream:") && report.contains("lists 2 tools"),
+        "{report}"
+    );
+
+    let mut served = binary()
+        .args(["--http", "127.0.0.1:0", "--upstream-url", &url])
+        .args(["--upstream-bearer-env", "RECORDS_TOKEN"])
+        .env("RECORDS_TOKEN", RECORDS_SECRET)
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(served.stderr.take().unwrap()).lines();
+    let endpoint = loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the address served");
+        if let Some(at) = line.split(" at ").nth(1) {
+            break at.to_owned();
+        }
+    };
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let transport = StreamableHttpClientTransport::from_uri(endpoint.as_str());
+    let client = ().serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 2);
+    let small = call("records_list", json!({"count": 2}));
+    let answer = client.call_tool(small).await.unwrap();
+    assert_eq!(answer.structured_content.unwrap()["records"][1], record(2));
+}
