@@ -34,6 +34,21 @@ fn record(n: usize) -> Value {
     json!({"id": n, "shelf": format!("shelf-{}", n % 4), "note": "kept since the flood"})
 }
 
+/// `count` lines of a log, the last without its newline.
+fn log(count: usize) -> String {
+    (1..=count)
+        .map(|n| match n % 10 {
+            0 => format!(
+                "2026-12-04 10:{:02}:00 WARN shelf {} is full",
+                n % 60,
+                n % 4
+            ),
+            _ => format!("2026-12-04 10:{:02}:00 INFO record {n} filed", n % 60),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[tool_router]
 impl Records {
     fn new() -> Records {
@@ -49,6 +64,11 @@ impl Records {
             CallToolResult::success(vec![ContentBlock::text(format!("{count} records"))]);
         result.structured_content = Some(json!({ "records": records }));
         result
+    }
+
+    #[tool(description = "The room's log, as plain text")]
+    fn records_log(&self, Parameters(Count { count }): Parameters<Count>) -> String {
+        log(count)
     }
 
     #[tool(description = "Refuses, as the upstream does")]
@@ -271,7 +291,7 @@ async fn the_binary_reaches_an_http_upstream_with_its_bearer_from_the_environmen
 
     let tools = gateway.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
-    assert_eq!(names, ["records_list", "records_sealed"]);
+    assert_eq!(names, ["records_list", "records_log", "records_sealed"]);
     let small = call("records_list", json!({"count": 3}));
     assert_eq!(
         gateway.call_tool(small.clone()).await.unwrap(),
@@ -330,7 +350,7 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(check.status.success(), "{report}");
     assert!(
-        report.contains("upstream:") && report.contains("lists 2 tools"),
+        report.contains("upstream:") && report.contains("lists 3 tools"),
         "{report}"
     );
 
@@ -357,8 +377,49 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let transport = StreamableHttpClientTransport::from_uri(endpoint.as_str());
     let client = ().serve(transport).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 2);
+    assert_eq!(tools.len(), 3);
     let small = call("records_list", json!({"count": 2}));
     let answer = client.call_tool(small).await.unwrap();
     assert_eq!(answer.structured_content.unwrap()["records"][1], record(2));
+}
+
+#[tokio::test]
+async fn a_large_plain_text_answer_is_summarized_in_lines_and_its_pages_join_into_the_text() {
+    let gateway = through_gateway().await;
+    let text = log(3_000);
+    let probe = gateway
+        .call_tool(call("records_log", json!({"count": 3_000})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    let token = probe["continuation_token"].as_str().expect("a token");
+    let redeem = |args: Value| {
+        let gateway = &gateway;
+        async move {
+            let answer = gateway.call_tool(call("records_log", args)).await.unwrap();
+            answer.structured_content.unwrap()
+        }
+    };
+    let summary = redeem(json!({"continuation_token": token, "mode": "summary"})).await;
+    assert!(summary.to_string().len() < 4_000, "{summary}");
+    let lines = &summary["text"];
+    assert_eq!(lines["lines"], 3_000, "{summary}");
+    assert_eq!(lines["bytes"], text.len());
+    assert_eq!(lines["head"][0], "2026-12-04 10:01:00 INFO record 1 filed");
+    assert_eq!(lines["starts"]["values"]["####-##-##"], 3_000);
+    let longest = text.lines().map(str::len).max().unwrap();
+    assert_eq!(lines["longest_line"], longest);
+
+    let mut joined = String::new();
+    for page in 1..=200 {
+        let answer = redeem(json!({"continuation_token": token, "page": page})).await;
+        for piece in answer["items"].as_array().unwrap() {
+            joined.push_str(piece.as_str().unwrap());
+        }
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(joined, text);
 }

@@ -115,8 +115,12 @@ impl<'a> ser::Serializer for Item<'a> {
         serialize_f32(f32);
         serialize_f64(f64);
         serialize_char(char);
-        serialize_str(&str);
         serialize_bytes(&[u8]);
+    }
+
+    fn serialize_str(self, value: &str) -> Result<(), Stop> {
+        self.list.string_item(value);
+        Ok(())
     }
 
     fn serialize_none(self) -> Result<(), Stop> {

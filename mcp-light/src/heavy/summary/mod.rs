@@ -39,6 +39,17 @@
 //! "comment": {"type": "string", "nulls": 0, "distinct_at_least": 1001}
 //! ```
 //!
+//! A list of strings that is text in lines (a kept plain-text answer's
+//! pieces, each line with its `\n`) also says, under `text`, its lines,
+//! bytes, longest line, blank lines, first lines, and how many lines begin
+//! with each first word, digits written `#`:
+//!
+//! ```text
+//! "text": {"lines": 3000, "bytes": 127400, "longest_line": 42, "blank_lines": 0,
+//!          "head": ["2026-12-04 10:01:00 INFO record 1 filed", …],
+//!          "starts": {"values": {"####-##-##": 3000}}}
+//! ```
+//!
 //! A list's summary is built item by item ([`ListSummary`]), so a list
 //! streamed into the store is summarized as it passes, in memory bounded
 //! whatever its length: at most [`MAX_TRACKED_VALUES`] distinct values are
@@ -47,6 +58,7 @@
 //! remembered.
 
 mod named;
+mod text;
 mod values;
 
 use std::collections::{HashMap, HashSet};
@@ -57,6 +69,7 @@ use serde_json::{Number, Value};
 
 use super::ELLIPSIS;
 use named::NamedValues;
+use text::{TextStats, TextSummary};
 pub use values::{MAX_STRING_CHARS, MAX_TRACKED_VALUES, MAX_VALUES};
 use values::{ValueCounts, ValueSummary};
 
@@ -127,6 +140,10 @@ pub(super) struct ListDetail {
     /// The items that are not objects, described like one field.
     #[serde(skip_serializing_if = "Option::is_none")]
     items: Option<FieldSummary>,
+    /// A list of strings that is text in lines (a kept plain-text answer):
+    /// its lines, bytes, first lines and how the lines begin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<TextSummary>,
 }
 
 /// How many more fields the objects of a list have than are described.
@@ -209,6 +226,8 @@ pub(crate) struct ListSummary {
     /// The first object's keys, at most ten, for messages.
     first_keys: Vec<String>,
     scalars: Stats,
+    /// The string items read as text in lines.
+    text: TextStats,
 }
 
 impl ListSummary {
@@ -255,6 +274,12 @@ impl ListSummary {
         Some(&mut self.fields[index].1)
     }
 
+    /// A string item, read as a piece of text too.
+    pub(super) fn string_item(&mut self, text: &str) {
+        self.text.piece(text);
+        self.scalars.string(text);
+    }
+
     /// The stats of the items that are not objects.
     pub(super) fn scalars(&mut self) -> &mut Stats {
         &mut self.scalars
@@ -294,6 +319,7 @@ impl ListSummary {
             fields: None,
             other_fields: None,
             items: None,
+            text: self.text.render(self.count),
         };
         if self.objects > 0 {
             detail.fields = Some(
