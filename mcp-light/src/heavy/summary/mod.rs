@@ -143,7 +143,7 @@ pub(super) struct ListDetail {
     /// A list of strings that is text in lines (a kept plain-text answer):
     /// its lines, bytes, first lines and how the lines begin.
     #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<TextSummary>,
+    text: Option<Box<TextSummary>>,
 }
 
 /// How many more fields the objects of a list have than are described.
@@ -319,7 +319,7 @@ impl ListSummary {
             fields: None,
             other_fields: None,
             items: None,
-            text: self.text.render(self.count),
+            text: self.text.render(self.count).map(Box::new),
         };
         if self.objects > 0 {
             detail.fields = Some(
