@@ -158,10 +158,36 @@ fn carried(result: CallToolResult, text: PlainText) -> Carried {
 /// pieces ([`text_pieces`]) where that is all it carries; `Err` with the
 /// result itself where it is answered as built (an error, other content,
 /// nothing). What a composed handler's kept tool keeps.
+///
+/// A structured content that is one string field (`{"content": "…"}`, as
+/// servers that wrap their text for an output schema answer) carries that
+/// text: its JSON where it is a JSON list or object, else its pieces.
 pub(crate) fn carried_by_read(result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
+    if let Some(text) = wrapped_text(&result) {
+        return Ok(match serde_json::from_str::<Value>(text) {
+            Ok(value @ (Value::Array(_) | Value::Object(_))) => value,
+            _ => Value::Array(text_pieces(text)),
+        });
+    }
     match carried(result, PlainText::Pieces) {
         Carried::Json(value) => Ok(value),
         Carried::AsBuilt(result) => Err(Box::new(result)),
+    }
+}
+
+/// The text of a successful result whose structured content is an object
+/// of one string field.
+fn wrapped_text(result: &CallToolResult) -> Option<&str> {
+    if result.is_error == Some(true) {
+        return None;
+    }
+    let Some(Value::Object(fields)) = &result.structured_content else {
+        return None;
+    };
+    let mut values = fields.values();
+    match (values.next(), values.next()) {
+        (Some(Value::String(text)), None) => Some(text),
+        _ => None,
     }
 }
 
@@ -273,6 +299,32 @@ mod tests {
         );
         let as_built = built(lines(), PlainText::AsBuilt).unwrap_err();
         assert_eq!(as_built.content.len(), 2);
+    }
+
+    #[test]
+    fn a_kept_answer_wrapping_its_text_in_one_field_keeps_the_text() {
+        let wrapped = |text: &str| {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(json!({ "content": text }));
+            carried_by_read(result).unwrap()
+        };
+        // JSON text: its JSON.
+        let tree = json!([{"name": "src", "children": [{"name": "lib.rs"}]}]);
+        assert_eq!(wrapped(&serde_json::to_string_pretty(&tree).unwrap()), tree);
+        // Plain text: its pieces.
+        assert_eq!(wrapped("a\nb"), json!(["a\n", "b"]));
+        // A number's text stays text.
+        assert_eq!(wrapped("42"), json!(["42"]));
+        // Two fields, or one that is not a string: the structured content.
+        let mut two = CallToolResult::success(vec![]);
+        two.structured_content = Some(json!({"content": "a", "more": "b"}));
+        assert_eq!(
+            carried_by_read(two).unwrap(),
+            json!({"content": "a", "more": "b"})
+        );
+        let mut count = CallToolResult::success(vec![]);
+        count.structured_content = Some(json!({"count": 3}));
+        assert_eq!(carried_by_read(count).unwrap(), json!({"count": 3}));
     }
 
     #[test]

@@ -20,7 +20,8 @@ use crate::store::Origin;
 pub(crate) enum ResultShape {
     /// A pageable list of `count` items, `objects` of them objects.
     List { count: usize, objects: usize },
-    /// An object whose one list field, `key`, of `count` items is paged.
+    /// An object whose list field `key`, of `count` items, is paged: its
+    /// one list field, or the longest of several.
     Wrapper {
         key: String,
         count: usize,

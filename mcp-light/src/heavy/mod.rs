@@ -28,8 +28,10 @@
 //!
 //! # Paging
 //!
-//! A value is *pageable* when it is a list, or an object with exactly one
-//! list field (a "wrapper" such as `{"count": 93, "results": [...]}`), and it
+//! A value is *pageable* when it is a list, or an object with a list field
+//! (a "wrapper" such as `{"count": 93, "results": [...]}`; of a read's several
+//! list fields, the one with the most items pages, the first of equals, and
+//! the probe names it as `paged`), and it
 //! was not produced by a single write ([`Origin::SingleWrite`]: one device
 //! with a `tags` list is one object, not a page of tags). A page is
 //! `{items, page, page_size, total, has_more}`; a wrapper keeps its other
@@ -391,8 +393,9 @@ impl Default for HeavyConfig {
 /// Serves a stored result as `negotiation` asks.
 ///
 /// * [`Mode::Paginated`]: a pageable value becomes
-///   `{items, page, page_size, total, has_more}`. A wrapper object (exactly
-///   one list field) keeps its other fields, in order, before those five;
+///   `{items, page, page_size, total, has_more}`. A wrapper object (a list
+///   field; of a read's several, the longest) keeps its other fields, in order,
+///   before those five;
 ///   if one of them is itself named like a page field, the page object
 ///   takes the list's place under the list's key instead, so nothing is
 ///   overwritten. Anything else, and everything from

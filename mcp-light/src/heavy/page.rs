@@ -234,7 +234,8 @@ pub(crate) fn size_of<T: Serialize + ?Sized>(value: &T) -> usize {
 pub(super) enum Layout {
     /// A list: paged.
     List,
-    /// An object with exactly one list field, named here: that list is paged.
+    /// An object with a list field, named here, that pages: its one list
+    /// field, or a read's with the most items (the first of equals).
     Wrapper(String),
     /// Anything else: served whole.
     Whole,
@@ -248,11 +249,22 @@ pub(super) fn layout(value: &Value, origin: Origin) -> Layout {
     match value {
         Value::Array(_) => Layout::List,
         Value::Object(map) => {
-            let mut lists = map.iter().filter(|(_, field)| field.is_array());
-            match (lists.next(), lists.next()) {
-                (Some((key, _)), None) => Layout::Wrapper(key.clone()),
-                _ => Layout::Whole,
-            }
+            let mut lists = map
+                .iter()
+                .filter_map(|(key, field)| Some((key, field.as_array()?.len())));
+            let wrapped = match origin {
+                // A read's longest list, the first of equals.
+                Origin::Read => {
+                    lists.reduce(|most, next| if next.1 > most.1 { next } else { most })
+                }
+                // A bulk write's one list (its `accepted` and ids are that
+                // list's): of two lists, neither is what was written.
+                _ => match (lists.next(), lists.next()) {
+                    (one, None) => one,
+                    _ => None,
+                },
+            };
+            wrapped.map_or(Layout::Whole, |(key, _)| Layout::Wrapper(key.clone()))
         }
         _ => Layout::Whole,
     }
@@ -622,16 +634,31 @@ mod tests {
     }
 
     #[test]
-    fn an_object_with_two_lists_is_returned_whole() {
-        let value = json!({"devices": rows(30), "sites": ["hq", "lab"]});
-        let served = serve(
-            value.clone(),
-            Origin::Read,
-            &asked(Mode::Paginated, 1, 20),
-            &config(),
-        )
-        .unwrap();
-        assert_eq!(served, value);
+    fn an_object_with_two_lists_pages_the_longest_and_keeps_the_other_beside_it() {
+        for value in [
+            json!({"sites": ["hq", "lab"], "devices": rows(30)}),
+            json!({"devices": rows(30), "sites": ["hq", "lab"]}),
+        ] {
+            let served = serve(
+                value,
+                Origin::Read,
+                &asked(Mode::Paginated, 2, 20),
+                &config(),
+            )
+            .unwrap();
+            assert_eq!(served["sites"], json!(["hq", "lab"]));
+            assert_eq!(ids(&served), (21..=30).collect::<Vec<_>>());
+            assert_eq!(served["total"], 30);
+        }
+        // Of equal lists, the first.
+        let equal = json!({"a": [1, 2], "b": [3, 4]});
+        assert_eq!(
+            layout(&equal, Origin::Read),
+            Layout::Wrapper("a".to_owned())
+        );
+        // A bulk write's two lists: neither is what was written, as its
+        // envelope counts it.
+        assert_eq!(layout(&equal, Origin::BulkWrite), Layout::Whole);
     }
 
     #[test]

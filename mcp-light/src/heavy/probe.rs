@@ -23,6 +23,11 @@ pub(crate) struct Probe {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "usize")]
     total_items: Option<usize>,
+    /// The field of an object whose list pages (the longest, where it has
+    /// several); absent for a list or a result that does not page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    paged: Option<String>,
     available_modes: Vec<Mode>,
     continuation_token: String,
     /// How to call again, in a sentence or two.
@@ -51,9 +56,11 @@ pub(crate) struct UnkeptProbe {
 ///   shortened the same way, down to its first keys or a string prefix
 ///   ending in `…`. Values are never converted to strings.
 /// * `total_size` is passed through: the stored result's size in bytes.
-/// * `total_items` is the item count of a list, or of the one list an
-///   object wraps: what `paginated` pages through, so a caller reads the
-///   count as a number instead of from the `usage` sentence.
+/// * `total_items` is the item count of a list, or of the list an object
+///   wraps: what `paginated` pages through, so a caller reads the count as
+///   a number instead of from the `usage` sentence.
+/// * `paged` names the field of an object whose list pages: its one list
+///   field, or the longest of several.
 /// * `available_modes` lists the modes that do something useful with this
 ///   value: `paginated` only for pageable values, `filtered` only for
 ///   objects and lists holding objects.
@@ -75,6 +82,10 @@ pub(crate) fn probe(
         preview,
         total_size,
         total_items: shape.item_count(),
+        paged: match shape {
+            ResultShape::Wrapper { key, .. } => Some(key.clone()),
+            _ => None,
+        },
         usage: usage(tool, shape, &available_modes, config),
         available_modes,
         continuation_token: token.as_str().to_owned(),

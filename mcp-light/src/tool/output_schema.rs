@@ -324,7 +324,7 @@ mod tests {
             ),
             (
                 OutputShape::Probe,
-                r#"{"title":"probe","properties":{"total_size":{"type":"integer"},"total_items":{"type":"integer"},"available_modes":{"type":"array","items":{"enum":["summary","paginated","filtered","full"]}},"continuation_token":{"type":"string"},"usage":{"type":"string"}},"required":["preview","total_size","available_modes","continuation_token","usage"]}"#,
+                r#"{"title":"probe","properties":{"total_size":{"type":"integer"},"total_items":{"type":"integer"},"paged":{"type":"string"},"available_modes":{"type":"array","items":{"enum":["summary","paginated","filtered","full"]}},"continuation_token":{"type":"string"},"usage":{"type":"string"}},"required":["preview","total_size","available_modes","continuation_token","usage"]}"#,
             ),
             (
                 OutputShape::Page,
