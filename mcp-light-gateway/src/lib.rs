@@ -25,22 +25,28 @@
 //! # }
 //! ```
 
+mod relay;
+
 use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_light::rmcp::ErrorData;
 use mcp_light::rmcp::handler::server::ServerHandler;
 use mcp_light::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
+    ClientRequest, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
+    GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use mcp_light::rmcp::service::{
-    RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
+    PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
 };
 use mcp_light::{HandlerTools, Server, ServerBuilder};
 use rmcp::ServiceExt;
 use rmcp::transport::IntoTransport;
+
+use relay::{Relay, Routes};
 
 /// The server behind the gateway, as an rmcp handler that forwards each
 /// request to it and answers what it answers.
@@ -50,7 +56,9 @@ pub struct Upstream {
 }
 
 struct Inner {
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, Relay>,
+    /// Where what the upstream sends of its own accord goes.
+    routes: Arc<Routes>,
     /// What the upstream said of itself at the handshake.
     config: ServerConfig,
     /// The upstream's tools as last listed: what `get_tool` answers.
@@ -83,7 +91,11 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let client = ()
+        let routes = Arc::new(Routes::default());
+        let relay = Relay {
+            routes: Arc::clone(&routes),
+        };
+        let client = relay
             .serve(transport)
             .await
             .map_err(|error| UpstreamError::Handshake(error.to_string()))?;
@@ -109,6 +121,7 @@ impl Upstream {
         Ok(Upstream {
             inner: Arc::new(Inner {
                 client,
+                routes,
                 config,
                 tools: RwLock::new(tools),
             }),
@@ -158,8 +171,9 @@ impl ServerHandler for Upstream {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.inner.routes.heard_from(&context.peer);
         let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
         let listed = self
             .inner
@@ -192,23 +206,77 @@ impl ServerHandler for Upstream {
             .cloned()
     }
 
+    /// Forwards the call; what the upstream asks or tells meanwhile
+    /// (sampling, elicitation, logging, progress) goes to the caller as
+    /// part of it, and the caller's cancellation goes upstream.
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.inner
+        let mut call = self.inner.routes.begin(&context.peer);
+        let asked = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        let handle = self
+            .inner
             .client
-            .call_tool_once(request)
+            .send_cancellable_request(asked, PeerRequestOptions::no_options())
             .await
-            .map_err(forwarded)
+            .map_err(forwarded)?;
+        call.progress_token(handle.progress_token.clone());
+        let id = handle.id.clone();
+        let client_token = context.meta.get_progress_token();
+        let answered = tokio::select! {
+            answered = call.serve(handle.await_response(), &context.peer, client_token) => answered,
+            () = context.ct.cancelled() => {
+                let cancelled = CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the gateway's client cancelled the call".to_owned()),
+                );
+                let _ = self.inner.client.notify_cancelled(cancelled).await;
+                return Err(ErrorData::internal_error("the call was cancelled", None));
+            }
+        };
+        match answered.map_err(forwarded)? {
+            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            _ => Err(ErrorData::internal_error(
+                "the upstream server answered tools/call with another kind of result",
+                None,
+            )),
+        }
+    }
+
+    #[allow(deprecated, reason = "what a client on 2025-11-25 sends")]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = request.uri.clone();
+        self.inner.client.subscribe(request).await.map_err(forwarded)?;
+        self.inner.routes.subscribe(&uri, &context.peer);
+        Ok(())
+    }
+
+    #[allow(deprecated, reason = "what a client on 2025-11-25 sends")]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = request.uri.clone();
+        self.inner.client.unsubscribe(request).await.map_err(forwarded)?;
+        self.inner.routes.unsubscribe(&uri);
+        Ok(())
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.inner.routes.heard_from(&context.peer);
         self.inner
             .client
             .list_resources(request)
@@ -243,8 +311,9 @@ impl ServerHandler for Upstream {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.inner.routes.heard_from(&context.peer);
         self.inner
             .client
             .list_prompts(request)

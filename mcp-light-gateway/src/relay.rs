@@ -1,0 +1,329 @@
+//! What the upstream sends of its own accord, carried to the downstream
+//! client: its requests (sampling, elicitation) and notifications
+//! (progress, logging, resource updates, list changes).
+//!
+//! A request or a notification the upstream sends while a tool call is in
+//! flight belongs to that call: it is handed to the call's own task
+//! ([`Call::serve`]), which sends it to the client that made the call, as
+//! part of that call (over Streamable HTTP, on the call's stream). Progress
+//! goes to the call whose progress token it names; a request or a log
+//! message to the newest call in flight. With no call in flight, a log
+//! message and a list change go to the client heard from last; a resource
+//! update to the clients subscribed to it.
+
+// Sampling and logging are what clients on 2025-11-25 speak, and what an
+// upstream on that revision sends; rmcp marks them deprecated for the
+// revisions after it.
+#![allow(deprecated, reason = "sampling and logging of clients on 2025-11-25")]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcp_light::rmcp::ErrorData;
+use mcp_light::rmcp::model::{
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerRequest,
+};
+use mcp_light::rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
+use rmcp::ClientHandler;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RoleClient;
+use tokio::sync::{mpsc, oneshot};
+
+/// The routes from the upstream to the downstream clients, shared by the
+/// forwarding handler ([`Upstream`](crate::Upstream)) and the upstream
+/// client's handler ([`Relay`]).
+#[derive(Default)]
+pub(crate) struct Routes {
+    next: AtomicU64,
+    inner: Mutex<RouteTable>,
+}
+
+#[derive(Default)]
+struct RouteTable {
+    /// The calls in flight, oldest first: their number, their inbox and
+    /// the upstream progress token of their request.
+    calls: Vec<(u64, mpsc::UnboundedSender<Job>, Option<ProgressToken>)>,
+    /// The client heard from last.
+    last: Option<Peer<RoleServer>>,
+    /// The clients subscribed to each resource.
+    subscribed: HashMap<String, Vec<Peer<RoleServer>>>,
+}
+
+/// What a call's task does for the upstream, as part of that call.
+enum Job {
+    Sample(CreateMessageRequestParams, oneshot::Sender<Result<CreateMessageResult, ErrorData>>),
+    Elicit(ElicitRequestParams, oneshot::Sender<Result<ElicitResult, ErrorData>>),
+    Log(LoggingMessageNotificationParam),
+    Progress(ProgressNotificationParam),
+}
+
+impl Routes {
+    fn table(&self) -> std::sync::MutexGuard<'_, RouteTable> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The client that sent a request: where a list change goes.
+    pub(crate) fn heard_from(&self, peer: &Peer<RoleServer>) {
+        self.table().last = Some(peer.clone());
+    }
+
+    /// A call begins; it is routed to until the returned [`Call`] drops.
+    pub(crate) fn begin(self: &Arc<Self>, peer: &Peer<RoleServer>) -> Call {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let (sender, inbox) = mpsc::unbounded_channel();
+        let mut table = self.table();
+        table.last = Some(peer.clone());
+        table.calls.push((number, sender, None));
+        Call {
+            routes: Arc::clone(self),
+            number,
+            inbox,
+        }
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str, peer: &Peer<RoleServer>) {
+        self.table()
+            .subscribed
+            .entry(uri.to_owned())
+            .or_default()
+            .push(peer.clone());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.table().subscribed.remove(uri);
+    }
+
+    /// The inbox of the call whose progress token is `token`, else of the
+    /// newest call.
+    fn call_for(&self, token: Option<&ProgressToken>) -> Option<mpsc::UnboundedSender<Job>> {
+        let table = self.table();
+        let by_token = token.and_then(|token| {
+            table
+                .calls
+                .iter()
+                .find(|(_, _, own)| own.as_ref() == Some(token))
+        });
+        by_token
+            .or_else(|| table.calls.last())
+            .map(|(_, inbox, _)| inbox.clone())
+    }
+
+    fn last(&self) -> Option<Peer<RoleServer>> {
+        self.table().last.clone()
+    }
+}
+
+/// A tool call in flight, routed to until it drops.
+pub(crate) struct Call {
+    routes: Arc<Routes>,
+    number: u64,
+    inbox: mpsc::UnboundedReceiver<Job>,
+}
+
+impl Call {
+    /// The upstream progress token of this call's request: the upstream's
+    /// progress notifications naming it are this call's.
+    pub(crate) fn progress_token(&self, token: ProgressToken) {
+        let mut table = self.routes.table();
+        if let Some(call) = table.calls.iter_mut().find(|(n, ..)| *n == self.number) {
+            call.2 = Some(token);
+        }
+    }
+
+    /// Runs `upstream` (the call forwarded), meanwhile sending `peer`, on
+    /// this task, what the upstream asks or tells as part of it; the
+    /// client's progress token, when it sent one, names the progress.
+    pub(crate) async fn serve<T>(
+        &mut self,
+        upstream: impl Future<Output = T>,
+        peer: &Peer<RoleServer>,
+        client_token: Option<ProgressToken>,
+    ) -> T {
+        let mut upstream = std::pin::pin!(upstream);
+        loop {
+            tokio::select! {
+                done = &mut upstream => return done,
+                Some(job) = self.inbox.recv() => run(job, peer, client_token.as_ref()).await,
+            }
+        }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        self.routes
+            .table()
+            .calls
+            .retain(|(number, ..)| *number != self.number);
+    }
+}
+
+/// Sends `job` to `peer`; progress under the client's own token, or not at
+/// all when the client asked for none.
+async fn run(job: Job, peer: &Peer<RoleServer>, client_token: Option<&ProgressToken>) {
+    match job {
+        Job::Sample(params, reply) => {
+            let asked = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+            let answer = match peer.send_request(asked).await {
+                Ok(ClientResult::CreateMessageResult(result)) => Ok(*result),
+                other => Err(refused("sampling/createMessage", other.err())),
+            };
+            let _ = reply.send(answer);
+        }
+        Job::Elicit(params, reply) => {
+            let asked = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+            let answer = match peer.send_request(asked).await {
+                Ok(ClientResult::ElicitResult(result)) => Ok(result),
+                other => Err(refused("elicitation/create", other.err())),
+            };
+            let _ = reply.send(answer);
+        }
+        Job::Log(params) => {
+            let _ = peer.notify_logging_message(params).await;
+        }
+        Job::Progress(mut params) => {
+            if let Some(token) = client_token {
+                params.progress_token = token.clone();
+                let _ = peer.notify_progress(params).await;
+            }
+        }
+    }
+}
+
+/// The upstream's error for a request the client did not answer.
+fn refused(method: &str, error: Option<mcp_light::rmcp::service::ServiceError>) -> ErrorData {
+    match error {
+        Some(mcp_light::rmcp::service::ServiceError::McpError(error)) => error,
+        Some(other) => ErrorData::internal_error(
+            format!("the gateway's client did not answer {method}: {other}"),
+            None,
+        ),
+        None => ErrorData::internal_error(
+            format!("the gateway's client answered {method} with another result"),
+            None,
+        ),
+    }
+}
+
+/// The upstream client's handler: what the upstream sends of its own
+/// accord goes to the downstream client ([`Routes`]).
+pub(crate) struct Relay {
+    pub(crate) routes: Arc<Routes>,
+}
+
+impl Relay {
+    /// Hands `job` to the call it belongs to; `false` with no call in
+    /// flight.
+    fn to_call(&self, token: Option<&ProgressToken>, job: Job) -> Result<(), Job> {
+        match self.routes.call_for(token) {
+            Some(inbox) => inbox.send(job).map_err(|returned| returned.0),
+            None => Err(job),
+        }
+    }
+}
+
+/// A request the upstream sent with no call in flight to carry it.
+fn no_call(method: &str) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "the gateway carries {method} to its client only during a tools/call: no call is in \
+             flight"
+        ),
+        None,
+    )
+}
+
+impl ClientHandler for Relay {
+    fn get_info(&self) -> ClientConfig {
+        // Sampling and elicitation are carried to the downstream client,
+        // which answers or refuses them.
+        let capabilities = ClientCapabilities::builder()
+            .enable_sampling()
+            .enable_elicitation()
+            .build();
+        let gateway = Implementation::new("mcp-light-gateway", env!("CARGO_PKG_VERSION"));
+        ClientConfig::new(capabilities, gateway)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let (reply, answer) = oneshot::channel();
+        self.to_call(None, Job::Sample(params, reply))
+            .map_err(|_| no_call("sampling/createMessage"))?;
+        answer
+            .await
+            .unwrap_or_else(|_| Err(no_call("sampling/createMessage")))
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let (reply, answer) = oneshot::channel();
+        self.to_call(None, Job::Elicit(params, reply))
+            .map_err(|_| no_call("elicitation/create"))?;
+        answer
+            .await
+            .unwrap_or_else(|_| Err(no_call("elicitation/create")))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        let token = params.progress_token.clone();
+        // Progress of no call in flight has no one to go to.
+        let _ = self.to_call(Some(&token), Job::Progress(params));
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        if let Err(Job::Log(params)) = self.to_call(None, Job::Log(params))
+            && let Some(peer) = self.routes.last()
+        {
+            let _ = peer.notify_logging_message(params).await;
+        }
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let peers = self
+            .routes
+            .table()
+            .subscribed
+            .get(&params.uri)
+            .cloned()
+            .unwrap_or_default();
+        for peer in peers {
+            let _ = peer.notify_resource_updated(params.clone()).await;
+        }
+    }
+
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        if let Some(peer) = self.routes.last() {
+            let _ = peer.notify_resource_list_changed().await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        if let Some(peer) = self.routes.last() {
+            let _ = peer.notify_tool_list_changed().await;
+        }
+    }
+
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        if let Some(peer) = self.routes.last() {
+            let _ = peer.notify_prompt_list_changed().await;
+        }
+    }
+}
