@@ -238,7 +238,9 @@ impl ServerHandler for Upstream {
         };
         match answered.map_err(forwarded)? {
             ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
-            ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+            ServerResult::InputRequiredResult(result) => {
+                Ok(CallToolResponse::InputRequired(result))
+            }
             ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
             _ => Err(ErrorData::internal_error(
                 "the upstream server answered tools/call with another kind of result",
@@ -254,7 +256,11 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let uri = request.uri.clone();
-        self.inner.client.subscribe(request).await.map_err(forwarded)?;
+        self.inner
+            .client
+            .subscribe(request)
+            .await
+            .map_err(forwarded)?;
         self.inner.routes.subscribe(&uri, &context.peer);
         Ok(())
     }
@@ -266,7 +272,11 @@ impl ServerHandler for Upstream {
         _: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let uri = request.uri.clone();
-        self.inner.client.unsubscribe(request).await.map_err(forwarded)?;
+        self.inner
+            .client
+            .unsubscribe(request)
+            .await
+            .map_err(forwarded)?;
         self.inner.routes.unsubscribe(&uri);
         Ok(())
     }

@@ -54,8 +54,14 @@ struct RouteTable {
 
 /// What a call's task does for the upstream, as part of that call.
 enum Job {
-    Sample(CreateMessageRequestParams, oneshot::Sender<Result<CreateMessageResult, ErrorData>>),
-    Elicit(ElicitRequestParams, oneshot::Sender<Result<ElicitResult, ErrorData>>),
+    Sample(
+        CreateMessageRequestParams,
+        oneshot::Sender<Result<CreateMessageResult, ErrorData>>,
+    ),
+    Elicit(
+        ElicitRequestParams,
+        oneshot::Sender<Result<ElicitResult, ErrorData>>,
+    ),
     Log(LoggingMessageNotificationParam),
     Progress(ProgressNotificationParam),
 }
@@ -143,12 +149,22 @@ impl Call {
         client_token: Option<ProgressToken>,
     ) -> T {
         let mut upstream = std::pin::pin!(upstream);
-        loop {
+        let done = loop {
             tokio::select! {
-                done = &mut upstream => return done,
+                done = &mut upstream => break done,
                 Some(job) = self.inbox.recv() => run(job, peer, client_token.as_ref()).await,
             }
+        };
+        // rmcp hands each notification to a task of its own, so one the
+        // upstream sent before its answer may still be on its way here:
+        // what has arrived after a few turns of the scheduler goes first.
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+            while let Ok(job) = self.inbox.try_recv() {
+                run(job, peer, client_token.as_ref()).await;
+            }
         }
+        done
     }
 }
 
@@ -274,7 +290,11 @@ impl ClientHandler for Relay {
             .unwrap_or_else(|_| Err(no_call("elicitation/create")))
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
         let token = params.progress_token.clone();
         // Progress of no call in flight has no one to go to.
         let _ = self.to_call(Some(&token), Job::Progress(params));
