@@ -231,12 +231,12 @@ pub(crate) struct Relay {
 }
 
 impl Relay {
-    /// Hands `job` to the call it belongs to; `false` with no call in
+    /// Hands `job` to the call it belongs to; gives it back with no call in
     /// flight.
-    fn to_call(&self, token: Option<&ProgressToken>, job: Job) -> Result<(), Job> {
+    fn to_call(&self, token: Option<&ProgressToken>, job: Job) -> Option<Job> {
         match self.routes.call_for(token) {
-            Some(inbox) => inbox.send(job).map_err(|returned| returned.0),
-            None => Err(job),
+            Some(inbox) => inbox.send(job).err().map(|returned| returned.0),
+            None => Some(job),
         }
     }
 }
@@ -270,8 +270,9 @@ impl ClientHandler for Relay {
         _: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        self.to_call(None, Job::Sample(params, reply))
-            .map_err(|_| no_call("sampling/createMessage"))?;
+        if self.to_call(None, Job::Sample(params, reply)).is_some() {
+            return Err(no_call("sampling/createMessage"));
+        }
         answer
             .await
             .unwrap_or_else(|_| Err(no_call("sampling/createMessage")))
@@ -283,8 +284,9 @@ impl ClientHandler for Relay {
         _: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let (reply, answer) = oneshot::channel();
-        self.to_call(None, Job::Elicit(params, reply))
-            .map_err(|_| no_call("elicitation/create"))?;
+        if self.to_call(None, Job::Elicit(params, reply)).is_some() {
+            return Err(no_call("elicitation/create"));
+        }
         answer
             .await
             .unwrap_or_else(|_| Err(no_call("elicitation/create")))
@@ -305,7 +307,7 @@ impl ClientHandler for Relay {
         params: LoggingMessageNotificationParam,
         _: NotificationContext<RoleClient>,
     ) {
-        if let Err(Job::Log(params)) = self.to_call(None, Job::Log(params))
+        if let Some(Job::Log(params)) = self.to_call(None, Job::Log(params))
             && let Some(peer) = self.routes.last()
         {
             let _ = peer.notify_logging_message(params).await;
