@@ -53,6 +53,15 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "VAR", verbatim_doc_comment)]
     pub(crate) upstream_bearer_env: Option<String>,
 
+    /// A TOML file saying per tool what to do with its answers
+    ///
+    /// `[tools.NAME]` with `heavy = { items = "/pointer" }` (keep a large
+    /// answer, paging the list at that JSON pointer), `pass = true`
+    /// (always answered untouched) or `hide = true` (neither listed nor
+    /// called). A tool the file does not name is kept.
+    #[arg(long, value_name = "FILE", verbatim_doc_comment)]
+    pub(crate) config: Option<std::path::PathBuf>,
+
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio
     ///
     /// ADDR is an IP address and a port (0 picks one; the address served

@@ -25,8 +25,10 @@
 //! # }
 //! ```
 
+pub mod config;
 mod relay;
 
+use std::collections::HashSet;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_light::rmcp::ErrorData;
@@ -63,6 +65,8 @@ struct Inner {
     config: ServerConfig,
     /// The upstream's tools as last listed: what `get_tool` answers.
     tools: RwLock<Vec<Tool>>,
+    /// The tools neither listed nor called ([`Upstream::hide`]).
+    hidden: RwLock<HashSet<String>>,
 }
 
 /// Why the gateway could not start on the upstream.
@@ -124,11 +128,30 @@ impl Upstream {
                 routes,
                 config,
                 tools: RwLock::new(tools),
+                hidden: RwLock::default(),
             }),
         })
     }
 
-    /// The upstream's tools, as last listed.
+    /// Neither lists nor calls the upstream's tool `name`: a call of it is
+    /// refused as a call of a tool that does not exist.
+    pub fn hide(&self, name: &str) {
+        self.inner
+            .hidden
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned());
+    }
+
+    fn is_hidden(&self, name: &str) -> bool {
+        self.inner
+            .hidden
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(name)
+    }
+
+    /// The upstream's tools, as last listed (the hidden ones too).
     pub fn tools(&self) -> Vec<Tool> {
         self.inner
             .tools
@@ -193,10 +216,16 @@ impl ServerHandler for Upstream {
             known.retain(|seen| seen.name != tool.name);
             known.push(tool.clone());
         }
+        drop(known);
+        let mut listed = listed;
+        listed.tools.retain(|tool| !self.is_hidden(&tool.name));
         Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if self.is_hidden(name) {
+            return None;
+        }
         self.inner
             .tools
             .read()
@@ -214,6 +243,15 @@ impl ServerHandler for Upstream {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.is_hidden(&request.name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no tool is named `{}`; tools/list names the tools",
+                    request.name
+                ),
+                None,
+            ));
+        }
         let mut call = self.inner.routes.begin(&context.peer);
         let asked = ClientRequest::CallToolRequest(CallToolRequest::new(request));
         let handle = self

@@ -16,6 +16,7 @@ use mcp_light::audit::{Audit, Finding};
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
 use mcp_light::transport::{HttpOptions, shutdown_signal};
 use mcp_light::{Server, ServerBuilder};
+use mcp_light_gateway::config::Config;
 use mcp_light_gateway::{Upstream, gateway};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rustls_platform_verifier::BuilderVerifierExt;
@@ -24,6 +25,8 @@ use crate::cli::{Cli, Store};
 
 /// The audit's check that the upstream answered.
 const UPSTREAM: &str = "upstream";
+/// The audit's check of the configuration file.
+const CONFIG: &str = "config";
 
 fn main() -> ExitCode {
     let cli = Cli::parse_checked();
@@ -51,13 +54,24 @@ fn main() -> ExitCode {
 /// Connects to the upstream, then serves until the client leaves (stdio)
 /// or until SIGTERM or ctrl-c (HTTP).
 async fn serve(cli: &Cli) -> Result<(), String> {
+    let config = config(cli)?;
     let upstream = connect(cli).await?;
     eprintln!(
         "mcp-light-gateway: `{}` lists {} tools",
         cli.upstream_name(),
         upstream.tools().len()
     );
-    let server = build(gateway(upstream), cli).await?;
+    for name in config.unknown_tools(&upstream) {
+        eprintln!(
+            "mcp-light-gateway: warning: {} names the tool `{name}`, which the upstream does not list",
+            cli.config
+                .as_deref()
+                .unwrap_or(std::path::Path::new("--config"))
+                .display()
+        );
+    }
+    let builder = config.apply(&upstream, gateway(upstream.clone()));
+    let server = build(builder, cli).await?;
     match cli.http {
         None => server.serve_stdio().await.map_err(|e| e.to_string()),
         Some(addr) => {
@@ -77,6 +91,14 @@ async fn serve(cli: &Cli) -> Result<(), String> {
 /// Prints the audit of what serving would serve, the upstream reached
 /// first: a failure exits 1.
 async fn check(cli: &Cli) -> Result<ExitCode, String> {
+    let mut audit = Audit::new();
+    let config = match config(cli) {
+        Ok(config) => config,
+        Err(message) => {
+            audit.push(Finding::error(CONFIG, message));
+            Config::default()
+        }
+    };
     let (builder, reached) = match connect(cli).await {
         Ok(upstream) => {
             let reached = Finding::pass(
@@ -87,7 +109,27 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
                     upstream.tools().len()
                 ),
             );
-            (gateway(upstream), reached)
+            if cli.config.is_some() && !audit.has_errors() {
+                let unknown = config.unknown_tools(&upstream);
+                audit.push(match unknown.as_slice() {
+                    [] => Finding::pass(
+                        CONFIG,
+                        format!(
+                            "{} tools configured, each listed by the upstream",
+                            config.tools().count()
+                        ),
+                    ),
+                    _ => Finding::warning(
+                        CONFIG,
+                        format!(
+                            "the upstream lists no tool named {}: a typo, or another version of \
+                             the server",
+                            unknown.join(", ")
+                        ),
+                    ),
+                });
+            }
+            (config.apply(&upstream, gateway(upstream.clone())), reached)
         }
         // The rest is audited without it.
         Err(message) => (
@@ -104,7 +146,6 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
         Some(addr) => auditor.http(addr, &HttpOptions::new()),
         None => auditor,
     };
-    let mut audit = Audit::new();
     audit.push(reached);
     audit.extend(auditor.await);
     print!("{audit}");
@@ -112,6 +153,14 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
         true => ExitCode::FAILURE,
         false => ExitCode::SUCCESS,
     })
+}
+
+/// The configuration file `--config` names, checked; none without it.
+fn config(cli: &Cli) -> Result<Config, String> {
+    match &cli.config {
+        Some(path) => Config::load(path).map_err(|e| format!("--config {e}")),
+        None => Ok(Config::default()),
+    }
 }
 
 /// The upstream the command line names: a command started as a child

@@ -4,6 +4,7 @@
 //! untouched, a larger one answers a probe whose token pages it back.
 
 use mcp_light::transport::StdioOptions;
+use mcp_light_gateway::config::Config;
 use mcp_light_gateway::{Upstream, gateway};
 use rmcp::handler::server::ServerHandler;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -146,13 +147,22 @@ async fn direct() -> Client {
 
 /// The records room behind the gateway.
 async fn through_gateway() -> Client {
+    through_gateway_with("").await
+}
+
+/// The records room behind the gateway configured by `config` (TOML).
+async fn through_gateway_with(config: &str) -> Client {
     let (upstream_io, records_io) = tokio::io::duplex(1 << 22);
     tokio::spawn(async move {
         let running = Records::new().serve(records_io).await.expect("starts");
         let _ = running.waiting().await;
     });
     let upstream = Upstream::connect(upstream_io).await.expect("connects");
-    let server = gateway(upstream).build().expect("builds");
+    let config = Config::parse(config).expect("a valid configuration");
+    let server = config
+        .apply(&upstream, gateway(upstream.clone()))
+        .build()
+        .expect("builds");
     let (client_io, server_io) = tokio::io::duplex(1 << 22);
     let (reader, writer) = tokio::io::split(server_io);
     tokio::spawn(server.serve_lines(reader, writer, StdioOptions::new()));
@@ -422,4 +432,58 @@ async fn a_large_plain_text_answer_is_summarized_in_lines_and_its_pages_join_int
         }
     }
     assert_eq!(joined, text);
+}
+
+#[tokio::test]
+async fn the_configuration_hides_passes_and_points_at_the_items() {
+    let config = r#"
+        [tools.records_sealed]
+        hide = true
+        [tools.records_log]
+        pass = true
+        [tools.records_list]
+        heavy = { items = "/records" }
+    "#;
+    let (direct, gateway) = (direct().await, through_gateway_with(config).await);
+    let tools = gateway.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(names, ["records_list", "records_log"]);
+    // Refused as a tool that does not exist.
+    let sealed = gateway
+        .call_tool(CallToolRequestParams::new("records_sealed"))
+        .await
+        .unwrap();
+    assert_eq!(sealed.is_error, Some(true));
+    let text = &sealed.content[0].as_text().unwrap().text;
+    assert!(text.contains("unknown tool `records_sealed`"), "{text}");
+
+    // Passed: its schema as the upstream's, its large answer whole.
+    let log = tools
+        .iter()
+        .find(|tool| tool.name == "records_log")
+        .unwrap();
+    assert!(
+        !log.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .contains_key("continuation_token")
+    );
+    let large = call("records_log", json!({"count": 3_000}));
+    assert_eq!(
+        gateway.call_tool(large.clone()).await.unwrap(),
+        direct.call_tool(large).await.unwrap()
+    );
+
+    // Pointed: what is kept is the list itself.
+    let probe = gateway
+        .call_tool(call("records_list", json!({"count": 2_000})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(probe["total_items"], 2_000);
+    assert!(
+        probe.get("paged").is_none(),
+        "a list, not a wrapper: {probe}"
+    );
 }

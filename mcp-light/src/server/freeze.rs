@@ -38,7 +38,7 @@ pub(super) struct Frozen {
     pub(super) heavy: HeavyConfig,
     pub(super) usage: Option<Arc<UsageReport>>,
     pub(super) delegate: Arc<dyn Delegate>,
-    pub(super) handler_tools: super::HandlerTools,
+    pub(super) handler_tools: super::HandlerToolsSet,
     pub(super) talkback: Arc<Talkback>,
     pub(super) limits: CallLimits,
     pub(super) tasks: TaskConfig,

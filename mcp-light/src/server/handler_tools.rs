@@ -18,6 +18,7 @@
 //! would have no slot of its own to come back in.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
@@ -49,26 +50,57 @@ pub enum HandlerTools {
     Kept,
 }
 
+/// What a server does with the answers of one tool of the composed handler,
+/// over what [`HandlerTools`] says of them all
+/// ([`ServerBuilder::with_handler_tool`](crate::ServerBuilder::with_handler_tool)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandlerTool {
+    /// Answered and published as the handler answers and lists it, even
+    /// where the others are kept: a tool whose every answer the client must
+    /// read whole.
+    AsAnswered,
+    /// Kept ([`HandlerTools::Kept`]), and of an answer too large for the
+    /// client only the value at this JSON pointer (RFC 6901, such as
+    /// `/entities` or `/0/children`) in what the answer carries: the list
+    /// the maintainer knows its items are in, which then pages. An answer
+    /// without it is kept whole.
+    KeptAt(String),
+}
+
+/// What is done with the composed handler's tools: all of them, and those
+/// named.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HandlerToolsSet {
+    pub(crate) all: HandlerTools,
+    pub(crate) each: HashMap<String, HandlerTool>,
+}
+
 impl Server {
     /// What the server does with the handler's tools' answers.
     pub fn handler_tools(&self) -> HandlerTools {
-        self.inner.handler_tools
+        self.inner.handler_tools.all
     }
 
-    /// Whether `tool`, the handler's, is kept: the server keeps the
-    /// handler's tools and the tool's own schema leaves the negotiation
-    /// fields free.
+    /// Whether `tool`, the handler's, is kept: the server keeps it (all the
+    /// handler's tools, or this one by name) and the tool's own schema
+    /// leaves the negotiation fields free.
     pub(crate) fn keeps_handler_tool(&self, tool: &Tool) -> bool {
-        self.inner.handler_tools == HandlerTools::Kept
-            && !tool
-                .input_schema
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(|properties| {
-                    heavy::NEGOTIATION_FIELDS
-                        .iter()
-                        .any(|field| properties.contains_key(*field))
-                })
+        let set = &self.inner.handler_tools;
+        let kept = match set.each.get(tool.name.as_ref()) {
+            Some(HandlerTool::AsAnswered) => false,
+            Some(HandlerTool::KeptAt(_)) => true,
+            None => set.all == HandlerTools::Kept,
+        };
+        kept && !tool
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| {
+                heavy::NEGOTIATION_FIELDS
+                    .iter()
+                    .any(|field| properties.contains_key(*field))
+            })
     }
 
     /// The handler's tools as `tools/list` shows them: a kept one with the
@@ -77,7 +109,8 @@ impl Server {
     /// client that validates `structuredContent` against it would refuse
     /// them).
     pub(crate) fn handler_tools_listed(&self, tools: &mut [Tool]) {
-        if self.inner.handler_tools != HandlerTools::Kept {
+        let set = &self.inner.handler_tools;
+        if set.all != HandlerTools::Kept && set.each.is_empty() {
             return;
         }
         let fields = heavy::negotiation_properties(self.inner.continuations.heavy());
@@ -140,10 +173,15 @@ impl Server {
         {
             return Ok(result);
         }
-        let value = match built::carried_by_read(result) {
+        let mut value = match built::carried_by_read(result) {
             Ok(value) => value,
             Err(as_built) => return Ok(*as_built),
         };
+        if let Some(HandlerTool::KeptAt(pointer)) = self.inner.handler_tools.each.get(tool)
+            && let Some(items) = value.pointer_mut(pointer)
+        {
+            value = items.take();
+        }
         let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
         let keep = keep::Keep {
             continuations,

@@ -49,7 +49,8 @@ use shown::{Cuts, Listed};
 pub use builder::ServerBuilder;
 pub(crate) use call::{Call, Client, responded};
 pub(crate) use freeze::missing_state;
-pub use handler_tools::HandlerTools;
+use handler_tools::HandlerToolsSet;
+pub use handler_tools::{HandlerTool, HandlerTools};
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a
@@ -114,7 +115,7 @@ struct Built {
     /// name mcp-light does not serve cost a look at them.
     composed_tools: bool,
     /// What is done with the answers of `delegate`'s tools.
-    handler_tools: HandlerTools,
+    handler_tools: HandlerToolsSet,
     /// The ask timeout and the request-state key of tools that talk back.
     talkback: Arc<Talkback>,
     /// Bounds on one call: argument strings, the tool's run time.

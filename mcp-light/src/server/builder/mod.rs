@@ -18,7 +18,7 @@ use crate::tool::error::BuildError;
 use crate::tool::registry::Registry;
 use crate::tool::surface::Surface;
 
-use super::{HandlerTools, Server};
+use super::{HandlerToolsSet, Server};
 
 mod talk;
 
@@ -66,7 +66,7 @@ pub struct ServerBuilder {
     heavy: HeavyConfig,
     usage: Option<Arc<UsageReport>>,
     delegate: Arc<dyn Delegate>,
-    handler_tools: HandlerTools,
+    handler_tools: HandlerToolsSet,
     talkback: TalkbackConfig,
     limits: CallLimits,
     tasks: TaskConfig,
@@ -104,7 +104,7 @@ impl ServerBuilder {
             heavy: HeavyConfig::default(),
             usage: None,
             delegate: no_handler(),
-            handler_tools: HandlerTools::default(),
+            handler_tools: HandlerToolsSet::default(),
             talkback: TalkbackConfig::default(),
             limits: CallLimits::default(),
             tasks: TaskConfig::default(),

@@ -11,7 +11,7 @@ use rmcp::model::RequestStateCodec;
 use crate::server::config_error::ConfigError;
 
 use super::ServerBuilder;
-use crate::server::HandlerTools;
+use crate::server::{HandlerTool, HandlerTools};
 
 impl ServerBuilder {
     /// Serves `handler` beside this server's tools: `tools/list`,
@@ -227,7 +227,30 @@ impl ServerBuilder {
     /// # Ok::<(), mcp_light::BuildError>(())
     /// ```
     pub fn with_handler_tools(mut self, tools: HandlerTools) -> ServerBuilder {
-        self.handler_tools = tools;
+        self.handler_tools.all = tools;
+        self
+    }
+
+    /// What the server does with the answers of the handler's tool `name`,
+    /// over [`ServerBuilder::with_handler_tools`]: as the handler answers
+    /// it ([`HandlerTool::AsAnswered`]), or kept, an answer too large for
+    /// the client narrowed to the value at a JSON pointer
+    /// ([`HandlerTool::KeptAt`]). Given again for one name, the last wins.
+    ///
+    /// ```
+    /// use mcp_light::{HandlerTool, HandlerTools, Server};
+    ///
+    /// let server = Server::from_registry()
+    ///     .with_handler_tools(HandlerTools::Kept)
+    ///     // Its answers are read whole, whatever their size.
+    ///     .with_handler_tool("read_config", HandlerTool::AsAnswered)
+    ///     // Its items are the graph's entities.
+    ///     .with_handler_tool("read_graph", HandlerTool::KeptAt("/entities".to_owned()))
+    ///     .build()?;
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn with_handler_tool(mut self, name: impl Into<String>, how: HandlerTool) -> ServerBuilder {
+        self.handler_tools.each.insert(name.into(), how);
         self
     }
 
