@@ -180,10 +180,17 @@ async fn resources_prompts_and_small_answers_pass_through_untouched() {
     assert!(info.capabilities.resources.is_some() && info.capabilities.prompts.is_some());
     assert_eq!(info.instructions.as_deref(), Some("The records room."));
 
-    assert_eq!(
-        gateway.list_all_resources().await.unwrap(),
-        direct.list_all_resources().await.unwrap()
-    );
+    // Built with mcp-light's `apps` feature (a workspace build with every
+    // feature turns it on), the gateway adds its viewer of kept results to
+    // the upstream's resources, and nothing else.
+    let (viewer, upstream): (Vec<_>, Vec<_>) = gateway
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .partition(|resource| resource.uri == "ui://mcp-light/viewer.html");
+    assert_eq!(upstream, direct.list_all_resources().await.unwrap());
+    assert!(viewer.len() <= 1, "one viewer at most: {viewer:?}");
     let read = ReadResourceRequestParams::new("records://index");
     assert_eq!(
         gateway.read_resource(read.clone()).await.unwrap(),
