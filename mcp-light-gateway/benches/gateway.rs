@@ -234,6 +234,7 @@ async fn main() -> Result<(), String> {
 
     let pid = pid.ok_or("the gateway's process id")?;
     let before = peak_mib(pid);
+    let started = Instant::now();
     let huge = call(
         &through,
         "read_text_file",
@@ -244,6 +245,7 @@ async fn main() -> Result<(), String> {
         huge.structured_content
             .is_some_and(|probe| probe["continuation_token"].is_string())
     );
+    let huge_took = started.elapsed();
     let after = peak_mib(pid);
 
     println!(
@@ -286,8 +288,9 @@ async fn main() -> Result<(), String> {
     println!("|---|---:|");
     println!("| after the session | {before:.0} |");
     println!(
-        "| after reading the {} MB file | {after:.0} |",
-        sizes.huge_mb
+        "| after reading the {} MB file (its probe in {:.1} s) | {after:.0} |",
+        sizes.huge_mb,
+        huge_took.as_secs_f64()
     );
 
     direct.cancel().await.map_err(|e| e.to_string())?;

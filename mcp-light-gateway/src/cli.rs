@@ -103,6 +103,15 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "BYTES", value_parser = unknown_client_bytes)]
     pub(crate) unknown_client_bytes: Option<usize>,
 
+    /// The largest message the gateway reads from the upstream, in MiB
+    /// [default: 256]
+    ///
+    /// One answer is one message: the whole of a large file or listing
+    /// the gateway keeps behind a token. A call whose answer is longer
+    /// ends with an error, and the gateway serves on.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=4096), verbatim_doc_comment)]
+    pub(crate) max_answer_mib: Option<u32>,
+
     /// Audit this configuration and exit: the upstream reached and its
     /// tools listed, the transport, the store; exits 1 on an error
     #[arg(long)]
@@ -177,6 +186,11 @@ impl Cli {
             config = config.auth_header(token.trim());
         }
         Ok(Some(config))
+    }
+
+    /// The largest upstream message read, in bytes.
+    pub(crate) fn max_answer_bytes(&self) -> usize {
+        usize::try_from(self.max_answer_mib.unwrap_or(256)).map_or(usize::MAX, |mib| mib << 20)
     }
 
     /// What each client keeps of an answer: the clients mcp-light knows,

@@ -47,8 +47,9 @@ use mcp_light::rmcp::service::{
 use mcp_light::{HandlerTools, Server, ServerBuilder};
 use rmcp::ServiceExt;
 use rmcp::transport::IntoTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 
-use relay::{Relay, Routes};
+use relay::{Relay, Routes, Watched};
 
 /// The server behind the gateway, as an rmcp handler that forwards each
 /// request to it and answers what it answers.
@@ -95,7 +96,46 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        Upstream::connect_with(Arc::new(Routes::default()), transport).await
+    }
+
+    /// Connects to the server that reads `write` and writes `read` (a
+    /// child process's stdin and stdout), one JSON-RPC message a line, as
+    /// [`connect`](Upstream::connect) does.
+    ///
+    /// A message longer than `max_message_bytes` is dropped unread, and
+    /// every tool call in flight then ends with an error naming the limit:
+    /// one of them was most likely waiting for it. (rmcp's own child
+    /// process transport reads 16 MiB at most, and a call whose answer is
+    /// longer waits for ever.)
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Upstream::connect).
+    pub async fn connect_lines<R, W>(
+        read: R,
+        write: W,
+        max_message_bytes: usize,
+    ) -> Result<Upstream, UpstreamError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
         let routes = Arc::new(Routes::default());
+        let read = Watched::new(read, max_message_bytes, Arc::clone(&routes));
+        let transport = AsyncRwTransport::new_client(read, write)
+            .with_max_line_length(max_message_bytes.saturating_add(1));
+        Upstream::connect_with(routes, transport).await
+    }
+
+    async fn connect_with<T, E, A>(
+        routes: Arc<Routes>,
+        transport: T,
+    ) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let relay = Relay {
             routes: Arc::clone(&routes),
         };
@@ -264,7 +304,7 @@ impl ServerHandler for Upstream {
         let id = handle.id.clone();
         let client_token = context.meta.get_progress_token();
         let answered = tokio::select! {
-            answered = call.serve(handle.await_response(), &context.peer, client_token) => answered,
+            answered = call.serve(handle.await_response(), &context.peer, client_token) => answered?,
             () = context.ct.cancelled() => {
                 let cancelled = CancelledNotificationParam::new(
                     Some(id),

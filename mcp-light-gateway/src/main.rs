@@ -8,7 +8,7 @@
 
 mod cli;
 
-use std::process::ExitCode;
+use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,8 +18,9 @@ use mcp_light::transport::{HttpOptions, shutdown_signal};
 use mcp_light::{Server, ServerBuilder};
 use mcp_light_gateway::config::Config;
 use mcp_light_gateway::{Upstream, gateway};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rustls_platform_verifier::BuilderVerifierExt;
+use tokio::process::Child;
 
 use crate::cli::{Cli, Store};
 
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
 /// or until SIGTERM or ctrl-c (HTTP).
 async fn serve(cli: &Cli) -> Result<(), String> {
     let config = config(cli)?;
-    let upstream = connect(cli).await?;
+    let (upstream, _child) = connect(cli).await?;
     eprintln!(
         "mcp-light-gateway: `{}` lists {} tools",
         cli.upstream_name(),
@@ -99,8 +100,9 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
             Config::default()
         }
     };
-    let (builder, reached) = match connect(cli).await {
-        Ok(upstream) => {
+    // The upstream's child, if any, lives until the audit is printed.
+    let (builder, reached, _child) = match connect(cli).await {
+        Ok((upstream, child)) => {
             let reached = Finding::pass(
                 UPSTREAM,
                 format!(
@@ -129,7 +131,8 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
                     ),
                 });
             }
-            (config.apply(&upstream, gateway(upstream.clone())), reached)
+            let builder = config.apply(&upstream, gateway(upstream.clone()));
+            (builder, reached, child)
         }
         // The rest is audited without it.
         Err(message) => (
@@ -138,6 +141,7 @@ async fn check(cli: &Cli) -> Result<ExitCode, String> {
                 UPSTREAM,
                 format!("{message}, so the gateway would not start"),
             ),
+            None,
         ),
     };
     let server = build(builder, cli).await?;
@@ -164,24 +168,40 @@ fn config(cli: &Cli) -> Result<Config, String> {
 }
 
 /// The upstream the command line names: a command started as a child
-/// process, or a Streamable HTTP endpoint.
-async fn connect(cli: &Cli) -> Result<Upstream, String> {
+/// process, or a Streamable HTTP endpoint. The child, if any, is killed
+/// when dropped: hold it as long as the upstream serves.
+async fn connect(cli: &Cli) -> Result<(Upstream, Option<Child>), String> {
     let name = cli.upstream_name();
     let connected = match cli.upstream_http()? {
         Some(config) => {
+            let mut config = config;
+            config.max_sse_event_size = cli.max_answer_bytes();
+            config.max_json_response_size = cli.max_answer_bytes();
             let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
-            Upstream::connect(transport).await
+            Upstream::connect(transport)
+                .await
+                .map(|upstream| (upstream, None))
         }
         None => {
             let (program, rest) = cli
                 .command
                 .split_first()
                 .ok_or("name the upstream server's command after --, or --upstream-url")?;
-            let mut command = tokio::process::Command::new(program);
-            command.args(rest);
-            let transport = TokioChildProcess::new(command)
+            // The child's pipes are read to the limit --max-answer-mib
+            // sets (rmcp's child-process transport reads 16 MiB at most).
+            let mut child = tokio::process::Command::new(program)
+                .args(rest)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .kill_on_drop(true)
+                .spawn()
                 .map_err(|error| format!("cannot start `{program}`: {error}"))?;
-            Upstream::connect(transport).await
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(format!("`{program}` started without its pipes"));
+            };
+            Upstream::connect_lines(stdout, stdin, cli.max_answer_bytes())
+                .await
+                .map(|upstream| (upstream, Some(child)))
         }
     };
     connected.map_err(|error| format!("`{name}`: {error}"))

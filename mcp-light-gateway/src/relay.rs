@@ -64,6 +64,9 @@ enum Job {
     ),
     Log(LoggingMessageNotificationParam),
     Progress(ProgressNotificationParam),
+    /// The upstream sent a message longer than the gateway reads, which
+    /// was dropped: perhaps this call's answer.
+    Dropped(usize),
 }
 
 impl Routes {
@@ -120,6 +123,16 @@ impl Routes {
     fn last(&self) -> Option<Peer<RoleServer>> {
         self.table().last.clone()
     }
+
+    /// The upstream sent a message of more than `limit` bytes, which is
+    /// dropped unread: every call in flight ends with an error naming the
+    /// limit, rather than wait for an answer that may have been that
+    /// message.
+    pub(crate) fn dropped(&self, limit: usize) {
+        for (_, inbox, _) in &self.table().calls {
+            let _ = inbox.send(Job::Dropped(limit));
+        }
+    }
 }
 
 /// A tool call in flight, routed to until it drops.
@@ -142,17 +155,22 @@ impl Call {
     /// Runs `upstream` (the call forwarded), meanwhile sending `peer`, on
     /// this task, what the upstream asks or tells as part of it; the
     /// client's progress token, when it sent one, names the progress.
+    /// An error when the upstream sent a message too long to read while
+    /// the call was in flight.
     pub(crate) async fn serve<T>(
         &mut self,
         upstream: impl Future<Output = T>,
         peer: &Peer<RoleServer>,
         client_token: Option<ProgressToken>,
-    ) -> T {
+    ) -> Result<T, ErrorData> {
         let mut upstream = std::pin::pin!(upstream);
         let done = loop {
             tokio::select! {
                 done = &mut upstream => break done,
-                Some(job) = self.inbox.recv() => run(job, peer, client_token.as_ref()).await,
+                Some(job) = self.inbox.recv() => match job {
+                    Job::Dropped(limit) => return Err(too_long(limit)),
+                    job => run(job, peer, client_token.as_ref()).await,
+                },
             }
         };
         // rmcp hands each notification to a task of its own, so one the
@@ -164,8 +182,23 @@ impl Call {
                 run(job, peer, client_token.as_ref()).await;
             }
         }
-        done
+        Ok(done)
     }
+}
+
+/// The error of a call in flight when the upstream sent a message longer
+/// than `limit` bytes.
+fn too_long(limit: usize) -> ErrorData {
+    ErrorData::internal_error(
+        format!(
+            "the upstream server sent a message longer than the {} MiB the gateway reads \
+             while this call was in flight, and it was dropped: this call's answer, most \
+             likely. Ask the tool for less, or start the gateway with a larger \
+             --max-answer-mib",
+            limit >> 20
+        ),
+        None,
+    )
 }
 
 impl Drop for Call {
@@ -200,6 +233,7 @@ async fn run(job: Job, peer: &Peer<RoleServer>, client_token: Option<&ProgressTo
         Job::Log(params) => {
             let _ = peer.notify_logging_message(params).await;
         }
+        Job::Dropped(_) => {}
         Job::Progress(mut params) => {
             if let Some(token) = client_token {
                 params.progress_token = token.clone();
@@ -347,5 +381,72 @@ impl ClientHandler for Relay {
         if let Some(peer) = self.routes.last() {
             let _ = peer.notify_prompt_list_changed().await;
         }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The upstream's stdout as the gateway reads it: each line longer
+    /// than its limit is reported to [`Routes::dropped`] once, as rmcp's
+    /// transport, reading lines of one byte more at most, drops it.
+    pub(crate) struct Watched<R> {
+        #[pin]
+        read: R,
+        line: Line,
+    }
+}
+
+/// The line being read from the upstream.
+struct Line {
+    limit: usize,
+    /// Its bytes so far.
+    run: usize,
+    routes: Arc<Routes>,
+}
+
+impl<R> Watched<R> {
+    /// `read`, its lines of more than `limit` bytes reported to `routes`.
+    pub(crate) fn new(read: R, limit: usize, routes: Arc<Routes>) -> Self {
+        let line = Line {
+            limit,
+            run: 0,
+            routes,
+        };
+        Watched { read, line }
+    }
+}
+
+impl Line {
+    /// Counts `bytes` read into the line, and the lines they begin.
+    fn count(&mut self, mut bytes: &[u8]) {
+        while let Some(at) = bytes.iter().position(|b| *b == b'\n') {
+            self.grow(at);
+            self.run = 0;
+            bytes = &bytes[at + 1..];
+        }
+        self.grow(bytes.len());
+    }
+
+    fn grow(&mut self, by: usize) {
+        let before = self.run;
+        self.run = self.run.saturating_add(by);
+        if before <= self.limit && self.run > self.limit {
+            self.routes.dropped(self.limit);
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead> tokio::io::AsyncRead for Watched<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.project();
+        let filled = buf.filled().len();
+        let polled = this.read.poll_read(cx, buf);
+        if polled.is_ready() {
+            this.line.count(&buf.filled()[filled..]);
+        }
+        polled
     }
 }

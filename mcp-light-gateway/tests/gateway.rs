@@ -494,3 +494,40 @@ async fn the_configuration_hides_passes_and_points_at_the_items() {
         "a list, not a wrapper: {probe}"
     );
 }
+
+#[tokio::test]
+async fn an_answer_longer_than_the_gateway_reads_is_an_error_naming_the_limit_and_it_serves_on() {
+    let (upstream_io, records_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = Records::new().serve(records_io).await.expect("starts");
+        let _ = running.waiting().await;
+    });
+    // Reads messages of 64 KiB at most.
+    let (read, write) = tokio::io::split(upstream_io);
+    let upstream = Upstream::connect_lines(read, write, 64 << 10)
+        .await
+        .expect("connects");
+    let server = gateway(upstream).build().expect("builds");
+    let (client_io, server_io) = tokio::io::duplex(1 << 22);
+    let (reader, writer) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_lines(reader, writer, StdioOptions::new()));
+    let client = ().serve(client_io).await.expect("the handshake succeeds");
+
+    // About 130 KB of records: dropped unread, and the call says so.
+    let refused = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        client.call_tool(call("records_list", json!({"count": 2000}))),
+    )
+    .await
+    .expect("the call ends rather than wait for the dropped answer")
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("--max-answer-mib"), "{refused}");
+
+    // The upstream and the gateway serve on.
+    let small = client
+        .call_tool(call("records_list", json!({"count": 3})))
+        .await
+        .unwrap();
+    assert_eq!(small.structured_content.unwrap()["records"][2]["id"], 3);
+}
