@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use mcp_light::audit::{Audit, Finding};
 use mcp_light::store::{MemoryStore, MemoryStoreConfig};
-use mcp_light::transport::{HttpOptions, shutdown_signal};
+use mcp_light::transport::{HttpOptions, ServeError, StdioOptions, shutdown_signal};
 use mcp_light::{Server, ServerBuilder};
 use mcp_light_gateway::config::Config;
 use mcp_light_gateway::{Upstream, gateway};
@@ -74,7 +74,7 @@ async fn serve(cli: &Cli) -> Result<(), String> {
     let builder = config.apply(&upstream, gateway(upstream.clone()));
     let server = build(builder, cli).await?;
     match cli.http {
-        None => server.serve_stdio().await.map_err(|e| e.to_string()),
+        None => serve_stdio(server).await.map_err(|e| e.to_string()),
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -87,6 +87,34 @@ async fn serve(cli: &Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+/// Serves stdin and stdout, read and written by the runtime's own I/O
+/// driver where they are pipes (as a host starts the gateway), rather than
+/// by its blocking threads: a call crosses the gateway twice each way, and
+/// each crossing through a blocking thread costs a thread's wake-up.
+#[cfg(unix)]
+async fn serve_stdio(server: Server) -> Result<(), ServeError> {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+
+    let pipes = || -> Option<(pipe::Receiver, pipe::Sender)> {
+        let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+        let stdout = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+        let read = pipe::Receiver::from_owned_fd(stdin).ok()?;
+        let write = pipe::Sender::from_owned_fd(stdout).ok()?;
+        Some((read, write))
+    };
+    match pipes() {
+        Some((read, write)) => server.serve_lines(read, write, StdioOptions::new()).await,
+        // A file or a terminal.
+        None => server.serve_stdio().await,
+    }
+}
+
+#[cfg(not(unix))]
+async fn serve_stdio(server: Server) -> Result<(), ServeError> {
+    server.serve_stdio().await
 }
 
 /// Prints the audit of what serving would serve, the upstream reached

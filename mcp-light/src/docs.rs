@@ -25,6 +25,7 @@ macro_rules! links {
          [talking back]: crate::docs::talking_back\n\
          [coming from rmcp]: crate::docs::coming_from_rmcp\n\
          [tasks]: crate::docs::tasks\n\
+         [gateway]: crate::docs::gateway\n\
          [contract: heavy reads]: crate::docs::contract#heavy-reads\n\
          [contract: how results are kept]: crate::docs::contract#how-large-results-are-kept\n\
          [contract: inline budget]: crate::docs::contract#whole-or-probe-the-inline-budget\n\
@@ -105,21 +106,49 @@ pub mod conformance {
     #![doc = include_str!("../docs/conformance.md")]
 }
 
+pub mod gateway {
+    #![doc = links!()]
+    #![doc = include_str!("../docs/gateway.md")]
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
 
-    /// The body of every fenced block of `page` whose info string is `lang`.
+    /// The body of every fenced block of `page` whose info string is
+    /// `lang`.
     fn blocks(page: &str, lang: &str) -> Vec<String> {
         let mut blocks = Vec::new();
         let mut lines = page.lines();
         while let Some(line) = lines.next() {
-            if line.strip_prefix("```") == Some(lang) {
-                let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            // A block may be indented under a list item.
+            if line.trim_start().strip_prefix("```") == Some(lang) {
+                let body: Vec<&str> = lines
+                    .by_ref()
+                    .take_while(|l| l.trim_start() != "```")
+                    .collect();
                 blocks.push(body.join("\n"));
             }
         }
         blocks
+    }
+
+    #[test]
+    fn the_gateways_host_configurations_start_it_before_the_server() {
+        let page = include_str!("../docs/gateway.md");
+        let json = blocks(page, "json");
+        assert_eq!(json.len(), 1);
+        let value: Value = serde_json::from_str(json[0].trim()).expect("VS Code's is JSON");
+        let files = &value["servers"]["files"];
+        assert_eq!(files["command"], "mcp-light-gateway");
+        assert_eq!(files["args"][0], "--", "the server's command follows `--`");
+        let toml = blocks(page, "toml");
+        let toml = toml
+            .iter()
+            .find(|block| block.contains("[mcp_servers."))
+            .expect("Codex's configuration");
+        assert!(toml.contains("command = \"mcp-light-gateway\""), "{toml}");
+        assert!(toml.contains("args = [\"--\", \"npx\""), "{toml}");
     }
 
     #[test]
