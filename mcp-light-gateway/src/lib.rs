@@ -34,10 +34,11 @@ use std::sync::{Arc, PoisonError, RwLock};
 use mcp_light::rmcp::ErrorData;
 use mcp_light::rmcp::handler::server::ServerHandler;
 use mcp_light::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResponse, CancelledNotificationParam,
-    ClientRequest, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
-    GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CancelledNotificationParam, ClientRequest, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
     ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
     UnsubscribeRequestParams,
 };
@@ -216,6 +217,54 @@ pub fn gateway(upstream: Upstream) -> ServerBuilder {
         .with_handler_tools(HandlerTools::Kept)
 }
 
+/// A result forwarded as the client's protocol revision has it: an
+/// upstream on a revision before 2026-07-28 writes no `resultType`, which
+/// that revision requires of every result (rmcp's server takes a
+/// `"complete"` off again for a client on an older revision).
+trait Forwarded {
+    fn complete(self) -> Self;
+}
+
+macro_rules! forwarded_results {
+    ($($result:ty),*) => {$(
+        impl Forwarded for $result {
+            fn complete(mut self) -> Self {
+                self.result_type.get_or_insert(ResultType::COMPLETE);
+                self
+            }
+        }
+    )*};
+}
+
+forwarded_results!(
+    CallToolResult,
+    ListToolsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ReadResourceResult,
+    ListPromptsResult,
+    GetPromptResult,
+    CompleteResult
+);
+
+impl Forwarded for ReadResourceResponse {
+    fn complete(self) -> Self {
+        match self {
+            ReadResourceResponse::Complete(result) => result.complete().into(),
+            other => other,
+        }
+    }
+}
+
+impl Forwarded for GetPromptResponse {
+    fn complete(self) -> Self {
+        match self {
+            GetPromptResponse::Complete(result) => result.complete().into(),
+            other => other,
+        }
+    }
+}
+
 /// The upstream's error as the downstream client receives it: its own
 /// JSON-RPC error where it sent one, else an internal error naming what
 /// went wrong between the gateway and the upstream.
@@ -257,7 +306,7 @@ impl ServerHandler for Upstream {
             known.push(tool.clone());
         }
         drop(known);
-        let mut listed = listed;
+        let mut listed = listed.complete();
         listed.tools.retain(|tool| !self.is_hidden(&tool.name));
         Ok(listed)
     }
@@ -315,7 +364,9 @@ impl ServerHandler for Upstream {
             }
         };
         match answered.map_err(forwarded)? {
-            ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+            ServerResult::CallToolResult(result) => {
+                Ok(CallToolResponse::Complete(result.complete()))
+            }
             ServerResult::InputRequiredResult(result) => {
                 Ok(CallToolResponse::InputRequired(result))
             }
@@ -369,6 +420,7 @@ impl ServerHandler for Upstream {
             .client
             .list_resources(request)
             .await
+            .map(Forwarded::complete)
             .map_err(forwarded)
     }
 
@@ -381,6 +433,7 @@ impl ServerHandler for Upstream {
             .client
             .list_resource_templates(request)
             .await
+            .map(Forwarded::complete)
             .map_err(forwarded)
     }
 
@@ -393,6 +446,7 @@ impl ServerHandler for Upstream {
             .client
             .read_resource_once(request)
             .await
+            .map(Forwarded::complete)
             .map_err(forwarded)
     }
 
@@ -406,6 +460,7 @@ impl ServerHandler for Upstream {
             .client
             .list_prompts(request)
             .await
+            .map(Forwarded::complete)
             .map_err(forwarded)
     }
 
@@ -418,6 +473,7 @@ impl ServerHandler for Upstream {
             .client
             .get_prompt_once(request)
             .await
+            .map(Forwarded::complete)
             .map_err(forwarded)
     }
 
@@ -426,6 +482,44 @@ impl ServerHandler for Upstream {
         request: CompleteRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.inner.client.complete(request).await.map_err(forwarded)
+        self.inner
+            .client
+            .complete(request)
+            .await
+            .map(Forwarded::complete)
+            .map_err(forwarded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_light::rmcp::model::{ContentBlock, ResourceContents};
+
+    #[test]
+    fn a_result_the_upstream_wrote_without_its_type_is_forwarded_complete() {
+        let mut listed = ListToolsResult::with_all_items(Vec::new());
+        listed.result_type = None;
+        assert_eq!(listed.complete().result_type, Some(ResultType::COMPLETE));
+
+        let mut called = CallToolResult::success(vec![ContentBlock::text("done")]);
+        called.result_type = None;
+        assert_eq!(called.complete().result_type, Some(ResultType::COMPLETE));
+
+        let mut read = ReadResourceResult::new(vec![ResourceContents::text("x", "a://b")]);
+        read.result_type = None;
+        let ReadResourceResponse::Complete(read) = ReadResourceResponse::from(read).complete()
+        else {
+            panic!("a complete read stays complete");
+        };
+        assert_eq!(read.result_type, Some(ResultType::COMPLETE));
+    }
+
+    #[test]
+    fn a_type_the_upstream_wrote_is_kept() {
+        let mut listed = ListPromptsResult::with_all_items(Vec::new());
+        let other = ResultType::TASK;
+        listed.result_type = Some(other.clone());
+        assert_eq!(listed.complete().result_type, Some(other));
     }
 }
