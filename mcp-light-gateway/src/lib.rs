@@ -265,6 +265,13 @@ impl Forwarded for GetPromptResponse {
     }
 }
 
+/// The upstream's answer to a forwarded request, as the downstream client
+/// receives it: its result [complete](Forwarded::complete), its error
+/// [forwarded].
+fn forward<T: Forwarded>(answered: Result<T, ServiceError>) -> Result<T, ErrorData> {
+    answered.map(Forwarded::complete).map_err(forwarded)
+}
+
 /// The upstream's error as the downstream client receives it: its own
 /// JSON-RPC error where it sent one, else an internal error naming what
 /// went wrong between the gateway and the upstream.
@@ -287,12 +294,7 @@ impl ServerHandler for Upstream {
     ) -> Result<ListToolsResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
         let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
-        let listed = self
-            .inner
-            .client
-            .list_tools(request)
-            .await
-            .map_err(forwarded)?;
+        let mut listed = forward(self.inner.client.list_tools(request).await)?;
         let mut known = self
             .inner
             .tools
@@ -306,7 +308,6 @@ impl ServerHandler for Upstream {
             known.push(tool.clone());
         }
         drop(known);
-        let mut listed = listed.complete();
         listed.tools.retain(|tool| !self.is_hidden(&tool.name));
         Ok(listed)
     }
@@ -416,12 +417,7 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
-        self.inner
-            .client
-            .list_resources(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.list_resources(request).await)
     }
 
     async fn list_resource_templates(
@@ -429,12 +425,7 @@ impl ServerHandler for Upstream {
         request: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.inner
-            .client
-            .list_resource_templates(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.list_resource_templates(request).await)
     }
 
     async fn read_resource(
@@ -442,12 +433,7 @@ impl ServerHandler for Upstream {
         request: ReadResourceRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.inner
-            .client
-            .read_resource_once(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.read_resource_once(request).await)
     }
 
     async fn list_prompts(
@@ -456,12 +442,7 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
-        self.inner
-            .client
-            .list_prompts(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.list_prompts(request).await)
     }
 
     async fn get_prompt(
@@ -469,12 +450,7 @@ impl ServerHandler for Upstream {
         request: GetPromptRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        self.inner
-            .client
-            .get_prompt_once(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.get_prompt_once(request).await)
     }
 
     async fn complete(
@@ -482,12 +458,7 @@ impl ServerHandler for Upstream {
         request: CompleteRequestParams,
         _: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.inner
-            .client
-            .complete(request)
-            .await
-            .map(Forwarded::complete)
-            .map_err(forwarded)
+        forward(self.inner.client.complete(request).await)
     }
 }
 

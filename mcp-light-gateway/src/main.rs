@@ -201,8 +201,7 @@ fn config(cli: &Cli) -> Result<Config, String> {
 async fn connect(cli: &Cli) -> Result<(Upstream, Option<Child>), String> {
     let name = cli.upstream_name();
     let connected = match cli.upstream_http()? {
-        Some(config) => {
-            let mut config = config;
+        Some(mut config) => {
             config.max_sse_event_size = cli.max_answer_bytes();
             config.max_json_response_size = cli.max_answer_bytes();
             let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
