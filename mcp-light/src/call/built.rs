@@ -162,13 +162,7 @@ fn carried(result: CallToolResult, text: PlainText) -> Carried {
 /// A structured content that is one string field (`{"content": "…"}`, as
 /// servers that wrap their text for an output schema answer) carries that
 /// text: its JSON where it is a JSON list or object, else its pieces.
-pub(crate) fn carried_by_read(mut result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
-    // What a successful result's structured content carries is all that
-    // is read: its text blocks (a second copy, as often as not, of a
-    // large answer) are let go first.
-    if result.is_error != Some(true) && result.structured_content.is_some() {
-        result.content = Vec::new();
-    }
+pub(crate) fn carried_by_read(result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
     if let Some(text) = wrapped_text(&result) {
         return Ok(match serde_json::from_str::<Value>(text) {
             Ok(value @ (Value::Array(_) | Value::Object(_))) => value,
