@@ -187,16 +187,21 @@ async fn session(
         .collect()
 }
 
-/// The mean of `calls` small calls, alternating direct and through the
-/// gateway so that both see the same machine.
-async fn small_calls(direct: &Client, through: &Client, calls: usize) -> (Duration, Duration) {
+/// The mean of `calls` small calls of `tool` with `args`, alternating
+/// direct and through the gateway so that both see the same machine.
+async fn small_calls(
+    (direct, through): (&Client, &Client),
+    tool: &'static str,
+    args: &Value,
+    calls: usize,
+) -> (Duration, Duration) {
     let (mut mine, mut theirs) = (Duration::ZERO, Duration::ZERO);
     for n in 0..calls + 20 {
         let started = Instant::now();
-        call(direct, "list_allowed_directories", json!({})).await;
+        call(direct, tool, args.clone()).await;
         let direct_took = started.elapsed();
         let started = Instant::now();
-        call(through, "list_allowed_directories", json!({})).await;
+        call(through, tool, args.clone()).await;
         let through_took = started.elapsed();
         // The first twenty warm both up.
         if n >= 20 {
@@ -230,7 +235,17 @@ async fn main() -> Result<(), String> {
     let (through, pid) = connect(&sizes, &scratch, Some(&gateway)).await?;
     let theirs = session(&direct, &scratch, &cl100k, false).await;
     let mine = session(&through, &scratch, &cl100k, true).await;
-    let (direct_time, gateway_time) = small_calls(&direct, &through, sizes.calls).await;
+    // A call the server answers without work, and a read of a small file.
+    let small_file = json!({"path": scratch.join("src/module000/file00000.rs")});
+    let mut timed = Vec::new();
+    for (tool, args) in [
+        ("list_allowed_directories", json!({})),
+        ("read_text_file", small_file),
+    ] {
+        let (direct_time, gateway_time) =
+            small_calls((&direct, &through), tool, &args, sizes.calls).await;
+        timed.push((tool, direct_time, gateway_time));
+    }
 
     let pid = pid.ok_or("the gateway's process id")?;
     let before = peak_mib(pid);
@@ -270,19 +285,18 @@ async fn main() -> Result<(), String> {
     );
     println!();
     println!(
-        "| small call over stdio (`list_allowed_directories`, mean of {}) | time |",
+        "| small call over stdio (mean of {}) | direct | through the gateway | ratio |",
         sizes.calls
     );
-    println!("|---|---:|");
-    println!("| direct | {:.0} µs |", direct_time.as_secs_f64() * 1e6);
-    println!(
-        "| through the gateway | {:.0} µs |",
-        gateway_time.as_secs_f64() * 1e6
-    );
-    println!(
-        "| ratio | {:.2}× |",
-        gateway_time.as_secs_f64() / direct_time.as_secs_f64()
-    );
+    println!("|---|---:|---:|---:|");
+    for (tool, direct_time, gateway_time) in timed {
+        println!(
+            "| `{tool}` | {:.0} µs | {:.0} µs | {:.2}× |",
+            direct_time.as_secs_f64() * 1e6,
+            gateway_time.as_secs_f64() * 1e6,
+            gateway_time.as_secs_f64() / direct_time.as_secs_f64()
+        );
+    }
     println!();
     println!("| the gateway's peak resident set | MiB |");
     println!("|---|---:|");

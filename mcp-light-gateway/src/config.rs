@@ -13,18 +13,37 @@
 //! # Neither listed nor called.
 //! [tools.move_file]
 //! hide = true
+//!
+//! # A write: answered with a lean envelope naming what it wrote.
+//! [tools.create_entities]
+//! write = { kind = "bulk_create", id = "name", items = "/entities" }
 //! ```
 //!
 //! A tool the file does not name is kept (an answer larger than the client
 //! keeps is answered with a probe), as without a file. Each named tool says
 //! exactly one of `heavy` (with `items`, a JSON pointer to the list to page
-//! in what the answer carries; without it, the whole answer), `pass` or
-//! `hide`.
+//! in what the answer carries; without it, the whole answer), `write`,
+//! `pass` or `hide`.
+//!
+//! `write` takes `kind` (`create`, `update`, `partial_update`, `destroy`,
+//! `bulk_create` or `bulk_update`), and optionally `id` (the field that
+//! identifies a written object, or a list of fields, the identifier first;
+//! without it `id`/`pk`, `url` and `name`/`display` are looked for),
+//! `items` (a bulk write's list, as a JSON pointer) and `status` (the
+//! status code the envelope reports, else the kind's). The tool's schema
+//! then publishes `verify` and `continuation_token`: a successful answer
+//! that carries JSON is answered with `{id, …, status_code, data_size,
+//! continuation_token}` (a bulk one `{accepted, status_code, data_size,
+//! continuation_token, ids}`), its token standing for the whole answer, and
+//! `verify: true` answers the whole answer where it fits the client. A
+//! destroy answers `{<id>: …, deleted: true, status_code}`, the id taken
+//! from the call's arguments.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcp_light::{HandlerTool, ServerBuilder};
+use mcp_light::catalog::WriteKind;
+use mcp_light::{HandlerTool, HandlerWrite, ServerBuilder};
 use serde::Deserialize;
 
 use crate::Upstream;
@@ -46,6 +65,8 @@ pub enum ToolAnswer {
         /// carries; `None`: the whole answer.
         items: Option<String>,
     },
+    /// A write, answered with a lean envelope.
+    Write(HandlerWrite),
     /// Passed untouched, whatever its size.
     Pass,
     /// Neither listed nor called.
@@ -73,7 +94,23 @@ struct ToolEntry {
     heavy: Option<HeavyEntry>,
     pass: Option<bool>,
     hide: Option<bool>,
-    write: Option<toml::Value>,
+    write: Option<WriteEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteEntry {
+    kind: String,
+    id: Option<IdFields>,
+    items: Option<String>,
+    status: Option<u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum IdFields {
+    One(String),
+    Several(Vec<String>),
 }
 
 #[derive(Deserialize)]
@@ -109,48 +146,38 @@ impl Config {
         let mut tools = BTreeMap::new();
         for (name, entry) in file.tools {
             let answer = match entry {
-                ToolEntry { write: Some(_), .. } => {
-                    return Err(format!(
-                        "[tools.{name}]: `write` is not yet supported by this gateway; say \
-                         `pass = true` to answer it untouched, or leave the tool out to keep \
-                         its large answers"
-                    ));
-                }
                 ToolEntry {
                     heavy: Some(heavy),
                     pass: None,
                     hide: None,
-                    ..
+                    write: None,
                 } => {
-                    if let Some(pointer) = &heavy.items
-                        && !pointer.is_empty()
-                        && !pointer.starts_with('/')
-                    {
-                        return Err(format!(
-                            "[tools.{name}]: heavy.items = {pointer:?} is not a JSON pointer; \
-                             write it from the answer's top, such as \"/entities\" or \
-                             \"/0/children\""
-                        ));
-                    }
+                    pointer(&name, "heavy", heavy.items.as_deref())?;
                     ToolAnswer::Heavy { items: heavy.items }
                 }
                 ToolEntry {
                     heavy: None,
+                    pass: None,
+                    hide: None,
+                    write: Some(write),
+                } => ToolAnswer::Write(write_of(&name, write)?),
+                ToolEntry {
+                    heavy: None,
                     pass: Some(true),
                     hide: None,
-                    ..
+                    write: None,
                 } => ToolAnswer::Pass,
                 ToolEntry {
                     heavy: None,
                     pass: None,
                     hide: Some(true),
-                    ..
+                    write: None,
                 } => ToolAnswer::Hide,
                 _ => {
                     return Err(format!(
-                        "[tools.{name}] says none or several of `heavy`, `pass` and `hide`; say \
-                         exactly one of `heavy = {{ items = \"/pointer\" }}`, `pass = true` \
-                         and `hide = true`"
+                        "[tools.{name}] says none or several of `heavy`, `write`, `pass` and \
+                         `hide`; say exactly one of `heavy = {{ items = \"/pointer\" }}`, \
+                         `write = {{ kind = \"create\" }}`, `pass = true` and `hide = true`"
                     ));
                 }
             };
@@ -189,6 +216,9 @@ impl Config {
                     builder = builder.with_handler_tool(name, HandlerTool::KeptAt(pointer.clone()));
                 }
                 ToolAnswer::Heavy { items: None } => {}
+                ToolAnswer::Write(write) => {
+                    builder = builder.with_handler_tool(name, HandlerTool::Write(write.clone()));
+                }
                 ToolAnswer::Pass => {
                     builder = builder.with_handler_tool(name, HandlerTool::AsAnswered);
                 }
@@ -197,6 +227,76 @@ impl Config {
         }
         builder
     }
+}
+
+/// Refuses `pointer`, the `items` of `[tools.<name>].<entry>`, unless it
+/// is a JSON pointer.
+fn pointer(name: &str, entry: &str, pointer: Option<&str>) -> Result<(), String> {
+    match pointer {
+        Some(pointer) if !pointer.is_empty() && !pointer.starts_with('/') => Err(format!(
+            "[tools.{name}]: {entry}.items = {pointer:?} is not a JSON pointer; write it from \
+             the answer's top, such as \"/entities\" or \"/0/children\""
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The write `[tools.<name>].write` says, checked.
+fn write_of(name: &str, entry: WriteEntry) -> Result<HandlerWrite, String> {
+    let kinds = || {
+        WriteKind::ALL
+            .iter()
+            .map(|kind| format!("\"{}\"", kind.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let kind = WriteKind::ALL
+        .into_iter()
+        .find(|kind| kind.as_str() == entry.kind)
+        .ok_or_else(|| {
+            format!(
+                "[tools.{name}]: write.kind = {:?} is not a write kind; say one of {}",
+                entry.kind,
+                kinds()
+            )
+        })?;
+    pointer(name, "write", entry.items.as_deref())?;
+    let bulk = matches!(kind, WriteKind::BulkCreate | WriteKind::BulkUpdate);
+    if entry.items.is_some() && !bulk {
+        return Err(format!(
+            "[tools.{name}]: write.items names a bulk write's list, and kind = {:?} writes one \
+             object; say kind = \"bulk_create\" or \"bulk_update\", or leave items out",
+            entry.kind
+        ));
+    }
+    if let Some(status) = entry.status
+        && !(100..=599).contains(&status)
+    {
+        return Err(format!(
+            "[tools.{name}]: write.status = {status} is not an HTTP status code; say one from \
+             100 to 599, or leave it out for the kind's ({})",
+            kind.default_status()
+        ));
+    }
+    let id = match entry.id {
+        None => Vec::new(),
+        Some(IdFields::One(field)) => vec![field],
+        Some(IdFields::Several(fields)) => fields,
+    };
+    if id.iter().any(String::is_empty) {
+        return Err(format!(
+            "[tools.{name}]: write.id names an empty field; name the field that identifies a \
+             written object, such as id = \"name\""
+        ));
+    }
+    let mut write = HandlerWrite::new(kind).identified_by(id);
+    if let Some(items) = entry.items {
+        write = write.items_at(items);
+    }
+    if let Some(status) = entry.status {
+        write = write.status(status);
+    }
+    Ok(write)
 }
 
 #[cfg(test)]
@@ -215,6 +315,10 @@ mod tests {
             pass = true
             [tools.move_file]
             hide = true
+            [tools.create_entities]
+            write = { kind = "bulk_create", id = "name", items = "/entities" }
+            [tools.delete_file]
+            write = { kind = "destroy", id = ["path", "kind"], status = 200 }
             "#,
         )
         .unwrap();
@@ -222,6 +326,22 @@ mod tests {
         assert_eq!(
             tools,
             [
+                (
+                    "create_entities",
+                    &ToolAnswer::Write(
+                        HandlerWrite::new(WriteKind::BulkCreate)
+                            .identified_by(["name"])
+                            .items_at("/entities")
+                    )
+                ),
+                (
+                    "delete_file",
+                    &ToolAnswer::Write(
+                        HandlerWrite::new(WriteKind::Destroy)
+                            .identified_by(["path", "kind"])
+                            .status(200)
+                    )
+                ),
                 ("directory_tree", &ToolAnswer::Heavy { items: None }),
                 ("list_allowed_directories", &ToolAnswer::Pass),
                 ("move_file", &ToolAnswer::Hide),
@@ -247,11 +367,20 @@ mod tests {
         assert!(none.contains("exactly one of"), "{none}");
         let pointer = Config::parse("[tools.a]\nheavy = { items = \"entities\" }\n").unwrap_err();
         assert!(pointer.contains("\"/entities\""), "{pointer}");
-        let write = Config::parse("[tools.a]\nwrite = { kind = \"create\" }\n").unwrap_err();
+        let kind = Config::parse("[tools.a]\nwrite = { kind = \"insert\" }\n").unwrap_err();
         assert!(
-            write.contains("not yet supported") && write.contains("pass = true"),
-            "{write}"
+            kind.contains("\"insert\"") && kind.contains("\"bulk_create\""),
+            "{kind}"
         );
+        let items = Config::parse("[tools.a]\nwrite = { kind = \"create\", items = \"/x\" }\n")
+            .unwrap_err();
+        assert!(items.contains("bulk_create"), "{items}");
+        let status =
+            Config::parse("[tools.a]\nwrite = { kind = \"create\", status = 42 }\n").unwrap_err();
+        assert!(status.contains("100 to 599"), "{status}");
+        let both =
+            Config::parse("[tools.a]\npass = true\nwrite = { kind = \"create\" }\n").unwrap_err();
+        assert!(both.contains("exactly one of"), "{both}");
         let unknown = Config::parse("[tools.a]\nheavvy = {}\n").unwrap_err();
         assert!(unknown.contains("heavvy"), "{unknown}");
         let not_true = Config::parse("[tools.a]\npass = false\n").unwrap_err();

@@ -19,6 +19,12 @@ use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
 use rmcp::{ErrorData, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
 
+/// Which shelf.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Shelved {
+    shelf: u32,
+}
+
 /// A records room written for rmcp, whose tools answer everything at once.
 #[derive(Clone)]
 struct Records {
@@ -70,6 +76,25 @@ impl Records {
     #[tool(description = "The room's log, as plain text")]
     fn records_log(&self, Parameters(Count { count }): Parameters<Count>) -> String {
         log(count)
+    }
+
+    #[tool(description = "Files new records and answers each")]
+    fn records_file(&self, Parameters(Count { count }): Parameters<Count>) -> CallToolResult {
+        let filed: Vec<Value> = (1..=count).map(record).collect();
+        let text = serde_json::to_string_pretty(&filed).unwrap();
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(json!({ "filed": filed }));
+        result
+    }
+
+    #[tool(description = "Removes a record")]
+    fn records_remove(&self, Parameters(Shelved { shelf }): Parameters<Shelved>) -> String {
+        json!({"removed": shelf, "left": (0..500).collect::<Vec<_>>()}).to_string()
+    }
+
+    #[tool(description = "Notes a record, answering its number as JSON text")]
+    fn records_note(&self, Parameters(Count { count }): Parameters<Count>) -> String {
+        json!({"number": count, "note": "x".repeat(count)}).to_string()
     }
 
     #[tool(description = "Refuses, as the upstream does")]
@@ -308,7 +333,17 @@ async fn the_binary_reaches_an_http_upstream_with_its_bearer_from_the_environmen
 
     let tools = gateway.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
-    assert_eq!(names, ["records_list", "records_log", "records_sealed"]);
+    assert_eq!(
+        names,
+        [
+            "records_file",
+            "records_list",
+            "records_log",
+            "records_note",
+            "records_remove",
+            "records_sealed"
+        ]
+    );
     let small = call("records_list", json!({"count": 3}));
     assert_eq!(
         gateway.call_tool(small.clone()).await.unwrap(),
@@ -367,7 +402,7 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(check.status.success(), "{report}");
     assert!(
-        report.contains("upstream:") && report.contains("lists 3 tools"),
+        report.contains("upstream:") && report.contains("lists 6 tools"),
         "{report}"
     );
 
@@ -394,7 +429,7 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let transport = StreamableHttpClientTransport::from_uri(endpoint.as_str());
     let client = ().serve(transport).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 3);
+    assert_eq!(tools.len(), 6);
     let small = call("records_list", json!({"count": 2}));
     let answer = client.call_tool(small).await.unwrap();
     assert_eq!(answer.structured_content.unwrap()["records"][1], record(2));
@@ -454,7 +489,8 @@ async fn the_configuration_hides_passes_and_points_at_the_items() {
     let (direct, gateway) = (direct().await, through_gateway_with(config).await);
     let tools = gateway.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
-    assert_eq!(names, ["records_list", "records_log"]);
+    assert!(!names.contains(&"records_sealed".to_owned()), "{names:?}");
+    assert!(names.contains(&"records_list".to_owned()), "{names:?}");
     // Refused as a tool that does not exist.
     let sealed = gateway
         .call_tool(CallToolRequestParams::new("records_sealed"))
@@ -492,6 +528,115 @@ async fn the_configuration_hides_passes_and_points_at_the_items() {
     assert!(
         probe.get("paged").is_none(),
         "a list, not a wrapper: {probe}"
+    );
+}
+
+#[tokio::test]
+async fn a_configured_write_answers_an_envelope_whose_token_redeems_the_upstreams_answer() {
+    let config = r#"
+        [tools.records_file]
+        write = { kind = "bulk_create", id = "id", items = "/filed" }
+        [tools.records_note]
+        write = { kind = "create", id = ["number"] }
+        [tools.records_remove]
+        write = { kind = "destroy", id = "shelf" }
+        [tools.records_log]
+        write = { kind = "update" }
+    "#;
+    let (direct, gateway) = (direct().await, through_gateway_with(config).await);
+    let tools = gateway.list_all_tools().await.unwrap();
+    for name in ["records_file", "records_note", "records_remove"] {
+        let tool = tools.iter().find(|tool| tool.name == name).unwrap();
+        let properties = tool.input_schema["properties"].as_object().unwrap();
+        assert!(
+            properties.contains_key("verify") && properties.contains_key("continuation_token"),
+            "{name}: {properties:?}"
+        );
+    }
+
+    // A bulk write: the envelope, its size the upstream's list's.
+    let filed = call("records_file", json!({"count": 600}));
+    let whole = direct.call_tool(filed.clone()).await.unwrap();
+    let whole = whole.structured_content.unwrap()["filed"].clone();
+    let answer = gateway.call_tool(filed).await.unwrap();
+    let envelope = answer.structured_content.unwrap();
+    assert_eq!(envelope["accepted"], 600, "{envelope}");
+    assert_eq!(envelope["status_code"], 201);
+    assert_eq!(envelope["data_size"], whole.to_string().len());
+    assert!(envelope.to_string().len() < 10_000, "{envelope}");
+    let ids = envelope["ids"].as_array().map_or(0, Vec::len);
+    assert!(
+        ids == 600 || envelope.get("ids").is_none(),
+        "every id or none: {envelope}"
+    );
+    // Its token pages the upstream's answer back, never calling it again.
+    let token = envelope["continuation_token"].as_str().expect("a token");
+    let mut paged = Vec::new();
+    for page in 1..=100 {
+        let asked = json!({"continuation_token": token, "page": page});
+        let answer = gateway
+            .call_tool(call("records_file", asked))
+            .await
+            .unwrap();
+        let answer = answer.structured_content.unwrap();
+        paged.extend(answer["items"].as_array().unwrap().iter().cloned());
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(Value::Array(paged), whole);
+
+    // `verify: true` where the whole answer fits: the answer itself.
+    let verified = gateway
+        .call_tool(call("records_file", json!({"count": 3, "verify": true})))
+        .await
+        .unwrap();
+    let text = &verified.content[0].as_text().unwrap().text;
+    let expected: Vec<Value> = (1..=3).map(record).collect();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        Value::Array(expected)
+    );
+    // A `verify` that is not a boolean is refused, naming it.
+    let refused = gateway
+        .call_tool(call("records_file", json!({"count": 3, "verify": "yes"})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        refused.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("verify"),
+        "{refused:?}"
+    );
+
+    // A single write whose JSON is text: named by the field given.
+    let noted = gateway
+        .call_tool(call("records_note", json!({"count": 4_000})))
+        .await
+        .unwrap();
+    let envelope = noted.structured_content.unwrap();
+    assert_eq!(envelope["number"], 4_000, "{envelope}");
+    assert_eq!(envelope["status_code"], 201);
+    assert!(envelope["continuation_token"].is_string(), "{envelope}");
+    assert!(envelope.get("note").is_none(), "an envelope, not an echo");
+
+    // A destroy: its id from the call.
+    let removed = gateway
+        .call_tool(call("records_remove", json!({"shelf": 3})))
+        .await
+        .unwrap();
+    assert_eq!(
+        removed.structured_content.unwrap(),
+        json!({"shelf": 3, "deleted": true, "status_code": 204})
+    );
+    // An answer that carries no JSON, as the upstream answered it.
+    let logged = call("records_log", json!({"count": 5}));
+    assert_eq!(
+        gateway.call_tool(logged.clone()).await.unwrap(),
+        direct.call_tool(logged).await.unwrap()
     );
 }
 

@@ -64,7 +64,7 @@ pub use call::context::{Caller, Context};
 pub use call::state::State;
 pub use continuation::items::ItemStream;
 pub use server::config_error::ConfigError;
-pub use server::{HandlerTool, HandlerTools, Server, ServerBuilder};
+pub use server::{HandlerTool, HandlerTools, HandlerWrite, Server, ServerBuilder};
 pub use tool::error::{BuildError, ToolError};
 pub use wire::principal::Principal;
 pub use writes::light_key::{BulkResult, KeyFields, LightKey};

@@ -47,8 +47,9 @@ async def session(command: list[str], env: dict[str, str] | None = None):
             yield client
 
 
-def gateway(command: list[str]) -> list[str]:
-    return [GATEWAY, "--", *command]
+def gateway(command: list[str], config: Path | None = None) -> list[str]:
+    configured = ["--config", str(config)] if config else []
+    return [GATEWAY, *configured, "--", *command]
 
 
 def compact(value: Any) -> int:
@@ -180,3 +181,31 @@ async def test_a_graph_of_1000_entities_created_in_bulk_reads_back_through_its_t
         expected = whole.structured_content or json.loads(whole.content[0].text)
     assert len(expected["entities"]) == 1_000
     assert read == expected["entities"]
+
+
+async def test_a_bulk_write_configured_as_one_answers_its_envelope_and_reads_back_through_its_token(tmp_path):
+    env = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        '[tools.create_entities]\nwrite = { kind = "bulk_create", id = "name", items = "/entities" }\n'
+    )
+    entities = [
+        {"name": f"rack-{n:04}", "entityType": "rack", "observations": [f"row {n % 12}", "powered"]}
+        for n in range(1_000)
+    ]
+    async with session(gateway([NODE, MEMORY], config), env) as through:
+        listed = await through.list_tools()
+        create = next(tool for tool in listed.tools if tool.name == "create_entities")
+        assert {"verify", "continuation_token"} <= set(create.input_schema["properties"])
+        envelope = await answer(through, "create_entities", {"entities": entities})
+        assert envelope["accepted"] == 1_000, envelope
+        assert envelope["status_code"] == 201
+        assert envelope["data_size"] == compact(entities)
+        # Every id, in order, or none (the envelope keeps its bound).
+        assert envelope.get("ids", [e["name"] for e in entities]) == [e["name"] for e in entities]
+        written = await pages(through, "create_entities", envelope["continuation_token"])
+        assert written == entities
+        # `verify: true` on a write that fits: the server's own answer.
+        one = [{"name": "rack-extra", "entityType": "rack", "observations": []}]
+        verified = await through.call_tool("create_entities", {"entities": one, "verify": True})
+        assert verified.structured_content == one or json.loads(verified.content[0].text) == one

@@ -175,6 +175,16 @@ pub(crate) fn carried_by_read(result: CallToolResult) -> Result<Value, Box<CallT
     }
 }
 
+/// The JSON a composed handler's write answered, or the result itself
+/// where it carries none (an error, plain text, other content), to be
+/// answered as built.
+pub(crate) fn carried_by_write(result: CallToolResult) -> Result<Value, Box<CallToolResult>> {
+    match carried(result, PlainText::AsBuilt) {
+        Carried::Json(value) => Ok(value),
+        Carried::AsBuilt(result) => Err(Box::new(result)),
+    }
+}
+
 /// The text of a successful result whose structured content is an object
 /// of one string field.
 fn wrapped_text(result: &CallToolResult) -> Option<&str> {

@@ -24,11 +24,13 @@ use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 
 use super::Server;
+use super::handler_writes::{HandlerWrite, WriteCall};
 use crate::call::built;
 use crate::call::context::Caller;
 use crate::call::outcome::Answer;
 use crate::continuation::{Called, Continuations, keep};
 use crate::heavy;
+use crate::tool::schema::VERIFY;
 
 /// What a server does with the answers of the tools of the handler composed
 /// with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
@@ -66,6 +68,12 @@ pub enum HandlerTool {
     /// the maintainer knows its items are in, which then pages. An answer
     /// without it is kept whole.
     KeptAt(String),
+    /// Kept, and a write: its schema publishes `verify` beside the
+    /// negotiation fields, and a successful answer that carries JSON is
+    /// answered with a lean envelope naming what was written (a token
+    /// stands for the whole answer; `verify: true` answers it where it
+    /// fits the client).
+    Write(HandlerWrite),
 }
 
 /// What is done with the composed handler's tools: all of them, and those
@@ -89,9 +97,13 @@ impl Server {
         let set = &self.inner.handler_tools;
         let kept = match set.each.get(tool.name.as_ref()) {
             Some(HandlerTool::AsAnswered) => false,
-            Some(HandlerTool::KeptAt(_)) => true,
+            Some(HandlerTool::KeptAt(_) | HandlerTool::Write(_)) => true,
             None => set.all == HandlerTools::Kept,
         };
+        let writes = matches!(
+            set.each.get(tool.name.as_ref()),
+            Some(HandlerTool::Write(_))
+        );
         kept && !tool
             .input_schema
             .get("properties")
@@ -99,8 +111,20 @@ impl Server {
             .is_some_and(|properties| {
                 heavy::NEGOTIATION_FIELDS
                     .iter()
+                    .chain(writes.then_some(&VERIFY))
                     .any(|field| properties.contains_key(*field))
             })
+    }
+
+    /// Whether any of the handler's tools may be kept: all of them, or
+    /// some by name.
+    pub(crate) fn keeps_handler_tools(&self) -> bool {
+        let set = &self.inner.handler_tools;
+        set.all == HandlerTools::Kept
+            || set
+                .each
+                .values()
+                .any(|how| !matches!(how, HandlerTool::AsAnswered))
     }
 
     /// The handler's tools as `tools/list` shows them: a kept one with the
@@ -123,6 +147,9 @@ impl Server {
                 .entry("properties")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(properties) = properties {
+                if let Some(HandlerTool::Write(_)) = set.each.get(tool.name.as_ref()) {
+                    properties.insert(VERIFY.to_owned(), crate::tool::schema::verify_property());
+                }
                 properties.extend(fields.clone());
             }
             tool.output_schema = None;
@@ -130,15 +157,16 @@ impl Server {
     }
 
     /// A call of the kept handler tool `tool`, before the handler: its
-    /// token redeemed, or its negotiation fields refused without one;
-    /// `None` when the call goes on to the handler.
+    /// token redeemed, or its negotiation fields (or a write's `verify`)
+    /// refused without one, as `Err`; `Ok` when the call goes on to the
+    /// handler, with what a write took off its arguments.
     pub(crate) async fn before_handler(
         &self,
         tool: &str,
         args: &mut Map<String, Value>,
         caller: &Caller,
         keeps: usize,
-    ) -> Option<Answer> {
+    ) -> Result<Option<WriteCall>, Answer> {
         let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
         if let Some(token) = Continuations::take_token(true, args) {
             let usage = self.inner.usage.as_deref();
@@ -147,24 +175,41 @@ impl Server {
                 .inner
                 .continuations
                 .redeem(&called, token, args, usage, None, keeps);
-            return Some(Box::pin(redeemed).await);
+            return Err(Box::pin(redeemed).await);
         }
         if let Err(error) = heavy::refuse_negotiation(args) {
-            return Some(Answer::error(error.invalid_arguments(&called.tool)));
+            return Err(Answer::error(error.invalid_arguments(&called.tool)));
         }
-        None
+        match self.inner.handler_tools.each.get(tool) {
+            Some(HandlerTool::Write(write)) => WriteCall::take(write, tool, args)
+                .map(Some)
+                .map_err(|refused| *refused),
+            _ => Ok(None),
+        }
     }
 
     /// The handler's `result` of a call of the kept tool `tool`: as it is
     /// when it fits what the client keeps (or is an error, or other
-    /// content), else kept and answered with a probe.
+    /// content), else kept and answered with a probe; a write's, its
+    /// envelope where it carries JSON.
     pub(crate) async fn after_handler(
         &self,
         tool: &str,
         result: CallToolResult,
         caller: &Caller,
         keeps: usize,
+        write: Option<WriteCall>,
     ) -> Result<CallToolResult, Answer> {
+        if let (Some(call), Some(HandlerTool::Write(how))) =
+            (write, self.inner.handler_tools.each.get(tool))
+        {
+            return match built::carried_by_write(result) {
+                Ok(value) => Err(self
+                    .write_answer(tool, how, value, call, caller, keeps)
+                    .await),
+                Err(as_built) => Ok(*as_built),
+            };
+        }
         let room = keeps.saturating_sub(heavy::WRAPPING);
         let continuations = &*self.inner.continuations;
         if result.is_error == Some(true)

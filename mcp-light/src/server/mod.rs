@@ -17,6 +17,7 @@
 pub(crate) mod compose;
 pub(crate) mod config_error;
 mod handler_tools;
+mod handler_writes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,6 +52,7 @@ pub(crate) use call::{Call, Client, responded};
 pub(crate) use freeze::missing_state;
 use handler_tools::HandlerToolsSet;
 pub use handler_tools::{HandlerTool, HandlerTools};
+pub use handler_writes::HandlerWrite;
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a

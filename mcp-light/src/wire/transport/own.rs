@@ -11,7 +11,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use tracing::Instrument;
 
 use crate::call::context::Caller;
-use crate::server::{HandlerTools, responded};
+use crate::server::responded;
 use crate::store::BoxFuture;
 
 use super::{CALL_TOOL, HttpRequest, McpHandler};
@@ -83,7 +83,7 @@ impl McpHandler {
                 request.name.to_string(),
             ))
         });
-        let kept = self.server.handler_tools() == HandlerTools::Kept
+        let kept = self.server.keeps_handler_tools()
             && self
                 .composed()
                 .get_tool(&request.name)
@@ -107,7 +107,7 @@ impl McpHandler {
 
 impl McpHandler {
     /// A call of a kept tool of the composed handler
-    /// ([`HandlerTools::Kept`]): its token redeemed here, else the
+    /// ([`HandlerTools::Kept`](crate::HandlerTools::Kept)): its token redeemed here, else the
     /// handler's answer, kept and answered with a probe where it is larger
     /// than the client keeps.
     async fn kept_call(
@@ -119,19 +119,20 @@ impl McpHandler {
         let keeps = self.server.client_keeps(&context, &self.keeps);
         let tool = request.name.to_string();
         let mut args = request.arguments.take().unwrap_or_default();
-        if let Some(answer) = self
+        let write = match self
             .server
             .before_handler(&tool, &mut args, caller, keeps)
             .await
         {
-            return responded(Ok(answer));
-        }
+            Ok(write) => write,
+            Err(answer) => return responded(Ok(answer)),
+        };
         request.arguments = Some(args);
         match self.composed().call_tool(request, context).await? {
             CallToolResponse::Complete(result) => {
                 match self
                     .server
-                    .after_handler(&tool, result, caller, keeps)
+                    .after_handler(&tool, result, caller, keeps, write)
                     .await
                 {
                     Ok(result) => Ok(CallToolResponse::Complete(result)),
