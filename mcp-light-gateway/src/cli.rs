@@ -56,9 +56,13 @@ pub(crate) struct Cli {
     /// A TOML file saying per tool what to do with its answers
     ///
     /// `[tools.NAME]` with `heavy = { items = "/pointer" }` (keep a large
-    /// answer, paging the list at that JSON pointer), `pass = true`
-    /// (always answered untouched) or `hide = true` (neither listed nor
-    /// called). A tool the file does not name is kept.
+    /// answer, paging the list at that JSON pointer), `write = { kind =
+    /// "create", id = "FIELD" }` (a lean envelope; kinds: create, update,
+    /// partial_update, destroy, bulk_create, bulk_update; `items` for a
+    /// bulk's list), `pass = true` (always answered untouched) or
+    /// `hide = true` (neither listed nor called). A tool the file does
+    /// not name is kept. `surface = "dispatcher"` with `[groups]` shows
+    /// one tool that reaches all of them.
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub(crate) config: Option<std::path::PathBuf>,
 

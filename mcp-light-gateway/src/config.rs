@@ -19,6 +19,21 @@
 //! write = { kind = "bulk_create", id = "name", items = "/entities" }
 //! ```
 //!
+//! With `surface = "dispatcher"`, `tools/list` shows one tool instead of
+//! the upstream's (named by `dispatcher`, else `upstream`), which takes
+//! `resource` (a group), `action` (a tool's name), `params` (its
+//! arguments) and `describe` (answer the action's schema). The groups are
+//! the file's, and every tool it groups nowhere is in `tools`:
+//!
+//! ```toml
+//! surface = "dispatcher"
+//! dispatcher = "files"
+//!
+//! [groups]
+//! read = ["read_text_file", "read_multiple_files", "directory_tree"]
+//! write = ["write_file", "edit_file"]
+//! ```
+//!
 //! A tool the file does not name is kept (an answer larger than the client
 //! keeps is answered with a probe), as without a file. Each named tool says
 //! exactly one of `heavy` (with `items`, a JSON pointer to the list to page
@@ -52,7 +67,32 @@ use crate::Upstream;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Config {
     tools: BTreeMap<String, ToolAnswer>,
+    surface: Surface,
 }
+
+/// Which tools `tools/list` shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Surface {
+    /// Every tool of the upstream's the file does not hide (the default).
+    #[default]
+    Flat,
+    /// One tool, `name`, that reaches every tool not hidden: by group
+    /// (`resource`) and tool name (`action`), the file's groups first and
+    /// every other tool in the group `tools`.
+    Dispatcher {
+        /// The dispatcher's tool name.
+        name: String,
+        /// Each group's name and its tools, as the file lists them.
+        groups: BTreeMap<String, Vec<String>>,
+    },
+}
+
+/// The group a dispatcher puts the tools the file groups nowhere in.
+pub const UNGROUPED: &str = "tools";
+
+/// The dispatcher's tool name when the file names none.
+pub const DISPATCHER: &str = "upstream";
 
 /// What the gateway does with one upstream tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +126,10 @@ pub struct ConfigError {
 struct File {
     #[serde(default)]
     tools: BTreeMap<String, ToolEntry>,
+    surface: Option<String>,
+    dispatcher: Option<String>,
+    #[serde(default)]
+    groups: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -183,7 +227,13 @@ impl Config {
             };
             tools.insert(name, answer);
         }
-        Ok(Config { tools })
+        let surface = surface_of(
+            file.surface.as_deref(),
+            file.dispatcher,
+            file.groups,
+            &tools,
+        )?;
+        Ok(Config { tools, surface })
     }
 
     /// Each tool the file names and what is done with it.
@@ -197,11 +247,25 @@ impl Config {
     /// a tool of another version of the server.
     pub fn unknown_tools(&self, upstream: &Upstream) -> Vec<String> {
         let listed = upstream.tools();
-        self.tools
+        let grouped = match &self.surface {
+            Surface::Dispatcher { groups, .. } => groups.values().flatten().collect(),
+            Surface::Flat => Vec::new(),
+        };
+        let mut unknown: Vec<String> = self
+            .tools
             .keys()
+            .chain(grouped)
             .filter(|name| !listed.iter().any(|tool| tool.name == **name))
             .cloned()
-            .collect()
+            .collect();
+        unknown.sort();
+        unknown.dedup();
+        unknown
+    }
+
+    /// Which tools `tools/list` shows.
+    pub fn surface(&self) -> &Surface {
+        &self.surface
     }
 
     /// `builder` (the [`gateway`](crate::gateway) in front of `upstream`)
@@ -225,7 +289,97 @@ impl Config {
                 ToolAnswer::Hide => upstream.hide(name),
             }
         }
+        if let Surface::Dispatcher { name, groups } = &self.surface {
+            builder = builder.with_handler_dispatcher(name, self.routes(upstream, groups));
+        }
         builder
+    }
+
+    /// The dispatcher's groups over what `upstream` lists: the file's, each
+    /// with only the tools listed and not hidden, then every other such tool
+    /// in [`UNGROUPED`].
+    fn routes(
+        &self,
+        upstream: &Upstream,
+        groups: &BTreeMap<String, Vec<String>>,
+    ) -> BTreeMap<String, Vec<String>> {
+        let listed: Vec<String> = upstream
+            .tools()
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .filter(|name| self.tools.get(name) != Some(&ToolAnswer::Hide))
+            .collect();
+        let mut routes: BTreeMap<String, Vec<String>> = groups
+            .iter()
+            .map(|(group, tools)| {
+                let tools = tools.iter().filter(|tool| listed.contains(tool)).cloned();
+                (group.clone(), tools.collect())
+            })
+            .collect();
+        let grouped: Vec<&String> = groups.values().flatten().collect();
+        let ungrouped = listed
+            .iter()
+            .filter(|tool| !grouped.contains(tool))
+            .cloned();
+        routes
+            .entry(UNGROUPED.to_owned())
+            .or_default()
+            .extend(ungrouped);
+        routes.retain(|_, tools| !tools.is_empty());
+        routes
+    }
+}
+
+/// The surface the file's `surface`, `dispatcher` and `groups` say,
+/// checked against its tools.
+fn surface_of(
+    surface: Option<&str>,
+    dispatcher: Option<String>,
+    groups: BTreeMap<String, Vec<String>>,
+    tools: &BTreeMap<String, ToolAnswer>,
+) -> Result<Surface, String> {
+    match surface {
+        None | Some("flat") => {
+            if dispatcher.is_some() || !groups.is_empty() {
+                return Err(
+                    "`dispatcher` and `[groups]` name a dispatcher's tool and its groups; say \
+                     surface = \"dispatcher\" to publish one"
+                        .to_owned(),
+                );
+            }
+            Ok(Surface::Flat)
+        }
+        Some("dispatcher") => {
+            let name = dispatcher.unwrap_or_else(|| DISPATCHER.to_owned());
+            if name.is_empty() {
+                return Err(
+                    "dispatcher = \"\" is no tool name; name it, such as dispatcher = \"files\""
+                        .to_owned(),
+                );
+            }
+            let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+            for (group, members) in &groups {
+                for tool in members {
+                    if let Some(first) = seen.insert(tool, group) {
+                        return Err(format!(
+                            "[groups]: `{tool}` is in both `{first}` and `{group}`; a tool is \
+                             reached through one group"
+                        ));
+                    }
+                    if tools.get(tool) == Some(&ToolAnswer::Hide) {
+                        return Err(format!(
+                            "[groups].{group} names `{tool}`, which [tools.{tool}] hides; take it \
+                             out of the group, or drop `hide = true`"
+                        ));
+                    }
+                }
+            }
+            Ok(Surface::Dispatcher { name, groups })
+        }
+        Some(other) => Err(format!(
+            "surface = {other:?} is not a surface; say \"flat\" (every tool, the default) or \
+             \"dispatcher\" (one tool that reaches them all)"
+        )),
     }
 }
 
@@ -357,6 +511,35 @@ mod tests {
     }
 
     #[test]
+    fn every_configuration_of_the_guide_and_this_module_is_accepted() {
+        let guide = include_str!("../../docs/gateway.md");
+        let module = include_str!("config.rs");
+        let module: String = module
+            .lines()
+            .filter_map(|line| line.strip_prefix("//!"))
+            .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+            .collect();
+        let mut checked = 0;
+        for page in [guide, module.as_str()] {
+            let mut lines = page.lines();
+            while let Some(line) = lines.next() {
+                if line.trim() != "```toml" {
+                    continue;
+                }
+                let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+                let body = body.join("\n");
+                // The hosts' own files (Codex's) are not the gateway's.
+                if body.contains("[mcp_servers.") {
+                    continue;
+                }
+                Config::parse(&body).unwrap_or_else(|e| panic!("{e}:\n{body}"));
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "found {checked} configurations");
+    }
+
+    #[test]
     fn a_refusal_says_what_to_write_instead() {
         let two = Config::parse("[tools.a]\npass = true\nhide = true\n").unwrap_err();
         assert!(
@@ -383,6 +566,22 @@ mod tests {
         assert!(both.contains("exactly one of"), "{both}");
         let unknown = Config::parse("[tools.a]\nheavvy = {}\n").unwrap_err();
         assert!(unknown.contains("heavvy"), "{unknown}");
+        let surface = Config::parse("surface = \"tree\"\n").unwrap_err();
+        assert!(surface.contains("\"dispatcher\""), "{surface}");
+        let groups_alone = Config::parse("[groups]\nread = [\"a\"]\n").unwrap_err();
+        assert!(
+            groups_alone.contains("surface = \"dispatcher\""),
+            "{groups_alone}"
+        );
+        let twice =
+            Config::parse("surface = \"dispatcher\"\n[groups]\nread = [\"a\"]\nall = [\"a\"]\n")
+                .unwrap_err();
+        assert!(twice.contains("both"), "{twice}");
+        let hidden = Config::parse(
+            "surface = \"dispatcher\"\n[groups]\nread = [\"a\"]\n[tools.a]\nhide = true\n",
+        )
+        .unwrap_err();
+        assert!(hidden.contains("hides"), "{hidden}");
         let not_true = Config::parse("[tools.a]\npass = false\n").unwrap_err();
         assert!(not_true.contains("exactly one of"), "{not_true}");
     }

@@ -641,6 +641,120 @@ async fn a_configured_write_answers_an_envelope_whose_token_redeems_the_upstream
 }
 
 #[tokio::test]
+async fn the_dispatcher_surface_lists_one_tool_that_reaches_every_other() {
+    let config = r#"
+        surface = "dispatcher"
+        dispatcher = "records"
+        [groups]
+        read = ["records_list", "records_log"]
+        [tools.records_sealed]
+        hide = true
+        [tools.records_file]
+        write = { kind = "bulk_create", items = "/filed" }
+    "#;
+    let (direct, gateway) = (direct().await, through_gateway_with(config).await);
+    let tools = gateway.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    assert_eq!(names, ["records"]);
+    let properties = tools[0].input_schema["properties"].as_object().unwrap();
+    assert_eq!(properties["resource"]["enum"], json!(["read", "tools"]));
+    let actions = properties["action"]["enum"].as_array().unwrap();
+    assert!(actions.contains(&json!("records_file")), "{actions:?}");
+    assert!(!actions.contains(&json!("records_sealed")), "{actions:?}");
+    for field in ["params", "describe", "verify", "continuation_token"] {
+        assert!(properties.contains_key(field), "{field}");
+    }
+    let dispatch = |args: Value| call("records", args);
+
+    // `describe`: the action's own schema and description, nothing run.
+    let described = gateway
+        .call_tool(dispatch(
+            json!({"resource": "read", "action": "records_list", "describe": true}),
+        ))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(described["description"], "Lists records");
+    assert!(described["params_schema"]["properties"]["count"].is_object());
+
+    // A small answer passes as the upstream gave it.
+    let small = gateway
+        .call_tool(dispatch(
+            json!({"resource": "read", "action": "records_list", "params": {"count": 2}}),
+        ))
+        .await
+        .unwrap();
+    let expected = direct
+        .call_tool(call("records_list", json!({"count": 2})))
+        .await
+        .unwrap();
+    assert_eq!(small.structured_content, expected.structured_content);
+
+    // A large one: a probe whose token is the dispatcher's, and pages
+    // through it alone.
+    let large = json!({"resource": "read", "action": "records_list", "params": {"count": 2_000}});
+    let probe = gateway
+        .call_tool(dispatch(large))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    let token = probe["continuation_token"].as_str().expect("a token");
+    let whole = direct
+        .call_tool(call("records_list", json!({"count": 2_000})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    let mut paged = Vec::new();
+    for page in 1..=200 {
+        let answer = gateway
+            .call_tool(dispatch(json!({"continuation_token": token, "page": page})))
+            .await
+            .unwrap()
+            .structured_content
+            .unwrap();
+        paged.extend(answer["items"].as_array().unwrap().iter().cloned());
+        if answer["has_more"] == false {
+            break;
+        }
+    }
+    assert_eq!(json!({"records": paged}), whole);
+    // Through another tool, the token is refused.
+    let foreign = gateway
+        .call_tool(call("records_list", json!({"continuation_token": token})))
+        .await
+        .unwrap();
+    assert_eq!(foreign.is_error, Some(true), "{foreign:?}");
+
+    // A routed write answers its envelope.
+    let envelope = gateway
+        .call_tool(dispatch(
+            json!({"resource": "tools", "action": "records_file", "params": {"count": 600}}),
+        ))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(envelope["accepted"], 600, "{envelope}");
+
+    // What the dispatcher does not reach is refused with what it does.
+    let unknown = gateway
+        .call_tool(dispatch(
+            json!({"resource": "read", "action": "records_sealed"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(unknown.is_error, Some(true));
+    let text = &unknown.content[0].as_text().unwrap().text;
+    assert!(
+        text.contains("records_list") && text.contains("records_log"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn an_answer_longer_than_the_gateway_reads_is_an_error_naming_the_limit_and_it_serves_on() {
     let (upstream_io, records_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {

@@ -137,8 +137,11 @@ mod tests {
     fn the_gateways_host_configurations_start_it_before_the_server() {
         let page = include_str!("../docs/gateway.md");
         let json = blocks(page, "json");
-        assert_eq!(json.len(), 1);
-        let value: Value = serde_json::from_str(json[0].trim()).expect("VS Code's is JSON");
+        let vs_code = json
+            .iter()
+            .find(|block| block.contains("\"servers\""))
+            .expect("VS Code's configuration");
+        let value: Value = serde_json::from_str(vs_code.trim()).expect("VS Code's is JSON");
         let files = &value["servers"]["files"];
         assert_eq!(files["command"], "mcp-light-gateway");
         assert_eq!(files["args"][0], "--", "the server's command follows `--`");

@@ -59,7 +59,7 @@ impl Server {
             heavy,
             usage,
             delegate,
-            handler_tools,
+            mut handler_tools,
             talkback,
             limits,
             tasks,
@@ -77,6 +77,9 @@ impl Server {
             Tasks::new(kept, tasks, store_ttl, limits.clock.clone())
         };
         let dispatchers = build_dispatchers(dispatchers, &registry, &heavy)?;
+        handler_tools.build_dispatchers(&heavy, |name| {
+            registry.get(name).is_some() || dispatchers.iter().any(|d| d.name() == name)
+        })?;
         let published = Published::of(&registry, &dispatchers, surface, output_schemas);
         #[cfg(feature = "apps")]
         let viewed_tools = published.for_views(&heavy)?;

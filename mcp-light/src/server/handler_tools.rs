@@ -76,12 +76,26 @@ pub enum HandlerTool {
     Write(HandlerWrite),
 }
 
+/// A dispatcher over the handler's tools as the builder was given it: its
+/// name, and each group's name and tools.
+#[derive(Debug, Clone)]
+pub(crate) struct AskedDispatcher {
+    pub(crate) name: String,
+    pub(crate) groups: Vec<(String, Vec<String>)>,
+}
+
 /// What is done with the composed handler's tools: all of them, and those
 /// named.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HandlerToolsSet {
     pub(crate) all: HandlerTools,
     pub(crate) each: HashMap<String, HandlerTool>,
+    /// The dispatchers asked for: each one's name and groups (resource,
+    /// tool names), built into [`HandlerToolsSet::dispatchers`] with the
+    /// server.
+    pub(crate) asked: Vec<AskedDispatcher>,
+    /// The dispatchers over the handler's tools.
+    pub(crate) dispatchers: Vec<crate::catalog::Dispatcher>,
 }
 
 impl Server {
@@ -94,11 +108,19 @@ impl Server {
     /// handler's tools, or this one by name) and the tool's own schema
     /// leaves the negotiation fields free.
     pub(crate) fn keeps_handler_tool(&self, tool: &Tool) -> bool {
+        self.keeps_tool_of_handler(tool, false)
+    }
+
+    /// Whether `tool`, the handler's, is kept: as
+    /// [`keeps_handler_tool`](Server::keeps_handler_tool) says, or, when it
+    /// is `routed` by a dispatcher (whose schema has the token's slot),
+    /// unless it is answered as the handler answers it by name.
+    pub(crate) fn keeps_tool_of_handler(&self, tool: &Tool, routed: bool) -> bool {
         let set = &self.inner.handler_tools;
         let kept = match set.each.get(tool.name.as_ref()) {
             Some(HandlerTool::AsAnswered) => false,
             Some(HandlerTool::KeptAt(_) | HandlerTool::Write(_)) => true,
-            None => set.all == HandlerTools::Kept,
+            None => routed || set.all == HandlerTools::Kept,
         };
         let writes = matches!(
             set.each.get(tool.name.as_ref()),
@@ -160,25 +182,23 @@ impl Server {
     /// token redeemed, or its negotiation fields (or a write's `verify`)
     /// refused without one, as `Err`; `Ok` when the call goes on to the
     /// handler, with what a write took off its arguments.
+    ///
+    /// `owner` is the tool the caller called: `tool` itself, or the
+    /// dispatcher that routed to it, which owns what the call keeps.
     pub(crate) async fn before_handler(
         &self,
-        tool: &str,
+        (tool, owner): (&str, &str),
         args: &mut Map<String, Value>,
         caller: &Caller,
         keeps: usize,
     ) -> Result<Option<WriteCall>, Answer> {
-        let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
-        if let Some(token) = Continuations::take_token(true, args) {
-            let usage = self.inner.usage.as_deref();
-            let args = std::mem::take(args);
-            let redeemed = self
-                .inner
-                .continuations
-                .redeem(&called, token, args, usage, None, keeps);
-            return Err(Box::pin(redeemed).await);
+        if let Some(redeemed) = self.redeemed_for(owner, args, caller, keeps).await {
+            return Err(redeemed);
         }
         if let Err(error) = heavy::refuse_negotiation(args) {
-            return Err(Answer::error(error.invalid_arguments(&called.tool)));
+            return Err(Answer::error(
+                error.invalid_arguments(&Cow::Owned(owner.to_owned())),
+            ));
         }
         match self.inner.handler_tools.each.get(tool) {
             Some(HandlerTool::Write(write)) => WriteCall::take(write, tool, args)
@@ -188,13 +208,34 @@ impl Server {
         }
     }
 
+    /// The answer of a call of `owner` (a kept handler tool, or a
+    /// dispatcher over them) that carries a token: what the token stands
+    /// for, in the mode the call asks; `None` without a token.
+    pub(crate) async fn redeemed_for(
+        &self,
+        owner: &str,
+        args: &mut Map<String, Value>,
+        caller: &Caller,
+        keeps: usize,
+    ) -> Option<Answer> {
+        let token = Continuations::take_token(true, args)?;
+        let called = Called::new(caller.clone(), Cow::Owned(owner.to_owned()));
+        let usage = self.inner.usage.as_deref();
+        let args = std::mem::take(args);
+        let redeemed = self
+            .inner
+            .continuations
+            .redeem(&called, token, args, usage, None, keeps);
+        Some(Box::pin(redeemed).await)
+    }
+
     /// The handler's `result` of a call of the kept tool `tool`: as it is
     /// when it fits what the client keeps (or is an error, or other
     /// content), else kept and answered with a probe; a write's, its
     /// envelope where it carries JSON.
     pub(crate) async fn after_handler(
         &self,
-        tool: &str,
+        (tool, owner): (&str, &str),
         result: CallToolResult,
         caller: &Caller,
         keeps: usize,
@@ -205,7 +246,7 @@ impl Server {
         {
             return match built::carried_by_write(result) {
                 Ok(value) => Err(self
-                    .write_answer(tool, how, value, call, caller, keeps)
+                    .write_answer(owner, how, value, call, caller, keeps)
                     .await),
                 Err(as_built) => Ok(*as_built),
             };
@@ -227,7 +268,7 @@ impl Server {
         {
             value = items.take();
         }
-        let called = Called::new(caller.clone(), Cow::Owned(tool.to_owned()));
+        let called = Called::new(caller.clone(), Cow::Owned(owner.to_owned()));
         let keep = keep::Keep {
             continuations,
             called: &called,

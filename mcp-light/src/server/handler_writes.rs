@@ -304,7 +304,7 @@ fn facts_of(name: &str) -> &'static ToolFacts {
 }
 
 /// `text`, kept for the process: once per distinct text.
-fn interned(text: &str) -> &'static str {
+pub(crate) fn interned(text: &str) -> &'static str {
     static TEXTS: Mutex<Option<HashMap<String, &'static str>>> = Mutex::new(None);
     let mut texts = TEXTS.lock().unwrap_or_else(PoisonError::into_inner);
     texts

@@ -16,6 +16,7 @@
 
 pub(crate) mod compose;
 pub(crate) mod config_error;
+mod handler_dispatch;
 mod handler_tools;
 mod handler_writes;
 
@@ -50,6 +51,7 @@ use shown::{Cuts, Listed};
 pub use builder::ServerBuilder;
 pub(crate) use call::{Call, Client, responded};
 pub(crate) use freeze::missing_state;
+pub(crate) use handler_tools::AskedDispatcher;
 use handler_tools::HandlerToolsSet;
 pub use handler_tools::{HandlerTool, HandlerTools};
 pub use handler_writes::HandlerWrite;
@@ -289,7 +291,8 @@ impl Server {
     #[cold]
     #[inline(never)]
     fn composed_knows(&self, name: &str) -> bool {
-        self.inner.composed_tools && self.delegate().get_tool(name).is_some()
+        self.inner.composed_tools
+            && (self.delegate().get_tool(name).is_some() || self.handler_dispatcher(name).is_some())
     }
 
     /// Every tool `tools/list` shows: the registered tools, then the

@@ -107,6 +107,22 @@ impl Dispatcher {
         })
     }
 
+    /// A dispatcher named `name` over `routes` (resource → action → tool
+    /// name): the tools of a composed handler, whose names are known only
+    /// when the server is built.
+    pub(crate) fn over(
+        name: String,
+        routes: BTreeMap<&'static str, BTreeMap<&'static str, &'static str>>,
+        heavy: &HeavyConfig,
+    ) -> Dispatcher {
+        Dispatcher {
+            description: describe(&routes),
+            input_schema: PublishedSchema::new(input_schema(&routes, heavy)),
+            name,
+            routes,
+        }
+    }
+
     /// The dispatcher as a caller sees it who may use only the tools
     /// `allows` names: its other actions gone from its routes, its
     /// description and its schema's enums. It may have none left
@@ -221,43 +237,29 @@ impl Dispatcher {
         mut args: Map<String, Value>,
         shown: Option<&Dispatcher>,
     ) -> Result<Route<'r>, RouteError> {
-        let tool = self.action_tool(registry, &mut args, shown.unwrap_or(self))?;
-        match args::take(&mut args, DESCRIBE) {
-            Some(Value::Bool(true)) => {
-                return Ok(Route::Describe {
-                    tool,
-                    answer: describe_action(tool),
-                });
-            }
-            None | Some(Value::Null) | Some(Value::Bool(false)) => {}
-            Some(other) => return Err(RouteError::DescribeNotABool { got: other }),
+        let picked = self.pick(&mut args, shown.unwrap_or(self))?;
+        let Some(tool) = registry.get(picked.tool) else {
+            return Err(RouteError::UnknownAction {
+                action: picked.action.to_owned(),
+                resource: picked.resource.to_owned(),
+                actions: String::new(),
+            });
+        };
+        if picked.describe {
+            return Ok(Route::Describe {
+                tool,
+                answer: describe_action(tool),
+            });
         }
         let routed = RoutedAction {
             resource: tool.def().resource().unwrap_or_default(),
             action: tool.def().action().unwrap_or_default(),
             params_schema: Arc::clone(tool.described_schema()),
         };
-        let mut params = match args::take(&mut args, PARAMS) {
-            Some(Value::Object(params)) => params,
-            None | Some(Value::Null) => Map::new(),
-            Some(other) => {
-                let problem = format!(
-                    "`{PARAMS}` must be a JSON object of the action's arguments; got {other}"
-                );
-                return Err(RouteError::Taught(routed.teach(&problem)));
-            }
-        };
-        for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
-            if let Some(value) = args::take(&mut args, field) {
-                params.insert(field.to_owned(), value);
-            }
-        }
-        if let Some(unknown) = args.keys().next() {
-            return Err(RouteError::UnknownField {
-                dispatcher: self.name.clone(),
-                field: unknown.clone(),
-            });
-        }
+        let params = self.params(args).map_err(|refused| match refused {
+            Refused::Route(error) => error,
+            Refused::ParamsNotAnObject(problem) => RouteError::Taught(routed.teach(&problem)),
+        })?;
         Ok(Route::Run {
             tool,
             args: params,
@@ -265,15 +267,14 @@ impl Dispatcher {
         })
     }
 
-    /// The tool a call's `resource` and `action` name, taken off `args`.
-    /// `shown` is the dispatcher as the caller sees it: an error lists only
-    /// what it shows, and a resource it hides is unknown.
-    fn action_tool<'r>(
+    /// What a call's `resource`, `action` and `describe` name, taken off
+    /// `args`. `shown` is the dispatcher as the caller sees it: an error
+    /// lists only what it shows, and a resource it hides is unknown.
+    pub(crate) fn pick(
         &self,
-        registry: &'r Registry,
         args: &mut Map<String, Value>,
         shown: &Dispatcher,
-    ) -> Result<&'r PublishedTool, RouteError> {
+    ) -> Result<Picked, RouteError> {
         let name = &self.name;
         let resources = || shown.routes.keys().copied().collect::<Vec<_>>().join(", ");
         let resource = match args::take(args, RESOURCE) {
@@ -296,7 +297,7 @@ impl Dispatcher {
             resource,
             resources: resources(),
         };
-        let Some(actions) = self.routes.get(resource.as_str()) else {
+        let Some((&resource_name, actions)) = self.routes.get_key_value(resource.as_str()) else {
             return Err(unknown_resource(resource));
         };
         // The actions the caller is shown; none when the whole resource is
@@ -328,7 +329,7 @@ impl Dispatcher {
                 });
             }
         };
-        let Some(tool) = actions.get(action.as_str()).and_then(|t| registry.get(t)) else {
+        let Some((&action_name, &tool)) = actions.get_key_value(action.as_str()) else {
             if shown_actions.is_none() {
                 return Err(unknown_resource(resource));
             }
@@ -338,8 +339,68 @@ impl Dispatcher {
                 actions: action_list(),
             });
         };
-        Ok(tool)
+        let describe = match args::take(args, DESCRIBE) {
+            Some(Value::Bool(describe)) => describe,
+            None | Some(Value::Null) => false,
+            Some(other) => return Err(RouteError::DescribeNotABool { got: other }),
+        };
+        Ok(Picked {
+            resource: resource_name,
+            action: action_name,
+            tool,
+            describe,
+        })
     }
+
+    /// The routed tool's arguments from what is left of a call's once
+    /// [`pick`](Dispatcher::pick) took its routing: `params`, plus
+    /// `verify` and the negotiation fields from the top level.
+    pub(crate) fn params(
+        &self,
+        mut args: Map<String, Value>,
+    ) -> Result<Map<String, Value>, Refused> {
+        let mut params = match args::take(&mut args, PARAMS) {
+            Some(Value::Object(params)) => params,
+            None | Some(Value::Null) => Map::new(),
+            Some(other) => {
+                return Err(Refused::ParamsNotAnObject(format!(
+                    "`{PARAMS}` must be a JSON object of the action's arguments; got {other}"
+                )));
+            }
+        };
+        for field in std::iter::once(VERIFY).chain(heavy::NEGOTIATION_FIELDS) {
+            if let Some(value) = args::take(&mut args, field) {
+                params.insert(field.to_owned(), value);
+            }
+        }
+        if let Some(unknown) = args.keys().next() {
+            return Err(Refused::Route(RouteError::UnknownField {
+                dispatcher: self.name.clone(),
+                field: unknown.clone(),
+            }));
+        }
+        Ok(params)
+    }
+}
+
+/// The tool a call through a dispatcher reaches, by the resource and
+/// action it names, and whether it asks only for the action's schema.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Picked {
+    pub(crate) resource: &'static str,
+    pub(crate) action: &'static str,
+    pub(crate) tool: &'static str,
+    pub(crate) describe: bool,
+}
+
+/// Why a dispatcher's call has no arguments for the routed tool.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// A top-level field the dispatcher does not take.
+    Route(RouteError),
+    /// `params` is not an object: the sentence saying so, to be taught
+    /// with the schema it must match.
+    ParamsNotAnObject(String),
 }
 
 /// Why a dispatcher could not route a call: each sentence names what is

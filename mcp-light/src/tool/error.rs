@@ -177,6 +177,16 @@ pub enum BuildError {
         /// The function registered under it.
         function: String,
     },
+    /// A dispatcher over the composed handler's tools is named as one of
+    /// the server's own tools or dispatchers.
+    #[error(
+        "the handler dispatcher name `{name}` is already the name of one of this server's tools \
+         or dispatchers; pick another name"
+    )]
+    HandlerDispatcherNameTaken {
+        /// The name both claim.
+        name: String,
+    },
     /// Two tools claim one resource and action, so a dispatcher cannot route.
     #[error(
         "dispatcher `{dispatcher}` cannot route resource `{resource}` action `{action}`: \

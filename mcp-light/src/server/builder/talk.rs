@@ -254,6 +254,56 @@ impl ServerBuilder {
         self
     }
 
+    /// Publishes the handler's tools that `groups` names behind one tool,
+    /// `name`, which takes `resource` (a group's name), `action` (a tool's
+    /// name), `params` (its arguments), `describe` (answer the action's
+    /// schema, run nothing), `verify` and the negotiation fields, as
+    /// [`ServerBuilder::with_dispatcher`] does for mcp-light's own tools:
+    /// `tools/list` shows the dispatcher instead of the tools it reaches,
+    /// so a server of ninety tools costs a caller one.
+    ///
+    /// A routed tool is kept as [`HandlerTools::Kept`] keeps one (the
+    /// dispatcher's schema has the slot for a token), or answered as
+    /// [`ServerBuilder::with_handler_tool`] says; a token it answers is
+    /// bound to the dispatcher and redeemed through it.
+    ///
+    /// ```
+    /// use mcp_light::Server;
+    ///
+    /// let server = Server::from_registry()
+    ///     .with_handler_dispatcher(
+    ///         "files",
+    ///         [
+    ///             ("read", vec!["read_text_file", "directory_tree"]),
+    ///             ("write", vec!["write_file"]),
+    ///         ],
+    ///     )
+    ///     .build()?;
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn with_handler_dispatcher<R, T>(
+        mut self,
+        name: impl Into<String>,
+        groups: impl IntoIterator<Item = (R, T)>,
+    ) -> ServerBuilder
+    where
+        R: Into<String>,
+        T: IntoIterator,
+        T::Item: Into<String>,
+    {
+        let groups = groups
+            .into_iter()
+            .map(|(resource, tools)| (resource.into(), tools.into_iter().map(Into::into).collect()))
+            .collect();
+        self.handler_tools
+            .asked
+            .push(crate::server::AskedDispatcher {
+                name: name.into(),
+                groups,
+            });
+        self
+    }
+
     /// Signs the `requestState` of input-required results (protocol
     /// 2026-07-28) with `key`, at least 32 bytes, instead of a key drawn
     /// at random when the server is built. Replicas behind one load balancer

@@ -274,6 +274,8 @@ impl ServerHandler for McpHandler {
                 .await
                 .map(|mut listed| {
                     self.server.handler_tools_listed(&mut listed.tools);
+                    self.server
+                        .handler_dispatchers_listed(&mut listed.tools, first_page);
                     listed
                 });
             let done = listed.and_then(|listed| {
@@ -299,6 +301,9 @@ impl ServerHandler for McpHandler {
         match self.server.tool(name) {
             Some(tool) => Some(tool.clone()),
             None if self.server.composes_tools() => {
+                if let Some(dispatcher) = self.server.handler_dispatcher(name) {
+                    return Some(dispatcher.to_tool());
+                }
                 let mut tool = self.composed().get_tool(name)?;
                 self.server
                     .handler_tools_listed(std::slice::from_mut(&mut tool));

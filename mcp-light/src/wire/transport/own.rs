@@ -11,8 +11,12 @@ use rmcp::service::{RequestContext, RoleServer};
 use tracing::Instrument;
 
 use crate::call::context::Caller;
+use crate::call::outcome::{Answer, AnswerShape, CallError};
+use crate::catalog::Dispatcher;
 use crate::server::responded;
 use crate::store::BoxFuture;
+use crate::tool::dispatch::Refused;
+use crate::tool::output_schema::Described;
 
 use super::{CALL_TOOL, HttpRequest, McpHandler};
 
@@ -88,9 +92,16 @@ impl McpHandler {
                 .composed()
                 .get_tool(&request.name)
                 .is_some_and(|tool| self.server.keeps_handler_tool(&tool));
-        let done = if kept {
+        let dispatcher = self.server.handler_dispatcher(&request.name);
+        let done = if let Some(dispatcher) = dispatcher {
             let caller = self.caller(&mut http);
-            self.kept_call(request, context, &caller)
+            self.dispatched_call(dispatcher, request, context, &caller)
+                .instrument(traced.span().clone())
+                .await
+        } else if kept {
+            let caller = self.caller(&mut http);
+            let owner = request.name.to_string();
+            self.kept_call(request, context, &caller, &owner)
                 .instrument(traced.span().clone())
                 .await
         } else {
@@ -110,18 +121,22 @@ impl McpHandler {
     /// ([`HandlerTools::Kept`](crate::HandlerTools::Kept)): its token redeemed here, else the
     /// handler's answer, kept and answered with a probe where it is larger
     /// than the client keeps.
+    ///
+    /// `owner` is the tool the caller called, which owns what the call
+    /// keeps: the tool itself, or the dispatcher that routed to it.
     async fn kept_call(
         &self,
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
         caller: &Caller,
+        owner: &str,
     ) -> Result<CallToolResponse, ErrorData> {
         let keeps = self.server.client_keeps(&context, &self.keeps);
         let tool = request.name.to_string();
         let mut args = request.arguments.take().unwrap_or_default();
         let write = match self
             .server
-            .before_handler(&tool, &mut args, caller, keeps)
+            .before_handler((&tool, owner), &mut args, caller, keeps)
             .await
         {
             Ok(write) => write,
@@ -132,7 +147,7 @@ impl McpHandler {
             CallToolResponse::Complete(result) => {
                 match self
                     .server
-                    .after_handler(&tool, result, caller, keeps, write)
+                    .after_handler((&tool, owner), result, caller, keeps, write)
                     .await
                 {
                     Ok(result) => Ok(CallToolResponse::Complete(result)),
@@ -140,6 +155,71 @@ impl McpHandler {
                 }
             }
             other => Ok(other),
+        }
+    }
+}
+
+impl McpHandler {
+    /// A call of a dispatcher over the composed handler's tools
+    /// ([`ServerBuilder::with_handler_dispatcher`](crate::ServerBuilder::with_handler_dispatcher)):
+    /// a token redeemed whatever the routing fields say, `describe: true`
+    /// answered with the action's schema, else the routed tool called with
+    /// `params` (and `verify` and the negotiation fields from the top
+    /// level), kept under the dispatcher's name unless it is answered as
+    /// the handler answers it.
+    async fn dispatched_call(
+        &self,
+        dispatcher: &Dispatcher,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        caller: &Caller,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let owner = dispatcher.name();
+        let mut args = request.arguments.take().unwrap_or_default();
+        if args
+            .get(crate::continuation::token::CONTINUATION_TOKEN)
+            .is_some_and(|token| !token.is_null())
+        {
+            // The token names its result: the routing fields say nothing more.
+            dispatcher.drop_routing(&mut args);
+            let keeps = self.server.client_keeps(&context, &self.keeps);
+            if let Some(redeemed) = self
+                .server
+                .redeemed_for(owner, &mut args, caller, keeps)
+                .await
+            {
+                return responded(Ok(redeemed));
+            }
+        }
+        let refused = |error: &dyn std::fmt::Display| {
+            responded(Ok(Answer::error(CallError::Route(error.to_string()))))
+        };
+        let picked = match dispatcher.pick(&mut args, dispatcher) {
+            Ok(picked) => picked,
+            Err(error) => return refused(&error),
+        };
+        let Some(tool) = self.composed().get_tool(picked.tool) else {
+            return refused(&format_args!(
+                "the action `{}` of `{}` reaches the tool `{}`, which the server no longer \
+                 lists; `tools/list` names what it serves now",
+                picked.action, picked.resource, picked.tool
+            ));
+        };
+        if picked.describe {
+            let described = Described::new(tool.description.as_deref(), &tool.input_schema);
+            return responded(Ok(Answer::shaped(&described, AnswerShape::Full)));
+        }
+        let params = match dispatcher.params(args) {
+            Ok(params) => params,
+            Err(Refused::Route(error)) => return refused(&error),
+            Err(Refused::ParamsNotAnObject(problem)) => return refused(&problem),
+        };
+        request.name = tool.name.clone();
+        request.arguments = Some(params);
+        if self.server.keeps_tool_of_handler(&tool, true) {
+            self.kept_call(request, context, caller, owner).await
+        } else {
+            self.composed().call_tool(request, context).await
         }
     }
 }
