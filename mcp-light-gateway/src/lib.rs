@@ -38,8 +38,8 @@ use mcp_light::rmcp::model::{
     CancelledNotificationParam, ClientRequest, CompleteRequestParams, CompleteResult,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResultType,
-    ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
+    ResultType, ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
     UnsubscribeRequestParams,
 };
 use mcp_light::rmcp::service::{
@@ -272,6 +272,79 @@ fn forward<T: Forwarded>(answered: Result<T, ServiceError>) -> Result<T, ErrorDa
     answered.map(Forwarded::complete).map_err(forwarded)
 }
 
+/// What the downstream client's request says of the client in its `_meta`
+/// (on protocol 2026-07-28 its revision, capabilities, name and log level;
+/// on earlier ones nothing), for the upstream to read on the request it
+/// is forwarded as: a server then answers that client as it would
+/// directly, an input-required result where it cannot ask it, a refusal
+/// where it lacks a capability. Its progress token is the gateway's own.
+fn client_context(context: &RequestContext<RoleServer>) -> Option<RequestMetaObject> {
+    let mut meta = context.meta.clone();
+    meta.remove(PROGRESS_TOKEN);
+    (!meta.is_empty()).then_some(meta)
+}
+
+/// A request's parameters, which carry the client's context upstream
+/// ([`client_context`]).
+trait Asked: Sized {
+    fn meta(&mut self) -> &mut Option<RequestMetaObject>;
+
+    /// The parameters with the downstream client's context in their
+    /// `_meta`, beside what the client put there itself.
+    fn from_client(mut self, context: &RequestContext<RoleServer>) -> Self {
+        if let Some(client) = client_context(context) {
+            match self.meta() {
+                Some(meta) => {
+                    for (key, value) in client.0.0 {
+                        meta.entry(key).or_insert(value);
+                    }
+                }
+                empty => *empty = Some(client),
+            }
+        }
+        self
+    }
+}
+
+macro_rules! asked_params {
+    ($($params:ty),*) => {$(
+        impl Asked for $params {
+            fn meta(&mut self) -> &mut Option<RequestMetaObject> {
+                &mut self.meta
+            }
+        }
+    )*};
+}
+
+asked_params!(
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    GetPromptRequestParams,
+    CompleteRequestParams,
+    SubscribeRequestParams,
+    UnsubscribeRequestParams
+);
+
+/// Optional parameters (a list's first page) with the client's context:
+/// made where the client's request had none and its context says
+/// something.
+fn paginated_from_client(
+    request: Option<PaginatedRequestParams>,
+    context: &RequestContext<RoleServer>,
+) -> Option<PaginatedRequestParams> {
+    match request {
+        Some(request) => Some(request.from_client(context)),
+        None => client_context(context).map(|meta| {
+            let mut params = PaginatedRequestParams::default();
+            params.meta = Some(meta);
+            params
+        }),
+    }
+}
+
+/// The `_meta` key of a request's progress token.
+const PROGRESS_TOKEN: &str = "progressToken";
+
 /// The upstream's error as the downstream client receives it: its own
 /// JSON-RPC error where it sent one, else an internal error naming what
 /// went wrong between the gateway and the upstream.
@@ -294,7 +367,12 @@ impl ServerHandler for Upstream {
     ) -> Result<ListToolsResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
         let first_page = request.as_ref().is_none_or(|page| page.cursor.is_none());
-        let mut listed = forward(self.inner.client.list_tools(request).await)?;
+        let mut listed = forward(
+            self.inner
+                .client
+                .list_tools(paginated_from_client(request, &context))
+                .await,
+        )?;
         let mut known = self
             .inner
             .tools
@@ -344,10 +422,12 @@ impl ServerHandler for Upstream {
         }
         let mut call = self.inner.routes.begin(&context.peer);
         let asked = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+        let mut options = PeerRequestOptions::no_options();
+        options.meta = client_context(&context);
         let handle = self
             .inner
             .client
-            .send_cancellable_request(asked, PeerRequestOptions::no_options())
+            .send_cancellable_request(asked, options)
             .await
             .map_err(forwarded)?;
         call.progress_token(handle.progress_token.clone());
@@ -388,7 +468,7 @@ impl ServerHandler for Upstream {
         let uri = request.uri.clone();
         self.inner
             .client
-            .subscribe(request)
+            .subscribe(request.from_client(&context))
             .await
             .map_err(forwarded)?;
         self.inner.routes.subscribe(&uri, &context.peer);
@@ -399,12 +479,12 @@ impl ServerHandler for Upstream {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let uri = request.uri.clone();
         self.inner
             .client
-            .unsubscribe(request)
+            .unsubscribe(request.from_client(&context))
             .await
             .map_err(forwarded)?;
         self.inner.routes.unsubscribe(&uri);
@@ -417,23 +497,38 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
-        forward(self.inner.client.list_resources(request).await)
+        forward(
+            self.inner
+                .client
+                .list_resources(paginated_from_client(request, &context))
+                .await,
+        )
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        forward(self.inner.client.list_resource_templates(request).await)
+        forward(
+            self.inner
+                .client
+                .list_resource_templates(paginated_from_client(request, &context))
+                .await,
+        )
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        forward(self.inner.client.read_resource_once(request).await)
+        forward(
+            self.inner
+                .client
+                .read_resource_once(request.from_client(&context))
+                .await,
+        )
     }
 
     async fn list_prompts(
@@ -442,23 +537,38 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         self.inner.routes.heard_from(&context.peer);
-        forward(self.inner.client.list_prompts(request).await)
+        forward(
+            self.inner
+                .client
+                .list_prompts(paginated_from_client(request, &context))
+                .await,
+        )
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        forward(self.inner.client.get_prompt_once(request).await)
+        forward(
+            self.inner
+                .client
+                .get_prompt_once(request.from_client(&context))
+                .await,
+        )
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        forward(self.inner.client.complete(request).await)
+        forward(
+            self.inner
+                .client
+                .complete(request.from_client(&context))
+                .await,
+        )
     }
 }
 
