@@ -34,19 +34,21 @@ use std::sync::{Arc, PoisonError, RwLock};
 use mcp_light::rmcp::ErrorData;
 use mcp_light::rmcp::handler::server::ServerHandler;
 use mcp_light::rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CancelledNotificationParam, ClientRequest, CompleteRequestParams, CompleteResult,
-    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ExtensionCapabilities, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, RequestMetaObject,
     ResultType, ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use mcp_light::rmcp::service::{
     PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
 };
 use mcp_light::{HandlerTools, Server, ServerBuilder};
 use rmcp::ServiceExt;
+use rmcp::handler::client::ClientHandler;
 use rmcp::transport::IntoTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 
@@ -144,7 +146,7 @@ impl Upstream {
             .serve(transport)
             .await
             .map_err(|error| UpstreamError::Handshake(error.to_string()))?;
-        let config = client
+        let mut config = client
             .peer_info()
             .map(|info| {
                 let mut config = ServerConfig::new(info.capabilities.clone());
@@ -155,6 +157,13 @@ impl Upstream {
                 config
             })
             .unwrap_or_else(|| ServerConfig::new(ServerCapabilities::default()));
+        if let Some(extensions) = discovered_extensions(&client).await {
+            config
+                .capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .extend(extensions);
+        }
         let tools = if config.capabilities.tools.is_some() {
             client
                 .list_all_tools()
@@ -201,6 +210,27 @@ impl Upstream {
             .clone()
     }
 }
+
+/// What the upstream offers a client of protocol 2026-07-28 beyond what
+/// its `initialize` answered (whose capabilities have no extensions): its
+/// extensions, the tasks extension among them, by `server/discover`. An
+/// upstream of an earlier revision refuses the method, or does not answer
+/// it within a few seconds: none.
+async fn discovered_extensions(
+    client: &RunningService<RoleClient, Relay>,
+) -> Option<ExtensionCapabilities> {
+    let me = client.service().get_info();
+    let meta = RequestMetaObject::with_client_context(
+        ProtocolVersion::V_2026_07_28,
+        me.client_info,
+        me.capabilities,
+    );
+    let discovered = tokio::time::timeout(DISCOVERY, client.discover(meta)).await;
+    discovered.ok()?.ok()?.capabilities.extensions
+}
+
+/// How long the gateway waits for the upstream's `server/discover`.
+const DISCOVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// An mcp-light server in front of `upstream`: its tools kept
 /// ([`HandlerTools::Kept`]), everything else forwarded. Set the store, the
@@ -317,6 +347,9 @@ macro_rules! asked_params {
 }
 
 asked_params!(
+    GetTaskParams,
+    UpdateTaskParams,
+    CancelTaskParams,
     PaginatedRequestParams,
     ReadResourceRequestParams,
     GetPromptRequestParams,
@@ -556,6 +589,42 @@ impl ServerHandler for Upstream {
                 .get_prompt_once(request.from_client(&context))
                 .await,
         )
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.inner
+            .client
+            .get_task(request.from_client(&context))
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .client
+            .update_task(request.from_client(&context))
+            .await
+            .map_err(forwarded)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .client
+            .cancel_task(request.from_client(&context))
+            .await
+            .map_err(forwarded)
     }
 
     async fn complete(
