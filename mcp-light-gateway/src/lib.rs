@@ -33,6 +33,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_light::rmcp::ErrorData;
 use mcp_light::rmcp::handler::server::ServerHandler;
+use mcp_light::rmcp::model::SubscriptionFilter;
 use mcp_light::rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CancelledNotificationParam, ClientRequest, CompleteRequestParams, CompleteResult,
@@ -45,6 +46,7 @@ use mcp_light::rmcp::model::{
 };
 use mcp_light::rmcp::service::{
     PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
+    SubscriptionContext,
 };
 use mcp_light::{HandlerTools, Server, ServerBuilder};
 use rmcp::ServiceExt;
@@ -86,9 +88,12 @@ pub enum UpstreamError {
 }
 
 impl Upstream {
-    /// Connects to the server on `transport` (a child process, a
-    /// Streamable HTTP client, any rmcp transport), shakes hands as rmcp's
-    /// client, and reads its tools.
+    /// Connects to the server on `transport` (a child process, an
+    /// in-process pipe, any rmcp transport but Streamable HTTP's, for
+    /// which see [`connect_http`](Upstream::connect_http)), shakes hands
+    /// as rmcp's client, asks what it offers a client of protocol
+    /// 2026-07-28 beyond that (`server/discover`: the tasks extension), and
+    /// reads its tools.
     ///
     /// # Errors
     ///
@@ -99,7 +104,25 @@ impl Upstream {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        Upstream::connect_with(Arc::new(Routes::default()), transport).await
+        Upstream::connect_with(Arc::new(Routes::default()), transport, true).await
+    }
+
+    /// Connects to the server that `transport`, rmcp's Streamable HTTP
+    /// client, reaches, as [`connect`](Upstream::connect) does but without
+    /// `server/discover`: rmcp's HTTP client takes a discovery as a new
+    /// negotiation, after which the upstream refuses the session's
+    /// requests. The upstream's extensions (tasks) are then not offered
+    /// to the gateway's clients.
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Upstream::connect).
+    pub async fn connect_http<T, E, A>(transport: T) -> Result<Upstream, UpstreamError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Upstream::connect_with(Arc::new(Routes::default()), transport, false).await
     }
 
     /// Connects to the server that reads `write` and writes `read` (a
@@ -128,12 +151,13 @@ impl Upstream {
         let read = Watched::new(read, max_message_bytes, Arc::clone(&routes));
         let transport = AsyncRwTransport::new_client(read, write)
             .with_max_line_length(max_message_bytes.saturating_add(1));
-        Upstream::connect_with(routes, transport).await
+        Upstream::connect_with(routes, transport, true).await
     }
 
     async fn connect_with<T, E, A>(
         routes: Arc<Routes>,
         transport: T,
+        discovers: bool,
     ) -> Result<Upstream, UpstreamError>
     where
         T: IntoTransport<RoleClient, E, A>,
@@ -157,7 +181,7 @@ impl Upstream {
                 config
             })
             .unwrap_or_else(|| ServerConfig::new(ServerCapabilities::default()));
-        if let Some(extensions) = discovered_extensions(&client).await {
+        if discovers && let Some(extensions) = discovered_extensions(&client).await {
             config
                 .capabilities
                 .extensions
@@ -521,6 +545,55 @@ impl ServerHandler for Upstream {
             .await
             .map_err(forwarded)?;
         self.inner.routes.unsubscribe(&uri);
+        Ok(())
+    }
+
+    /// A `subscriptions/listen` stream (protocol 2026-07-28) gets what it
+    /// asks for that the gateway advertises, as the upstream does (rmcp
+    /// narrows it to that).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    /// Carries the upstream's list changes and the updates of the
+    /// resources the stream accepted to it until the client closes it:
+    /// the gateway subscribes upstream to each such resource, and
+    /// unsubscribes when no client wants it any more.
+    #[allow(
+        deprecated,
+        reason = "the gateway's own session with the upstream is 2025-11-25's"
+    )]
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        for uri in &uris {
+            if !self.inner.routes.is_subscribed(uri) {
+                // An upstream without subscriptions sends no updates.
+                let _ = self
+                    .inner
+                    .client
+                    .subscribe(SubscribeRequestParams::new(uri.clone()))
+                    .await;
+            }
+        }
+        let number = self.inner.routes.listen(context.sink().clone());
+        context.cancelled().await;
+        self.inner.routes.unlisten(number);
+        for uri in &uris {
+            if !self.inner.routes.is_subscribed(uri) {
+                let _ = self
+                    .inner
+                    .client
+                    .unsubscribe(UnsubscribeRequestParams::new(uri.clone()))
+                    .await;
+            }
+        }
         Ok(())
     }
 

@@ -205,7 +205,7 @@ async fn connect(cli: &Cli) -> Result<(Upstream, Option<Child>), String> {
             config.max_sse_event_size = cli.max_answer_bytes();
             config.max_json_response_size = cli.max_answer_bytes();
             let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
-            Upstream::connect(transport)
+            Upstream::connect_http(transport)
                 .await
                 .map(|upstream| (upstream, None))
         }

@@ -29,7 +29,12 @@ use mcp_light::rmcp::model::{
 use mcp_light::rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::ClientHandler;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{
+    PromptListChangedNotification, ResourceListChangedNotification, ResourceUpdatedNotification,
+    ServerNotification, ToolListChangedNotification,
+};
 use rmcp::service::RoleClient;
+use rmcp::service::SubscriptionSink;
 use tokio::sync::{mpsc, oneshot};
 
 /// The routes from the upstream to the downstream clients, shared by the
@@ -50,6 +55,9 @@ struct RouteTable {
     last: Option<Peer<RoleServer>>,
     /// The clients subscribed to each resource.
     subscribed: HashMap<String, Vec<Peer<RoleServer>>>,
+    /// The open `subscriptions/listen` streams (protocol 2026-07-28), by
+    /// number: each takes what its filter accepted.
+    listeners: Vec<(u64, SubscriptionSink)>,
 }
 
 /// What a call's task does for the upstream, as part of that call.
@@ -103,6 +111,38 @@ impl Routes {
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
         self.table().subscribed.remove(uri);
+    }
+
+    /// Whether a client on protocol 2025-11-25 is subscribed to `uri`.
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.table().subscribed.contains_key(uri)
+    }
+
+    /// A `subscriptions/listen` stream opens: the upstream's notifications
+    /// its filter accepts go to `sink` until [`Routes::unlisten`].
+    pub(crate) fn listen(&self, sink: SubscriptionSink) -> u64 {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        self.table().listeners.push((number, sink));
+        number
+    }
+
+    /// The stream `number` closed.
+    pub(crate) fn unlisten(&self, number: u64) {
+        self.table().listeners.retain(|(own, _)| *own != number);
+    }
+
+    /// Sends `notification` to every open stream whose filter accepts it.
+    async fn to_listeners(&self, notification: ServerNotification) {
+        let sinks: Vec<SubscriptionSink> = self
+            .table()
+            .listeners
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        for sink in sinks {
+            // A stream that did not ask for it refuses it.
+            let _ = sink.send(notification.clone()).await;
+        }
     }
 
     /// The inbox of the call whose progress token is `token`, else of the
@@ -363,24 +403,49 @@ impl ClientHandler for Relay {
         for peer in peers {
             let _ = peer.notify_resource_updated(params.clone()).await;
         }
+        let updated = ResourceUpdatedNotification::new(params);
+        self.routes
+            .to_listeners(ServerNotification::ResourceUpdatedNotification(updated))
+            .await;
     }
 
     async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
         if let Some(peer) = self.routes.last() {
             let _ = peer.notify_resource_list_changed().await;
         }
+        let changed = ResourceListChangedNotification {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        self.routes
+            .to_listeners(ServerNotification::ResourceListChangedNotification(changed))
+            .await;
     }
 
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
         if let Some(peer) = self.routes.last() {
             let _ = peer.notify_tool_list_changed().await;
         }
+        let changed = ToolListChangedNotification {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        self.routes
+            .to_listeners(ServerNotification::ToolListChangedNotification(changed))
+            .await;
     }
 
     async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
         if let Some(peer) = self.routes.last() {
             let _ = peer.notify_prompt_list_changed().await;
         }
+        let changed = PromptListChangedNotification {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        self.routes
+            .to_listeners(ServerNotification::PromptListChangedNotification(changed))
+            .await;
     }
 }
 
