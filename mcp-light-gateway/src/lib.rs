@@ -345,7 +345,7 @@ trait Asked: Sized {
 
     /// The parameters with the downstream client's context in their
     /// `_meta`, beside what the client put there itself.
-    fn from_client(mut self, context: &RequestContext<RoleServer>) -> Self {
+    fn with_client(mut self, context: &RequestContext<RoleServer>) -> Self {
         if let Some(client) = client_context(context) {
             match self.meta() {
                 Some(meta) => {
@@ -390,7 +390,7 @@ fn paginated_from_client(
     context: &RequestContext<RoleServer>,
 ) -> Option<PaginatedRequestParams> {
     match request {
-        Some(request) => Some(request.from_client(context)),
+        Some(request) => Some(request.with_client(context)),
         None => client_context(context).map(|meta| {
             let mut params = PaginatedRequestParams::default();
             params.meta = Some(meta);
@@ -525,7 +525,7 @@ impl ServerHandler for Upstream {
         let uri = request.uri.clone();
         self.inner
             .client
-            .subscribe(request.from_client(&context))
+            .subscribe(request.with_client(&context))
             .await
             .map_err(forwarded)?;
         self.inner.routes.subscribe(&uri, &context.peer);
@@ -541,7 +541,7 @@ impl ServerHandler for Upstream {
         let uri = request.uri.clone();
         self.inner
             .client
-            .unsubscribe(request.from_client(&context))
+            .unsubscribe(request.with_client(&context))
             .await
             .map_err(forwarded)?;
         self.inner.routes.unsubscribe(&uri);
@@ -632,7 +632,7 @@ impl ServerHandler for Upstream {
         forward(
             self.inner
                 .client
-                .read_resource_once(request.from_client(&context))
+                .read_resource_once(request.with_client(&context))
                 .await,
         )
     }
@@ -659,7 +659,7 @@ impl ServerHandler for Upstream {
         forward(
             self.inner
                 .client
-                .get_prompt_once(request.from_client(&context))
+                .get_prompt_once(request.with_client(&context))
                 .await,
         )
     }
@@ -671,7 +671,7 @@ impl ServerHandler for Upstream {
     ) -> Result<GetTaskResult, ErrorData> {
         self.inner
             .client
-            .get_task(request.from_client(&context))
+            .get_task(request.with_client(&context))
             .await
             .map_err(forwarded)
     }
@@ -683,7 +683,7 @@ impl ServerHandler for Upstream {
     ) -> Result<(), ErrorData> {
         self.inner
             .client
-            .update_task(request.from_client(&context))
+            .update_task(request.with_client(&context))
             .await
             .map_err(forwarded)
     }
@@ -695,7 +695,7 @@ impl ServerHandler for Upstream {
     ) -> Result<(), ErrorData> {
         self.inner
             .client
-            .cancel_task(request.from_client(&context))
+            .cancel_task(request.with_client(&context))
             .await
             .map_err(forwarded)
     }
@@ -708,7 +708,7 @@ impl ServerHandler for Upstream {
         forward(
             self.inner
                 .client
-                .complete(request.from_client(&context))
+                .complete(request.with_client(&context))
                 .await,
         )
     }
