@@ -10,8 +10,8 @@ use rmcp::model::Tool;
 use super::Server;
 use super::handler_tools::{AskedDispatcher, HandlerToolsSet};
 use super::handler_writes::interned;
-use crate::catalog::Dispatcher;
 use crate::heavy::HeavyConfig;
+use crate::tool::dispatch::Dispatcher;
 use crate::tool::error::BuildError;
 
 impl HandlerToolsSet {

@@ -95,7 +95,7 @@ pub(crate) struct HandlerToolsSet {
     /// server.
     pub(crate) asked: Vec<AskedDispatcher>,
     /// The dispatchers over the handler's tools.
-    pub(crate) dispatchers: Vec<crate::catalog::Dispatcher>,
+    pub(crate) dispatchers: Vec<crate::tool::dispatch::Dispatcher>,
 }
 
 impl Server {

@@ -21,8 +21,8 @@ use serde_json::{Map, Value};
 use crate::call::context::Caller;
 use crate::call::invoke::{Responder, ToolFacts};
 use crate::call::outcome::{Answer, CallError};
-use crate::catalog::{ToolKind, WriteKind};
 use crate::continuation::Called;
+use crate::tool::kind::{ToolKind, WriteKind};
 use crate::writes::light_key::{BulkResult, KeyFields, LightKey};
 
 use super::Server;

@@ -116,6 +116,7 @@ fn the_crate_root_names_only_what_a_tool_author_needs() {
         // What the server does with a composed rmcp handler's tools.
         "HandlerTool",
         "HandlerTools",
+        "HandlerWrite",
         "BuildError",
         "ConfigError",
     ];

@@ -12,9 +12,9 @@ use tracing::Instrument;
 
 use crate::call::context::Caller;
 use crate::call::outcome::{Answer, AnswerShape, CallError};
-use crate::catalog::Dispatcher;
 use crate::server::responded;
 use crate::store::BoxFuture;
+use crate::tool::dispatch::Dispatcher;
 use crate::tool::dispatch::Refused;
 use crate::tool::output_schema::Described;
 
