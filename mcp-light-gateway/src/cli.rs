@@ -5,11 +5,8 @@ use std::net::SocketAddr;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use mcp_light::clients::ClientTable;
+use mcp_light::clients::{ClientEntry, ClientTable, parse_keeps};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-
-/// The least a client table takes as what a client keeps, in bytes.
-const MIN_KEEPS: usize = 2048;
 
 /// mcp-light's answer discipline in front of an MCP server: answers that
 /// fit the client pass through, larger ones answer a probe and a
@@ -276,36 +273,18 @@ fn store(value: &str) -> Result<Store, String> {
     }
 }
 
+/// `--client`'s value: NAME=BYTES.
 fn client_bytes(value: &str) -> Result<(String, usize), String> {
-    const EXAMPLE: &str = "such as acme-agent=6000 or claude-code=40000";
-    let Some((name, bytes)) = value.split_once('=').filter(|(name, _)| !name.is_empty()) else {
-        return Err(format!(
-            "expected NAME=BYTES, the client's clientInfo name and the bytes of an answer it \
-             keeps, {EXAMPLE}"
-        ));
-    };
-    let Ok(bytes) = bytes.parse::<usize>() else {
-        return Err(format!(
-            "`{bytes}` is not a number of bytes; send NAME=BYTES with BYTES a whole number of \
-             at least {MIN_KEEPS}, {EXAMPLE}"
-        ));
-    };
-    ClientTable::new()
-        .with_client(name, bytes)
-        .map(|_| (name.to_owned(), bytes))
-        .map_err(|e| format!("send NAME=BYTES with BYTES at least {MIN_KEEPS}, {EXAMPLE} ({e})"))
+    value
+        .parse::<ClientEntry>()
+        .map(|entry| (entry.name, entry.keeps))
+        .map_err(|e| e.to_string())
 }
 
+/// `--unknown-client-bytes`' value: at least
+/// [`MIN_KEEPS`](mcp_light::clients::MIN_KEEPS).
 fn unknown_client_bytes(value: &str) -> Result<usize, String> {
-    let Ok(bytes) = value.parse::<usize>() else {
-        return Err(format!(
-            "expected a whole number of bytes of at least {MIN_KEEPS}, such as 10000"
-        ));
-    };
-    ClientTable::new()
-        .with_unknown_client(bytes)
-        .map(|_| bytes)
-        .map_err(|e| format!("send at least {MIN_KEEPS}, such as 10000 ({e})"))
+    parse_keeps(value).map_err(|e| e.to_string())
 }
 
 const EXAMPLES: &str = "\

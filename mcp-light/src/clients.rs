@@ -206,6 +206,87 @@ fn check_keeps(setting: &'static str, keeps: usize) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// One entry of a [`ClientTable`] as a command line takes it:
+/// `NAME=BYTES`, the name the client gives itself (its `clientInfo`) and
+/// the bytes of an answer it keeps, at least [`MIN_KEEPS`].
+///
+/// ```
+/// use mcp_light::clients::ClientEntry;
+///
+/// let entry: ClientEntry = "acme-agent=6000".parse()?;
+/// assert_eq!((entry.name.as_str(), entry.keeps), ("acme-agent", 6000));
+/// let refused = "acme-agent=lots".parse::<ClientEntry>().unwrap_err();
+/// assert!(refused.to_string().contains("not a number of bytes"));
+/// # Ok::<(), mcp_light::clients::ClientEntryError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientEntry {
+    /// The name the client gives itself.
+    pub name: String,
+    /// The bytes of an answer it keeps.
+    pub keeps: usize,
+}
+
+/// Why a `NAME=BYTES` entry, or a number of bytes a client keeps, was
+/// refused: each says what to send instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientEntryError {
+    /// No `=`, or nothing before it.
+    #[error(
+        "expected NAME=BYTES, the client's clientInfo name and the bytes of an answer it \
+         keeps, {ENTRY_EXAMPLE}"
+    )]
+    NoName,
+    /// BYTES is not a whole number.
+    #[error(
+        "`{0}` is not a number of bytes; send a whole number of at least {MIN_KEEPS}, such as \
+         10000 (NAME=BYTES {ENTRY_EXAMPLE})"
+    )]
+    NotBytes(String),
+    /// BYTES is under [`MIN_KEEPS`].
+    #[error(
+        "{0} bytes holds no probe and no page; send at least {MIN_KEEPS}, such as 10000 \
+         (NAME=BYTES {ENTRY_EXAMPLE})"
+    )]
+    TooFew(usize),
+}
+
+/// What an entry's refusal shows as an example.
+const ENTRY_EXAMPLE: &str = "such as acme-agent=6000 or claude-code=40000";
+
+impl std::str::FromStr for ClientEntry {
+    type Err = ClientEntryError;
+
+    fn from_str(value: &str) -> Result<ClientEntry, ClientEntryError> {
+        let (name, bytes) = value
+            .split_once('=')
+            .filter(|(name, _)| !name.is_empty())
+            .ok_or(ClientEntryError::NoName)?;
+        Ok(ClientEntry {
+            name: name.to_owned(),
+            keeps: parse_keeps(bytes)?,
+        })
+    }
+}
+
+/// Reads the bytes of an answer a client keeps, as a command line takes
+/// them: a whole number of at least [`MIN_KEEPS`].
+///
+/// # Errors
+///
+/// When `value` is not a whole number, or is under [`MIN_KEEPS`].
+pub fn parse_keeps(value: &str) -> Result<usize, ClientEntryError> {
+    let keeps = value
+        .parse::<usize>()
+        .map_err(|_| ClientEntryError::NotBytes(value.to_owned()))?;
+    if keeps < MIN_KEEPS {
+        return Err(ClientEntryError::TooFew(keeps));
+    }
+    Ok(keeps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use clap::Parser;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use inventory::db::Synchronous;
 use mcp_light::catalog::Surface;
-use mcp_light::clients::{ClientTable, MIN_KEEPS};
+use mcp_light::clients::{ClientEntry, parse_keeps};
 
 /// What the command line asked for.
 ///
@@ -532,38 +532,17 @@ fn name_and_secret(value: &str) -> Result<(String, String), String> {
     }
 }
 
-/// `--client`'s value: NAME=BYTES, BYTES at least [`MIN_KEEPS`].
+/// `--client`'s value: NAME=BYTES.
 fn client_bytes(value: &str) -> Result<(String, usize), String> {
-    const EXAMPLE: &str = "such as acme-agent=6000 or claude-code=40000";
-    let Some((name, bytes)) = value.split_once('=').filter(|(name, _)| !name.is_empty()) else {
-        return Err(format!(
-            "expected NAME=BYTES, the client's clientInfo name and the bytes of an answer \
-             it keeps, {EXAMPLE}"
-        ));
-    };
-    let Ok(bytes) = bytes.parse::<usize>() else {
-        return Err(format!(
-            "`{bytes}` is not a number of bytes; send NAME=BYTES with BYTES a whole number of \
-             at least {MIN_KEEPS}, {EXAMPLE}"
-        ));
-    };
-    ClientTable::new()
-        .with_client(name, bytes)
-        .map(|_| (name.to_owned(), bytes))
-        .map_err(|e| format!("send NAME=BYTES with BYTES at least {MIN_KEEPS}, {EXAMPLE} ({e})"))
+    value
+        .parse::<ClientEntry>()
+        .map(|entry| (entry.name, entry.keeps))
+        .map_err(|e| e.to_string())
 }
 
-/// `--unknown-client-bytes`' value: at least [`MIN_KEEPS`].
+/// `--unknown-client-bytes`' value: at least [`MIN_KEEPS`](mcp_light::clients::MIN_KEEPS).
 fn unknown_client_bytes(value: &str) -> Result<usize, String> {
-    let Ok(bytes) = value.parse::<usize>() else {
-        return Err(format!(
-            "expected a whole number of bytes of at least {MIN_KEEPS}, such as 10000"
-        ));
-    };
-    ClientTable::new()
-        .with_unknown_client(bytes)
-        .map(|_| bytes)
-        .map_err(|e| format!("send at least {MIN_KEEPS}, such as 10000 ({e})"))
+    parse_keeps(value).map_err(|e| e.to_string())
 }
 
 const EXAMPLES: &str = "\
@@ -1202,7 +1181,7 @@ mod tests {
         assert_eq!(clients.keeps(None), 8000);
         // The defaults are mcp-light's.
         let clients = crate::clients(&parse(&[]).unwrap()).unwrap();
-        assert_eq!(clients, ClientTable::new());
+        assert_eq!(clients, mcp_light::clients::ClientTable::new());
     }
 
     #[test]
@@ -1214,8 +1193,8 @@ mod tests {
             ("acme-agent=lots", "`lots` is not a number of bytes"),
             ("acme-agent=-1", "`-1` is not a number of bytes"),
             ("acme-agent=6k", "`6k` is not a number of bytes"),
-            ("acme-agent=100", "at least 2 KiB; got 100"),
-            ("acme-agent=2047", "at least 2 KiB; got 2047"),
+            ("acme-agent=100", "100 bytes holds no probe"),
+            ("acme-agent=2047", "2047 bytes holds no probe"),
         ] {
             let error = parse(&["--client", bad]).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::ValueValidation, "{bad}");
