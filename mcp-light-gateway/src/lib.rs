@@ -33,7 +33,6 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use mcp_light::rmcp::ErrorData;
 use mcp_light::rmcp::handler::server::ServerHandler;
-use mcp_light::rmcp::model::SubscriptionFilter;
 use mcp_light::rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
     CancelledNotificationParam, ClientRequest, CompleteRequestParams, CompleteResult,
@@ -44,8 +43,9 @@ use mcp_light::rmcp::model::{
     ResultType, ServerCapabilities, ServerConfig, ServerResult, SubscribeRequestParams, Tool,
     UnsubscribeRequestParams, UpdateTaskParams,
 };
+use mcp_light::rmcp::model::{RequestId, SubscriptionFilter};
 use mcp_light::rmcp::service::{
-    PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
+    Peer, PeerRequestOptions, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
     SubscriptionContext,
 };
 use mcp_light::{HandlerTools, Server, ServerBuilder};
@@ -257,18 +257,31 @@ async fn discovered_extensions(
 const DISCOVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// An mcp-light server in front of `upstream`: its tools kept
-/// ([`HandlerTools::Kept`]), everything else forwarded. Set the store, the
+/// ([`HandlerTools::Kept`]), everything else forwarded. In front of an
+/// upstream without tasks of its own, a call that outlasts the tasks' wait
+/// ([`ServerBuilder::with_task_after`], a second by default) becomes the
+/// gateway's task for a client that declared the extension
+/// ([`ServerBuilder::with_handler_tasks`]). Set the store, the
 /// limits, the clients' table or telemetry on the builder as for any
 /// mcp-light server, then build and serve it.
 pub fn gateway(upstream: Upstream) -> ServerBuilder {
     let name = upstream.inner.config.server_info.name.clone();
-    Server::from_tools([])
+    // An upstream with tasks of its own answers its long calls as tasks;
+    // in front of one without, the gateway does (for a client that
+    // declared the extension, a call past the tasks' wait).
+    let own_tasks = upstream.inner.config.capabilities.supports_tasks();
+    let builder = Server::from_tools([])
         .with_implementation(
             format!("mcp-light-gateway ({name})"),
             env!("CARGO_PKG_VERSION"),
         )
         .with_handler(upstream)
-        .with_handler_tools(HandlerTools::Kept)
+        .with_handler_tools(HandlerTools::Kept);
+    if own_tasks {
+        builder
+    } else {
+        builder.with_handler_tasks()
+    }
 }
 
 /// A result forwarded as the client's protocol revision has it: an
@@ -324,6 +337,25 @@ impl Forwarded for GetPromptResponse {
 /// [forwarded].
 fn forward<T: Forwarded>(answered: Result<T, ServiceError>) -> Result<T, ErrorData> {
     answered.map(Forwarded::complete).map_err(forwarded)
+}
+
+/// An upstream call in flight: dropped before its answer came, it sends
+/// the upstream `notifications/cancelled` for it.
+struct Unanswered(Option<(Peer<RoleClient>, RequestId)>);
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if let Some((peer, id)) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let reason = "the gateway's client stopped waiting for the call".to_owned();
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                    .await;
+            });
+        }
+    }
 }
 
 /// What the downstream client's request says of the client in its `_meta`
@@ -488,19 +520,19 @@ impl ServerHandler for Upstream {
             .await
             .map_err(forwarded)?;
         call.progress_token(handle.progress_token.clone());
-        let id = handle.id.clone();
+        // A call dropped unanswered (its client gone, its task cancelled)
+        // is cancelled upstream too.
+        let mut unanswered =
+            Unanswered(Some((self.inner.client.peer().clone(), handle.id.clone())));
         let client_token = context.meta.get_progress_token();
         let answered = tokio::select! {
             answered = call.serve(handle.await_response(), &context.peer, client_token) => answered?,
+            // Cancelled upstream as `unanswered` drops.
             () = context.ct.cancelled() => {
-                let cancelled = CancelledNotificationParam::new(
-                    Some(id),
-                    Some("the gateway's client cancelled the call".to_owned()),
-                );
-                let _ = self.inner.client.notify_cancelled(cancelled).await;
                 return Err(ErrorData::internal_error("the call was cancelled", None));
             }
         };
+        unanswered.0 = None;
         match answered.map_err(forwarded)? {
             ServerResult::CallToolResult(result) => {
                 Ok(CallToolResponse::Complete(result.complete()))

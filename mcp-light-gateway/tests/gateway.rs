@@ -97,6 +97,12 @@ impl Records {
         json!({"number": count, "note": "x".repeat(count)}).to_string()
     }
 
+    #[tool(description = "Sleeps, then says how long")]
+    async fn records_slow(&self, Parameters(Count { count }): Parameters<Count>) -> String {
+        tokio::time::sleep(std::time::Duration::from_millis(count as u64)).await;
+        format!("slept {count} ms")
+    }
+
     #[tool(description = "Refuses, as the upstream does")]
     fn records_sealed(&self) -> Result<String, ErrorData> {
         Err(ErrorData::invalid_params("the records are sealed", None))
@@ -341,7 +347,8 @@ async fn the_binary_reaches_an_http_upstream_with_its_bearer_from_the_environmen
             "records_log",
             "records_note",
             "records_remove",
-            "records_sealed"
+            "records_sealed",
+            "records_slow"
         ]
     );
     let small = call("records_list", json!({"count": 3}));
@@ -402,7 +409,7 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let report = String::from_utf8_lossy(&check.stdout);
     assert!(check.status.success(), "{report}");
     assert!(
-        report.contains("upstream:") && report.contains("lists 6 tools"),
+        report.contains("upstream:") && report.contains("lists 7 tools"),
         "{report}"
     );
 
@@ -429,7 +436,7 @@ async fn the_binary_serves_streamable_http_and_its_check_names_the_upstream() {
     let transport = StreamableHttpClientTransport::from_uri(endpoint.as_str());
     let client = ().serve(transport).await.unwrap();
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 6);
+    assert_eq!(tools.len(), 7);
     let small = call("records_list", json!({"count": 2}));
     let answer = client.call_tool(small).await.unwrap();
     assert_eq!(answer.structured_content.unwrap()["records"][1], record(2));
@@ -752,6 +759,85 @@ async fn the_dispatcher_surface_lists_one_tool_that_reaches_every_other() {
         text.contains("records_list") && text.contains("records_log"),
         "{text}"
     );
+}
+
+/// A client of protocol 2026-07-28 that declares the tasks extension.
+#[derive(Clone)]
+struct TaskClient;
+
+impl rmcp::ClientHandler for TaskClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build();
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("task-client", "1"),
+        )
+    }
+}
+
+#[tokio::test]
+async fn a_long_upstream_call_becomes_the_gateways_task_and_a_short_one_is_answered_in_place() {
+    use rmcp::model::{CallToolResponse, GetTaskParams, ProtocolVersion, TaskPayload};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    let (upstream_io, records_io) = tokio::io::duplex(1 << 22);
+    tokio::spawn(async move {
+        let running = Records::new().serve(records_io).await.expect("starts");
+        let _ = running.waiting().await;
+    });
+    let upstream = Upstream::connect(upstream_io).await.expect("connects");
+    let server = gateway(upstream)
+        .with_task_after(std::time::Duration::from_millis(50))
+        .build()
+        .expect("builds");
+    assert!(
+        server.offers_tasks(),
+        "the upstream has no tasks of its own"
+    );
+    let (client_io, server_io) = tokio::io::duplex(1 << 22);
+    let (reader, writer) = tokio::io::split(server_io);
+    tokio::spawn(server.serve_lines(reader, writer, StdioOptions::new()));
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = TaskClient
+        .serve_with_lifecycle(client_io, lifecycle)
+        .await
+        .expect("the client connects");
+
+    let short = client
+        .call_tool_once(call("records_list", json!({"count": 2})))
+        .await
+        .unwrap();
+    assert!(matches!(short, CallToolResponse::Complete(_)), "{short:?}");
+
+    let long = client
+        .call_tool_once(call("records_slow", json!({"count": 400})))
+        .await
+        .unwrap();
+    let CallToolResponse::Task(task) = long else {
+        panic!("a task, got {long:?}");
+    };
+    let id = task.task.task_id.clone();
+    let started = std::time::Instant::now();
+    let result = loop {
+        let got = client
+            .get_task(GetTaskParams::new(id.clone()))
+            .await
+            .unwrap();
+        if got.task.status().is_terminal() {
+            break got;
+        }
+        assert!(started.elapsed().as_secs() < 10, "the task never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let TaskPayload::Completed { result } = &result.task.payload else {
+        panic!("completed, got {:?}", result.task.payload);
+    };
+    let result: CallToolResult = serde_json::from_value(Value::Object(result.clone())).unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "slept 400 ms");
 }
 
 #[tokio::test]

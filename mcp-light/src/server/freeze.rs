@@ -64,9 +64,10 @@ impl Server {
             limits,
             tasks,
         } = frozen;
-        let offers_tasks = registry
-            .iter()
-            .any(|tool| tool.def().task_support().allows_tasks());
+        let offers_tasks = handler_tools.tasks
+            || registry
+                .iter()
+                .any(|tool| tool.def().task_support().allows_tasks());
         let scoped = registry.iter().any(|tool| !tool.def().scopes().is_empty());
         let tasks = {
             let kept = store.as_ref().and_then(|store| store.tasks());

@@ -96,12 +96,20 @@ pub(crate) struct HandlerToolsSet {
     pub(crate) asked: Vec<AskedDispatcher>,
     /// The dispatchers over the handler's tools.
     pub(crate) dispatchers: Vec<crate::tool::dispatch::Dispatcher>,
+    /// A call of the handler's tools may become a task.
+    pub(crate) tasks: bool,
 }
 
 impl Server {
     /// What the server does with the handler's tools' answers.
     pub fn handler_tools(&self) -> HandlerTools {
         self.inner.handler_tools.all
+    }
+
+    /// Whether a call of the handler's tools may become a task
+    /// ([`ServerBuilder::with_handler_tasks`](crate::ServerBuilder::with_handler_tasks)).
+    pub(crate) fn tasks_handler_calls(&self) -> bool {
+        self.inner.handler_tools.tasks
     }
 
     /// Whether `tool`, the handler's, is kept: the server keeps it (all the

@@ -55,6 +55,7 @@ pub(crate) use handler_tools::AskedDispatcher;
 use handler_tools::HandlerToolsSet;
 pub use handler_tools::{HandlerTool, HandlerTools};
 pub use handler_writes::HandlerWrite;
+pub(crate) use handler_writes::interned;
 
 /// A set of tools ready to be called, built once and then frozen: its
 /// tools and their schemas, the dispatchers, the host's state and a
@@ -374,6 +375,11 @@ impl Server {
     /// Whether any of this server's tools may answer as a task.
     pub fn offers_tasks(&self) -> bool {
         self.inner.offers_tasks
+    }
+
+    /// The server's usage report, if it keeps one.
+    pub(crate) fn usage(&self) -> Option<&Arc<UsageReport>> {
+        self.inner.usage.as_ref()
     }
 
     /// The continuation store and its state, for the readiness probe.

@@ -304,6 +304,27 @@ impl ServerBuilder {
         self
     }
 
+    /// Lets a call of the composed handler's tools become a task, as a
+    /// tool marked for tasks does: for a client that declared the tasks
+    /// extension, a call still running after
+    /// [`TaskConfig::with_after`](crate::tasks::TaskConfig::with_after)
+    /// is answered with a task, run on, and its answer read with
+    /// `tasks/get`; `tasks/cancel` stops it. The server then advertises
+    /// the extension. A handler with tasks of its own keeps them: the
+    /// tasks this server issues are told apart by their ids.
+    ///
+    /// ```
+    /// use mcp_light::Server;
+    ///
+    /// let server = Server::from_registry().with_handler_tasks().build()?;
+    /// assert!(server.offers_tasks());
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn with_handler_tasks(mut self) -> ServerBuilder {
+        self.handler_tools.tasks = true;
+        self
+    }
+
     /// Signs the `requestState` of input-required results (protocol
     /// 2026-07-28) with `key`, at least 32 bytes, instead of a key drawn
     /// at random when the server is built. Replicas behind one load balancer

@@ -10,10 +10,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::Instrument;
 
-use crate::call::context::Caller;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::call::context::{Caller, Stops, is_stateless};
 use crate::call::outcome::{Answer, AnswerShape, CallError};
+use crate::operations::telemetry::ToolMetrics;
 use crate::server::responded;
 use crate::store::BoxFuture;
+use crate::tasks::{Escalation, Tasking};
 use crate::tool::dispatch::Dispatcher;
 use crate::tool::dispatch::Refused;
 use crate::tool::output_schema::Described;
@@ -87,26 +92,18 @@ impl McpHandler {
                 request.name.to_string(),
             ))
         });
-        let kept = self.server.keeps_handler_tools()
-            && self
-                .composed()
-                .get_tool(&request.name)
-                .is_some_and(|tool| self.server.keeps_handler_tool(&tool));
-        let dispatcher = self.server.handler_dispatcher(&request.name);
-        let done = if let Some(dispatcher) = dispatcher {
-            let caller = self.caller(&mut http);
-            self.dispatched_call(dispatcher, request, context, &caller)
-                .instrument(traced.span().clone())
-                .await
-        } else if kept {
-            let caller = self.caller(&mut http);
-            let owner = request.name.to_string();
-            self.kept_call(request, context, &caller, &owner)
+        let caller = self.caller(&mut http);
+        let tasked = self.server.tasks_handler_calls()
+            && context.protocol_version().is_some_and(|v| is_stateless(&v))
+            && context
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks());
+        let done = if tasked {
+            self.tasked_composed_call(request, context, caller)
                 .instrument(traced.span().clone())
                 .await
         } else {
-            self.composed()
-                .call_tool(request, context)
+            self.composed_call(request, context, &caller)
                 .instrument(traced.span().clone())
                 .await
         };
@@ -117,6 +114,77 @@ impl McpHandler {
 }
 
 impl McpHandler {
+    /// A call of the composed handler's tool: through its dispatcher, kept,
+    /// or handed to it as it came.
+    async fn composed_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        caller: &Caller,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(dispatcher) = self.server.handler_dispatcher(&request.name) {
+            return self
+                .dispatched_call(dispatcher, request, context, caller)
+                .await;
+        }
+        let kept = self.server.keeps_handler_tools()
+            && self
+                .composed()
+                .get_tool(&request.name)
+                .is_some_and(|tool| self.server.keeps_handler_tool(&tool));
+        if kept {
+            let owner = request.name.to_string();
+            self.kept_call(request, context, caller, &owner).await
+        } else {
+            self.composed().call_tool(request, context).await
+        }
+    }
+
+    /// [`McpHandler::composed_call`] for a client that declared the tasks
+    /// extension, on a server whose handler's calls may become tasks
+    /// ([`ServerBuilder::with_handler_tasks`](crate::ServerBuilder::with_handler_tasks)):
+    /// answered in place when it finishes within the tasks' configured
+    /// wait, else answered as a task that runs on, its answer read with
+    /// `tasks/get`.
+    async fn tasked_composed_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        caller: Caller,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut context = context;
+        // The request ends when the call becomes a task: the call runs on
+        // under a token of its own, dropped when the task is cancelled.
+        let cancelled = std::mem::take(&mut context.ct);
+        let name = request.name.to_string();
+        let owner = caller.identity();
+        let this = self.clone();
+        let tool = name.clone();
+        let work = Box::pin(async move {
+            let done = this.composed_call(request, context, &caller).await;
+            answer_of(&tool, done)
+        });
+        let escalation = Escalation {
+            tasks: self.server.tasks(),
+            owner,
+            tool: crate::server::interned(&name),
+            counted_as: Arc::new(ToolMetrics::new(Cow::Owned(name))),
+            usage: self.server.usage().cloned(),
+        };
+        let tasking = Tasking {
+            declared: true,
+            stops: Stops {
+                cancelled: &cancelled,
+                rounds: None,
+            },
+            talk: None,
+        };
+        match tasking.run(work, escalation).await {
+            Ok(answer) => responded(Ok(answer)),
+            Err(stopped) => stopped,
+        }
+    }
+
     /// A call of a kept tool of the composed handler
     /// ([`HandlerTools::Kept`](crate::HandlerTools::Kept)): its token redeemed here, else the
     /// handler's answer, kept and answered with a probe where it is larger
@@ -220,6 +288,22 @@ impl McpHandler {
             self.kept_call(request, context, caller, owner).await
         } else {
             self.composed().call_tool(request, context).await
+        }
+    }
+}
+
+/// The answer a task keeps of a composed call's response: its result as
+/// the handler built it, its JSON-RPC error as that error, and a refusal
+/// of the other kinds of response, which a task cannot carry.
+fn answer_of(tool: &str, done: Result<CallToolResponse, ErrorData>) -> Answer {
+    match done {
+        Ok(CallToolResponse::Complete(result)) => Answer::as_built(result),
+        Ok(_) => Answer::error(CallError::Route(format!(
+            "`{tool}` asked for the client's input or answered with a task of its own, which a \
+             call answered as a task cannot carry; call it again without the tasks extension"
+        ))),
+        Err(error) => {
+            Answer::error(CallError::Route(error.message.to_string())).answered_over_mcp_as(error)
         }
     }
 }
