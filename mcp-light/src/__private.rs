@@ -8,19 +8,19 @@ pub use serde_json;
 
 pub use crate::call::args::ToolArgument;
 pub use crate::call::built::built_kind;
-pub use crate::call::extract::{FromCall, FromCallRef, StateNeed};
-pub use crate::call::invoke::{Answering, Invocation, InvokeFn, Responder};
-pub use crate::call::offload::{Unfinished, run_sync};
+pub use crate::extract::{FromCall, FromCallRef, StateNeed};
+pub use crate::invoke::{Answering, Invocation, InvokeFn, Responder};
+pub use crate::runtime::{Unfinished, run_sync};
 pub use crate::call::outcome::Answer;
-pub use crate::call::output::{ToolResult, answer_kind, kind};
-pub use crate::call::state::StateIsNotAnArgument;
+pub use crate::output::{ToolResult, answer_kind, kind};
+pub use crate::state::StateIsNotAnArgument;
 pub use crate::call::wrappers::{WholeArguments, json_kind};
-pub use crate::continuation::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
 pub use crate::store::BoxFuture;
-pub use crate::tool::error::IntoToolError;
+pub use crate::error::tool::IntoToolError;
 pub use crate::tool::kind::{ToolKind, WriteKind};
-pub use crate::tool::registry::TOOLS;
-pub use crate::tool::{StatedAnnotations, ToolDef, ToolParts};
+pub use crate::catalog::registry::TOOLS;
+pub use crate::catalog::tool::{StatedAnnotations, ToolDef, ToolParts};
 pub use crate::writes::light_key::BulkItem;
 
 /// The schema of a tool's generated argument struct, before compaction.

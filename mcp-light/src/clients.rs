@@ -38,7 +38,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::server::config_error::ConfigError;
+use crate::error::config::ConfigError;
 
 /// A client mcp-light knows by the name it gives itself, and how much of a
 /// tool's answer it hands its model.

@@ -31,47 +31,54 @@
 #![cfg_attr(not(feature = "http"), allow(rustdoc::broken_intra_doc_links))]
 #![warn(missing_docs)]
 
-// The runtime, by what the contract calls it: the call and its answer, what
-// a tool is, writes and their envelopes, heavy reads and continuation, the
-// store, the wire, operations, the server and its builder, and tasks.
+// The runtime's modules, lowest layer first: each imports only from the
+// ones above it in this list (the layering test keeps the order). Public
+// modules are declared here, where their sources are.
+pub mod defaults;
+mod error;
+mod finding;
+pub mod clients;
+mod principal;
+mod runtime;
 mod call;
-mod continuation;
-mod operations;
-mod server;
-mod tool;
-mod wire;
+pub mod testing;
+mod usage;
+pub mod telemetry;
+mod limits;
+pub mod token;
+pub mod store;
 mod writes;
-
+pub mod heavy;
+mod tool;
+pub mod context;
+pub mod extract;
+mod state;
+mod continuation;
+pub mod tasks;
+mod output;
+mod invoke;
+pub mod items;
+pub mod catalog;
 #[cfg(feature = "apps")]
 pub mod apps;
-pub mod clients;
-pub mod defaults;
+#[cfg(feature = "http")]
+pub mod auth;
+mod server;
+pub mod transport;
+pub mod audit;
 pub mod docs;
-pub mod heavy;
-pub mod store;
-pub mod tasks;
 
 #[doc(hidden)]
 pub mod __private;
 
-// The public modules that live in the folders above, at the paths users
-// write.
-pub use call::{context, extract, testing};
-pub use continuation::{items, token};
-pub use operations::{audit, telemetry};
-pub use tool::catalog;
-#[cfg(feature = "http")]
-pub use wire::auth;
-pub use wire::transport;
-
 pub use call::content::{Content, ContentAnswer};
-pub use call::context::{Caller, Context};
-pub use call::state::State;
-pub use continuation::items::ItemStream;
-pub use server::config_error::ConfigError;
+pub use context::{Caller, Context};
+pub use error::config::ConfigError;
+pub use error::tool::{BuildError, ToolError};
+pub use items::ItemStream;
+pub use principal::Principal;
 pub use server::{HandlerTool, HandlerTools, HandlerWrite, Server, ServerBuilder};
-pub use tool::error::{BuildError, ToolError};
-pub use wire::principal::Principal;
+pub use state::State;
 pub use writes::light_key::{BulkResult, KeyFields, LightKey};
 
 /// Registers a plain tool.

@@ -8,8 +8,8 @@ mod tools;
 
 use rmcp::model::{ClientCapabilities, MetaObject, Tool};
 
-use crate::tool::dispatch::Dispatcher;
-use crate::tool::registry::Registry;
+use crate::catalog::dispatch::Dispatcher;
+use crate::catalog::registry::Registry;
 use serde_json::{Value, json};
 
 pub(crate) use resource::{list_with_viewer, read_viewer};

@@ -19,7 +19,7 @@
 //! part of it.
 //!
 //! The compiler picks this path in the generated code, by the technique
-//! of [`crate::call::output::kind`]: [`built_kind::BuiltKind`] applies by
+//! of [`crate::output::kind`]: [`built_kind::BuiltKind`] applies by
 //! value to `Result<CallToolResult, ToolError>`, [`built_kind::OtherKind`]
 //! one autoref later to every other result, which passes as it is.
 
@@ -28,7 +28,7 @@ use std::fmt;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
-use crate::tool::error::ToolError;
+use crate::error::tool::ToolError;
 
 /// A result answered as the tool built it, carried to the answer as the
 /// source of a [`ToolError`] (see [`into_built`]).
@@ -208,7 +208,7 @@ pub mod built_kind {
     use serde_json::Value;
 
     use super::{PlainText, carried};
-    use crate::tool::error::ToolError;
+    use crate::error::tool::ToolError;
 
     /// The success is a `CallToolResult` the tool built.
     pub struct BuiltTag;

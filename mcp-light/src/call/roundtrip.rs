@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::tool::error::BuildError;
+use crate::error::tool::BuildError;
 
 pub(crate) use crate::defaults::ASK_TIMEOUT as DEFAULT_ASK_TIMEOUT;
 

@@ -197,14 +197,14 @@ pub(crate) fn parse_closed<'a, T: de::Deserialize<'a>>(
 }
 
 /// The second step from a tool's return value to its answer, after its
-/// error is converted ([`crate::call::output::kind`]): rmcp's `Json<T>` answers
+/// error is converted ([`crate::output::kind`]): rmcp's `Json<T>` answers
 /// as `T`. The same autoref technique: [`json_kind::JsonWrapperKind`]
 /// applies by value to `Result<Json<T>, ToolError>`,
 /// [`json_kind::PlainKind`] one autoref later to everything else, and
 /// neither costs anything at run time.
 pub mod json_kind {
     use super::Json;
-    use crate::tool::error::ToolError;
+    use crate::error::tool::ToolError;
 
     /// The success is rmcp's `Json<T>`.
     pub struct JsonWrapperTag;
@@ -257,7 +257,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tool::error::ToolError;
+    use crate::error::tool::ToolError;
 
     #[derive(Debug, Deserialize, PartialEq, schemars::JsonSchema)]
     struct Update {

@@ -21,17 +21,16 @@
 //! - here: [`Continuations`], which keeps results and redeems tokens;
 //! - `keep/`: a read's result kept, serialized item by item into the store
 //!   as it is produced;
-//! - `items/` (`mcp_light::items`): a heavy tool's answer of items, one at
-//!   a time;
-//! - `token/` (`mcp_light::token`): the tokens themselves.
+//!
+//! A heavy tool's answer of items one at a time is `items/`
+//! (`mcp_light::items`); the tokens themselves are `token/`
+//! (`mcp_light::token`), beneath the store that keys by them.
 //!
 //! How each mode of a heavy read is served, from a value or from the store,
 //! is the heavy reads' (`heavy/`); where a result waits is the store's
 //! (`store/`).
 
-pub mod items;
 pub(crate) mod keep;
-pub mod token;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -41,19 +40,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::{Map, Value};
 
 use crate::call::args;
-use crate::call::context::Caller;
-use crate::call::offload::off_workers;
+use crate::context::Caller;
+use crate::runtime::off_workers;
 use crate::call::outcome::call_error::Name;
 use crate::call::outcome::{Answer, CallError, TokenUse, Unkept};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::heavy::{self, Digest, HeavyConfig, Negotiation, Served, StoredResult};
-use crate::operations::telemetry::StoreMetrics;
-use crate::operations::usage::UsageReport;
+use crate::telemetry::StoreMetrics;
+use crate::usage::UsageReport;
 use crate::store::{
     ContinuationStore, Entry, EntryInfo, EntryWriter, Origin, Owner, StoreError, StoredItems,
 };
 use crate::tool::schema::CONTINUATION_TOKEN;
-use crate::wire::principal::GrantedScopes;
+use crate::principal::GrantedScopes;
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.
@@ -472,7 +471,7 @@ impl std::fmt::Debug for Continuations {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::principal::Principal;
+    use crate::principal::Principal;
 
     #[test]
     fn every_kind_of_caller_owns_what_it_stores_under_the_identity_it_always_had() {

@@ -11,7 +11,7 @@ use super::preview::{ListPreview, fit_or_empty};
 use super::summarize::summarize;
 use super::summary::ListSummary;
 use super::{HeavyConfig, kind, to_json};
-use crate::operations::usage::Counts;
+use crate::usage::Counts;
 use crate::store::Origin;
 
 /// What a result is, as far as paging and filtering go.

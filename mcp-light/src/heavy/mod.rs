@@ -78,7 +78,7 @@ mod trim;
 
 use serde_json::Value;
 
-use crate::server::config_error::{ConfigError, Unit};
+use crate::error::config::{ConfigError, Unit};
 use crate::store::{DEFAULT_TTL, Origin};
 use filter::filter;
 use page::{layout, paginate};

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{Negotiation, NegotiationError, to_json};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::store::Origin;
 
 /// The fields of a page, in the order a [`Page`] writes them.
@@ -722,7 +722,7 @@ mod tests {
     async fn page_read_by_range(list: &Value, origin: Origin, negotiation: &Negotiation) -> Value {
         use crate::store::{ContinuationStore, Entry, MemoryStore, Owner, StoredItems};
         let store = MemoryStore::default();
-        let token = crate::continuation::token::Token::mint().unwrap();
+        let token = crate::token::Token::mint().unwrap();
         let owner = Owner::new("process", "device_list");
         let body = serde_json::to_vec(list).unwrap();
         let entry = Entry::new(owner, origin, body);

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::digest::ResultShape;
 use super::{HeavyConfig, Mode};
-use crate::continuation::token::Token;
+use crate::token::Token;
 
 /// The probe a first call to a heavy tool answers instead of the result:
 /// `{preview, total_size, total_items?, available_modes, continuation_token,

@@ -18,7 +18,7 @@ use super::{check_list_keys, fit, fitting_page_size, items_room, narrow_item, pa
 use crate::call::answer::{full_result, full_result_with_text};
 use crate::call::outcome::call_error::Name;
 use crate::call::outcome::{Answer, AnswerShape, CallError};
-use crate::operations::usage::Counts;
+use crate::usage::Counts;
 use crate::store::{Entry, EntryInfo, Origin, StoredItems};
 
 /// A redemption's answer; `Err` for one that ends it early (refused,

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{HeavyConfig, Mode, Negotiation, NegotiationError, take_negotiation};
-use crate::continuation::token::Token;
+use crate::token::Token;
 
 pub(super) fn config() -> HeavyConfig {
     HeavyConfig::default()

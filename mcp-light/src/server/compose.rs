@@ -41,7 +41,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use crate::store::BoxFuture;
-use crate::tool::error::BuildError;
+use crate::error::tool::BuildError;
 
 /// Calls `$then!` with every `ServerHandler` method whose call reaches the
 /// composed handler, a request's with its MCP method (`= "prompts/get"`)

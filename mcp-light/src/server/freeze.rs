@@ -7,20 +7,20 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use crate::call::context::StateMap;
+use crate::context::StateMap;
 use crate::call::roundtrip::Talkback;
 use crate::continuation::Continuations;
 use crate::heavy::HeavyConfig;
-use crate::operations::limits::CallLimits;
-use crate::operations::telemetry::ToolMetrics;
-use crate::operations::usage::UsageReport;
+use crate::limits::CallLimits;
+use crate::telemetry::ToolMetrics;
+use crate::usage::UsageReport;
 use crate::server::compose::Delegate;
 use crate::store::{ContinuationStore, MemoryTasks};
 use crate::tasks::{TaskConfig, Tasks};
-use crate::tool::ToolDef;
-use crate::tool::dispatch::Dispatcher;
-use crate::tool::error::BuildError;
-use crate::tool::registry::Registry;
+use crate::catalog::tool::ToolDef;
+use crate::catalog::dispatch::Dispatcher;
+use crate::error::tool::BuildError;
+use crate::catalog::registry::Registry;
 use crate::tool::surface::Surface;
 
 use super::shown::{self, Cuts, Listed, listed_dispatcher, listed_tool};

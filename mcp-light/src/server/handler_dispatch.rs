@@ -11,8 +11,8 @@ use super::Server;
 use super::handler_tools::{AskedDispatcher, HandlerToolsSet};
 use super::handler_writes::interned;
 use crate::heavy::HeavyConfig;
-use crate::tool::dispatch::Dispatcher;
-use crate::tool::error::BuildError;
+use crate::catalog::dispatch::Dispatcher;
+use crate::error::tool::BuildError;
 
 impl HandlerToolsSet {
     /// Builds the dispatchers asked for, refusing a name that `taken`

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use super::Server;
 use super::handler_writes::{HandlerWrite, WriteCall};
 use crate::call::built;
-use crate::call::context::Caller;
+use crate::context::Caller;
 use crate::call::outcome::Answer;
 use crate::continuation::{Called, Continuations, keep};
 use crate::heavy;
@@ -95,7 +95,7 @@ pub(crate) struct HandlerToolsSet {
     /// server.
     pub(crate) asked: Vec<AskedDispatcher>,
     /// The dispatchers over the handler's tools.
-    pub(crate) dispatchers: Vec<crate::tool::dispatch::Dispatcher>,
+    pub(crate) dispatchers: Vec<crate::catalog::dispatch::Dispatcher>,
     /// A call of the handler's tools may become a task.
     pub(crate) tasks: bool,
 }

@@ -18,8 +18,8 @@ use std::sync::{Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::call::context::Caller;
-use crate::call::invoke::{Responder, ToolFacts};
+use crate::context::Caller;
+use crate::invoke::{Responder, ToolFacts};
 use crate::call::outcome::{Answer, CallError};
 use crate::continuation::Called;
 use crate::tool::kind::{ToolKind, WriteKind};

@@ -15,7 +15,6 @@
 //! - `compose`: serving beside an rmcp handler that answers the rest.
 
 pub(crate) mod compose;
-pub(crate) mod config_error;
 mod handler_dispatch;
 mod handler_tools;
 mod handler_writes;
@@ -25,17 +24,17 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use crate::call::context::StateMap;
+use crate::context::StateMap;
 use crate::call::roundtrip::Talkback;
 use crate::continuation::Continuations;
-use crate::operations::limits::CallLimits;
-use crate::operations::telemetry::ToolMetrics;
-use crate::operations::usage::UsageReport;
+use crate::limits::CallLimits;
+use crate::telemetry::ToolMetrics;
+use crate::usage::UsageReport;
 use crate::server::compose::Delegate;
 use crate::tasks::Tasks;
-use crate::tool::ToolDef;
-use crate::tool::dispatch::Dispatcher;
-use crate::tool::registry::Registry;
+use crate::catalog::tool::ToolDef;
+use crate::catalog::dispatch::Dispatcher;
+use crate::catalog::registry::Registry;
 use crate::tool::surface::Surface;
 
 mod builder;

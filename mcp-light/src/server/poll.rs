@@ -11,8 +11,8 @@ use std::task::{self, Poll};
 
 use rmcp::model::CallToolResponse;
 
-use crate::call::context::Stopped;
-use crate::call::offload::Unfinished;
+use crate::context::Stopped;
+use crate::runtime::Unfinished;
 use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 
 use super::Server;

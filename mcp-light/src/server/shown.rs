@@ -21,10 +21,10 @@ use rmcp::model::Tool;
 
 #[cfg(feature = "apps")]
 use crate::heavy::HeavyConfig;
-use crate::tool::dispatch::Dispatcher;
+use crate::catalog::dispatch::Dispatcher;
 use crate::tool::output_schema::{OutputShape, output_schema};
-use crate::tool::registry::{PublishedTool, Registry};
-use crate::wire::principal::GrantedScopes;
+use crate::catalog::registry::{PublishedTool, Registry};
+use crate::principal::GrantedScopes;
 
 use super::Server;
 

@@ -4,7 +4,7 @@
 use super::{
     BoxFuture, Chunk, ContinuationStore, Entry, EntryWriter, Origin, Owner, Sealed, StoreError,
 };
-use crate::continuation::token::Token;
+use crate::token::Token;
 
 /// The most bytes the default [`ContinuationStore::begin`] buffers for a
 /// store that keeps whole entries only (16 MiB): a larger result is refused

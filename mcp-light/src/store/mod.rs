@@ -44,9 +44,7 @@ mod memory;
 #[cfg(feature = "redis")]
 mod redis;
 
-use std::future::Future;
 use std::ops::Range;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,12 +54,10 @@ pub use memory::{Clock, ManualClock, MemoryStore, MemoryStoreConfig, SystemClock
 #[cfg(feature = "redis")]
 pub use redis::{RedisStore, RedisStoreConfig};
 
-use crate::continuation::token::Token;
-use crate::operations::audit::{Finding, STORE};
-pub use crate::tool::error::StoreError;
-
-/// A boxed future that can cross threads, as the store trait returns.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::token::Token;
+pub use crate::error::tool::StoreError;
+use crate::finding::{Finding, STORE};
+pub use crate::runtime::BoxFuture;
 
 /// Whom a stored result belongs to: the caller's identity and the outer tool
 /// it was minted through, and the OAuth scopes the tool that made it

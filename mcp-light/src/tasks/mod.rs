@@ -72,7 +72,7 @@ mod record;
 mod run;
 mod serve;
 
-pub use crate::server::config_error::TaskConfigError;
+pub use crate::error::config::TaskConfigError;
 pub use crate::store::tasks::{MemoryTasks, StoredTask, TaskSignals, TaskStore};
 use std::time::Duration;
 

@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::record::{Record, error_object, new_id};
 use super::serve::Tasks;
-use crate::call::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
-use crate::call::offload::Unfinished;
+use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
+use crate::runtime::Unfinished;
 use crate::call::outcome::{Answer, CallError};
-use crate::operations::telemetry::{Facts, Label, ToolMetrics};
-use crate::operations::usage::UsageReport;
+use crate::telemetry::{Facts, Label, ToolMetrics};
+use crate::usage::UsageReport;
 
 /// What a call over MCP brings to the decision to become a task.
 pub(crate) struct Tasking<'s> {

@@ -11,8 +11,8 @@ use rmcp::model::{
 
 use super::TaskConfig;
 use super::record::{Record, error_object, is_task_id};
-use crate::call::context::Caller;
-use crate::operations::limits::AlarmClock;
+use crate::context::Caller;
+use crate::limits::AlarmClock;
 use crate::store::TaskStore;
 
 /// A server's tasks: where they are kept and how they run.

@@ -222,7 +222,7 @@ pub(crate) fn output_schema(shapes: impl IntoIterator<Item = OutputShape>) -> Ma
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::continuation::token::Token;
+    use crate::token::Token;
     use crate::heavy::HeavyConfig;
     use crate::writes::envelope::{BulkReach, LeanEnvelope};
     use crate::writes::light_key::KeyFields;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 use serde_json::{Map, Value};
 
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::writes::light_key::KeyFields;
 
 /// The byte length of `value`'s compact JSON, counted while serializing: no

@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::call::args::LongArgument;
-use crate::tool::error::StoreError;
-use crate::tool::error::ToolError;
-use crate::tool::error::Unfinished;
+use crate::error::tool::StoreError;
+use crate::error::tool::ToolError;
+use crate::error::tool::Unfinished;
 
 /// A tool's name in an error: the name it is published under, or one a
 /// caller sent.

@@ -15,7 +15,7 @@ pub(crate) mod write;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 
-use crate::tool::error::Unfinished;
+use crate::error::tool::Unfinished;
 
 pub(crate) use call_error::{CallError, ErrorKind, Unkept};
 pub(crate) use write::WriteOutcome;

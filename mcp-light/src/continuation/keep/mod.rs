@@ -28,14 +28,14 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::call::answer::full_result;
-use crate::call::offload::Unfinished;
+use crate::runtime::Unfinished;
 use crate::call::outcome::{Answer, AnswerShape, CallError, TokenUse, Unkept};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::continuation::{Called, Continuations};
 use crate::heavy;
-use crate::operations::usage::UsageReport;
+use crate::usage::UsageReport;
 use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
-use crate::tool::error::ToolError;
+use crate::error::tool::ToolError;
 
 pub(crate) use encoder::{Encoded, Encoder, Failed};
 
@@ -383,7 +383,7 @@ impl Keep<'_> {
 async fn run_encoder(
     work: impl FnOnce() -> Result<Encoded, Failed> + Send + 'static,
 ) -> Result<Encoded, Failed> {
-    crate::call::offload::run_sync(work)
+    crate::runtime::run_sync(work)
         .await
         .unwrap_or_else(|unfinished| Err(Failed::Unfinished(unfinished)))
 }

@@ -4,18 +4,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::call::context::StateMap;
+use crate::context::StateMap;
 use crate::call::roundtrip::TalkbackConfig;
 use crate::clients::ClientTable;
 use crate::heavy::HeavyConfig;
-use crate::operations::limits::CallLimits;
-use crate::operations::usage::UsageReport;
+use crate::limits::CallLimits;
+use crate::usage::UsageReport;
 use crate::server::compose::{Delegate, no_handler};
-use crate::server::config_error::{ConfigError, Unit};
+use crate::error::config::{ConfigError, Unit};
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::tasks::TaskConfig;
-use crate::tool::error::BuildError;
-use crate::tool::registry::Registry;
+use crate::error::tool::BuildError;
+use crate::catalog::registry::Registry;
 use crate::tool::surface::Surface;
 
 use super::{HandlerToolsSet, Server};
@@ -129,7 +129,7 @@ impl ServerBuilder {
         self.tasks.check()?;
         let talkback = self.talkback.build()?;
         // The units of mcp-light's metrics, for the recorder installed now.
-        crate::operations::telemetry::describe_metrics();
+        crate::telemetry::describe_metrics();
         // A token lives as long as the store keeps it, whatever was set.
         heavy.token_lifetime = self.store.as_ref().map(|store| store.ttl());
         Server::freeze(super::freeze::Frozen {

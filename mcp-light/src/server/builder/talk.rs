@@ -8,7 +8,7 @@ use std::time::Duration;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::RequestStateCodec;
 
-use crate::server::config_error::ConfigError;
+use crate::error::config::ConfigError;
 
 use super::ServerBuilder;
 use crate::server::{HandlerTool, HandlerTools};

@@ -3,7 +3,7 @@
 //! memory, reserving the disk tier, charging a list's index once built.
 
 use super::{Body, Inner, NewSlot, lock};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::store::index::OFFSET_BYTES;
 use crate::store::{Entry, Owner, StoreError};
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::server::config_error::{ConfigError, Unit};
+use crate::error::config::{ConfigError, Unit};
 
 /// The limits of a [`MemoryStore`](super::MemoryStore).
 ///

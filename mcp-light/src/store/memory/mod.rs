@@ -28,8 +28,8 @@ use super::{
     StoredItems,
 };
 use super::{MemoryTasks, TaskStore};
-use crate::call::offload::Unfinished;
-use crate::continuation::token::Token;
+use crate::runtime::Unfinished;
+use crate::token::Token;
 
 use budget::cost_of;
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::disk::SpillFile;
 use super::{Body, IndexCell, MemoryStore, disk_error, is_expired, lock, unfinished};
-use crate::call::offload::{off_workers, run_sync};
-use crate::continuation::token::Token;
+use crate::runtime::{off_workers, run_sync};
+use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{Entry, EntryInfo, ListItems, Origin, Owner, StoreError, StoredItems};
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Body, NewSlot, Slot, State, is_expired};
-use crate::continuation::token::Token;
+use crate::token::Token;
 
 /// The in-memory store's name in traces and metrics.
 pub(super) const STORE_NAME: &str = "memory";
@@ -91,7 +91,7 @@ impl State {
                 .expect("every ordered token has an entry");
             self.forget(slot);
             metrics::counter!(
-                crate::operations::telemetry::STORE_EVICTIONS,
+                crate::telemetry::STORE_EVICTIONS,
                 "mcp_light.store.tier" => STORE_NAME,
                 "reason" => reason.as_str()
             )

@@ -402,7 +402,7 @@ async fn a_large_list_is_indexed_off_the_workers_once() {
     let token = token();
     let list: Vec<String> = (0..20_000).map(|i| format!("item-{i:010}")).collect();
     let body = serde_json::to_vec(&list).unwrap();
-    assert!(body.len() >= crate::call::offload::OFF_WORKERS_BYTES);
+    assert!(body.len() >= crate::runtime::OFF_WORKERS_BYTES);
     let stored = Entry::new(entry(0).owner, Origin::Read, body);
     store.put(&token, stored).await.unwrap();
     let before = store.bytes();

@@ -5,8 +5,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::disk::Spilling;
 use super::{Body, IndexCell, MemoryStore, NewSlot, disk_error, unfinished};
-use crate::call::offload::run_sync;
-use crate::continuation::token::Token;
+use crate::runtime::run_sync;
+use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{BoxFuture, Chunk, Entry, EntryWriter, Origin, Owner, Sealed, StoreError};
 

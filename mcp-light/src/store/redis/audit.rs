@@ -14,7 +14,7 @@ use redis::Value;
 use redis::aio::ConnectionLike;
 
 use super::RedisStore;
-use crate::operations::audit::{Finding, STORE, STORE_EVICTION, STORE_PERSISTENCE};
+use crate::audit::{Finding, STORE, STORE_EVICTION, STORE_PERSISTENCE};
 use crate::store::StoreError;
 
 /// The policy under which Redis evicts nothing, whatever its memory.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::server::config_error::{ConfigError, Unit};
+use crate::error::config::{ConfigError, Unit};
 
 /// The settings of a [`RedisStore`](super::RedisStore).
 ///

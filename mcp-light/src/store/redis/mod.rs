@@ -55,7 +55,7 @@ use super::{
     BoxFuture, Chunk, ContinuationStore, Entry, EntryInfo, EntryWriter, Origin, Owner, Sealed,
     StoreError, StoredItems,
 };
-use crate::continuation::token::Token;
+use crate::token::Token;
 
 pub use config::RedisStoreConfig;
 
@@ -299,7 +299,7 @@ where
 
     /// A `PING`, then whether Redis keeps entries across its restart and
     /// for their whole TTL ([`crate::audit`]).
-    fn audit(&self) -> BoxFuture<'_, Vec<crate::operations::audit::Finding>> {
+    fn audit(&self) -> BoxFuture<'_, Vec<crate::audit::Finding>> {
         Box::pin(self.audit_now())
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use redis::aio::ConnectionLike;
 
 use super::{Meta, RedisStore, read_meta};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{Entry, EntryInfo, ListItems, StoreError, StoredItems};
 

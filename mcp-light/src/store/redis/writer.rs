@@ -5,7 +5,7 @@
 use redis::aio::ConnectionLike;
 
 use super::{Meta, RedisStore, expiry_ms};
-use crate::continuation::token::Token;
+use crate::token::Token;
 use crate::store::index;
 use crate::store::{BoxFuture, Chunk, EntryWriter, Origin, Owner, Sealed, StoreError};
 

@@ -23,7 +23,7 @@ pub use portable::split_type_unions;
 /// The property `#[mcp_light]` adds to every write schema.
 pub(crate) const VERIFY: &str = "verify";
 
-pub(crate) use crate::continuation::token::CONTINUATION_TOKEN;
+pub(crate) use crate::token::CONTINUATION_TOKEN;
 
 /// Generates the raw schema of a tool's argument struct.
 pub(crate) fn generate<A: schemars::JsonSchema>() -> schemars::Schema {
