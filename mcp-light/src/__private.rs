@@ -8,19 +8,19 @@ pub use serde_json;
 
 pub use crate::call::args::ToolArgument;
 pub use crate::call::built::built_kind;
-pub use crate::extract::{FromCall, FromCallRef, StateNeed};
-pub use crate::invoke::{Answering, Invocation, InvokeFn, Responder};
-pub use crate::runtime::{Unfinished, run_sync};
 pub use crate::call::outcome::Answer;
-pub use crate::output::{ToolResult, answer_kind, kind};
-pub use crate::state::StateIsNotAnArgument;
 pub use crate::call::wrappers::{WholeArguments, json_kind};
-pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
-pub use crate::store::BoxFuture;
-pub use crate::error::tool::IntoToolError;
-pub use crate::tool::kind::{ToolKind, WriteKind};
 pub use crate::catalog::registry::TOOLS;
 pub use crate::catalog::tool::{StatedAnnotations, ToolDef, ToolParts};
+pub use crate::error::tool::IntoToolError;
+pub use crate::extract::{FromCall, FromCallRef, StateNeed};
+pub use crate::invoke::{Answering, Invocation, InvokeFn, Responder};
+pub use crate::items::heavy::{OnlyHeavy, StreamItem, heavy_kind};
+pub use crate::output::{ToolResult, answer_kind, kind};
+pub use crate::runtime::{Unfinished, run_sync};
+pub use crate::state::StateIsNotAnArgument;
+pub use crate::store::BoxFuture;
+pub use crate::tool::kind::{ToolKind, WriteKind};
 pub use crate::writes::light_key::BulkItem;
 
 /// The schema of a tool's generated argument struct, before compaction.
@@ -53,7 +53,7 @@ pub fn id_value<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Value {
 
 /// The answer of a call whose extractor failed (host state missing): the
 /// tool does not run.
-pub fn rejected(responder: &Responder, error: crate::ToolError) -> Answer {
+pub fn rejected(responder: &Responder, error: crate::error::tool::ToolError) -> Answer {
     responder.failed(error)
 }
 
@@ -93,7 +93,7 @@ const fn same_str(a: &str, b: &str) -> bool {
 /// Checks at compile time that a tool's success type is `Serialize`. It
 /// takes the converted result, so the type checked is the one the compiler
 /// inferred, whatever alias the function was written with.
-pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::ToolError>) {}
+pub fn assert_tool_result<T: ToolResult>(_: &Result<T, crate::error::tool::ToolError>) {}
 
 /// What a tool without extractors needs of the host state: nothing.
 pub fn no_state_needs(_: &mut Vec<StateNeed>) {}

@@ -19,21 +19,21 @@ use serde_json::{Map, Value};
 
 use crate::call::args;
 use crate::call::content::ContentAnswer;
-use crate::context::Context;
 use crate::call::outcome::call_error::Takes;
 use crate::call::outcome::{
     Answer, AnswerShape, CallError, Counts, EnvelopeShape, TokenUse, WriteOutcome,
 };
 use crate::call::wrappers::{self, Closed, WholeArguments};
+use crate::context::Context;
 use crate::continuation::keep;
-use crate::token::Token;
 use crate::continuation::{Called, Continuations};
-use crate::heavy;
-use crate::usage::UsageReport;
-use crate::store::{BoxFuture, Origin};
 use crate::error::tool::ToolError;
+use crate::heavy;
+use crate::store::{BoxFuture, Origin};
+use crate::token::Token;
 use crate::tool::kind::ToolKind;
 use crate::tool::schema;
+use crate::usage::UsageReport;
 use crate::writes::envelope::{
     BulkEnvelope, BulkReach, DestroyEnvelope, LeanEnvelope, SingleEnvelope, data_size,
 };

@@ -34,39 +34,39 @@
 // The runtime's modules, lowest layer first: each imports only from the
 // ones above it in this list (the layering test keeps the order). Public
 // modules are declared here, where their sources are.
-pub mod defaults;
-mod error;
-mod finding;
-pub mod clients;
-mod principal;
-mod runtime;
-mod call;
-pub mod testing;
-mod usage;
-pub mod telemetry;
-mod limits;
-pub mod token;
-pub mod store;
-mod writes;
-pub mod heavy;
-mod tool;
-pub mod context;
-pub mod extract;
-mod state;
-mod continuation;
-pub mod tasks;
-mod output;
-mod invoke;
-pub mod items;
-pub mod catalog;
 #[cfg(feature = "apps")]
 pub mod apps;
+pub mod audit;
 #[cfg(feature = "http")]
 pub mod auth;
-mod server;
-pub mod transport;
-pub mod audit;
+mod call;
+pub mod catalog;
+pub mod clients;
+pub mod context;
+mod continuation;
+pub mod defaults;
 pub mod docs;
+mod error;
+pub mod extract;
+mod finding;
+pub mod heavy;
+mod invoke;
+pub mod items;
+mod limits;
+mod output;
+mod principal;
+mod runtime;
+mod server;
+mod state;
+pub mod store;
+pub mod tasks;
+pub mod telemetry;
+pub mod testing;
+pub mod token;
+mod tool;
+pub mod transport;
+mod usage;
+mod writes;
 
 #[doc(hidden)]
 pub mod __private;

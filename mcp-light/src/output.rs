@@ -107,8 +107,8 @@ pub mod answer_kind {
     use std::future::Future;
 
     use crate::call::content::ContentAnswer;
-    use crate::invoke::{Answering, Responder};
     use crate::error::tool::ToolError;
+    use crate::invoke::{Answering, Responder};
 
     /// The success is MCP content.
     pub struct ContentTag;

@@ -9,8 +9,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::context::Context;
-use crate::extract::{FromCall, StateNeed};
 use crate::error::tool::ToolError;
+use crate::extract::{FromCall, StateNeed};
 
 /// The host state of type `T` registered with
 /// [`ServerBuilder::with_state`](crate::ServerBuilder::with_state), taken by a tool with a

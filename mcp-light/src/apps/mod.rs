@@ -3,6 +3,8 @@
 //! example is a doctest.
 #![doc = include_str!("../../docs/apps.md")]
 
+mod viewer;
+pub use viewer::{EXTENSION_ID, VIEWER_HTML, VIEWER_MIME_TYPE, VIEWER_URI};
 mod resource;
 mod tools;
 
@@ -14,21 +16,6 @@ use serde_json::{Value, json};
 
 pub(crate) use resource::{list_with_viewer, read_viewer};
 pub(crate) use tools::{IDS, TOOL, ViewTool, view_tools};
-
-/// The MCP Apps extension's identifier, as a client declares it under
-/// `capabilities.extensions`.
-pub const EXTENSION_ID: &str = "io.modelcontextprotocol/ui";
-
-/// The MIME type of an MCP Apps view, which a declaring client lists in
-/// its `mimeTypes`.
-pub const VIEWER_MIME_TYPE: &str = "text/html;profile=mcp-app";
-
-/// The viewer's resource: what `_meta.ui.resourceUri` names and
-/// `resources/read` answers.
-pub const VIEWER_URI: &str = "ui://mcp-light/viewer.html";
-
-/// The viewer page, bundled from `viewer/src` by `viewer/build.mjs`.
-pub const VIEWER_HTML: &str = include_str!("viewer.html");
 
 /// Whether a client's capabilities declare the MCP Apps extension with the
 /// viewer's MIME type (a declaration without `mimeTypes` counts: it names

@@ -52,7 +52,6 @@
 //! # }).unwrap();
 //! ```
 
-
 use std::future::IntoFuture;
 #[cfg(feature = "http")]
 use std::net::{IpAddr, SocketAddr};
@@ -62,10 +61,10 @@ pub use crate::finding::{
     STORE_PERSISTENCE, Severity, TRANSPORT,
 };
 
-use crate::server::Server;
-use crate::store::BoxFuture;
 #[cfg(feature = "http")]
 use crate::auth::Auth;
+use crate::server::Server;
+use crate::store::BoxFuture;
 #[cfg(feature = "http")]
 use crate::transport::HttpOptions;
 

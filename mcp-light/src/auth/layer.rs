@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{Auth, Challenger};
+use super::check::{Auth, Challenger};
 
 /// A tower [`Layer`] that authenticates every request before the service it
 /// wraps sees it: built by [`Auth::layer`].
@@ -84,6 +84,14 @@ where
                 Err(refusal) => Ok(auth.refuse(refusal)),
             }
         })
+    }
+}
+
+impl Auth {
+    /// The tower layer that authenticates every request of the service it
+    /// wraps (see the [module docs](super)).
+    pub fn layer(&self) -> AuthLayer {
+        AuthLayer::new(self.clone())
     }
 }
 

@@ -4,7 +4,6 @@
 //! Every answer leaves through these builders, so text content and
 //! `structuredContent` agree everywhere.
 
-
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Map, Value};

@@ -13,11 +13,11 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use crate::call::args;
-use crate::invoke::RoutedAction;
-use crate::heavy::{self, HeavyConfig};
-use crate::error::tool::BuildError;
-use crate::tool::output_schema::Described;
 use crate::catalog::registry::{PublishedTool, Registry};
+use crate::error::tool::BuildError;
+use crate::heavy::{self, HeavyConfig};
+use crate::invoke::RoutedAction;
+use crate::tool::output_schema::Described;
 use crate::tool::schema::{self, PublishedSchema, VERIFY};
 
 /// The top-level field naming the resource.

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
-use crate::heavy::HeavyConfig;
 use crate::catalog::tool::ToolDef;
 use crate::error::tool::BuildError;
+use crate::heavy::HeavyConfig;
 use crate::tool::kind::{ToolKind, WriteKind};
 use crate::tool::schema::{self, PublishedSchema};
 

@@ -1,6 +1,5 @@
 //! What a tool is: the static definition each annotated function registers.
 
-
 use crate::extract::StateNeed;
 use crate::invoke::{InvokeFn, ToolFacts};
 use crate::tasks::TaskSupport;

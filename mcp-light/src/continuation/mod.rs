@@ -40,19 +40,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::{Map, Value};
 
 use crate::call::args;
-use crate::context::Caller;
-use crate::runtime::off_workers;
 use crate::call::outcome::call_error::Name;
 use crate::call::outcome::{Answer, CallError, TokenUse, Unkept};
-use crate::token::Token;
+use crate::context::Caller;
 use crate::heavy::{self, Digest, HeavyConfig, Negotiation, Served, StoredResult};
-use crate::telemetry::StoreMetrics;
-use crate::usage::UsageReport;
+use crate::principal::GrantedScopes;
+use crate::runtime::off_workers;
 use crate::store::{
     ContinuationStore, Entry, EntryInfo, EntryWriter, Origin, Owner, StoreError, StoredItems,
 };
+use crate::telemetry::StoreMetrics;
+use crate::token::Token;
 use crate::tool::schema::CONTINUATION_TOKEN;
-use crate::principal::GrantedScopes;
+use crate::usage::UsageReport;
 
 /// Who called which tool. The [`Owner`] of a stored result is built from it
 /// only when something is stored or redeemed, not on every call.

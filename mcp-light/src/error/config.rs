@@ -287,10 +287,10 @@ pub enum TaskConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::tool::BuildError;
     use crate::heavy::HeavyConfig;
     use crate::server::Server;
     use crate::store::MemoryStoreConfig;
-    use crate::error::tool::BuildError;
 
     /// The end of the message of a setting whose default is `default`,
     /// counted in `unit`, as the one format string of `OutOfRange` shows

@@ -11,8 +11,8 @@ use super::preview::{ListPreview, fit_or_empty};
 use super::summarize::summarize;
 use super::summary::ListSummary;
 use super::{HeavyConfig, kind, to_json};
-use crate::usage::Counts;
 use crate::store::Origin;
+use crate::usage::Counts;
 
 /// What a result is, as far as paging and filtering go.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

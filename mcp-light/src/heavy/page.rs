@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{Negotiation, NegotiationError, to_json};
-use crate::token::Token;
 use crate::store::Origin;
+use crate::token::Token;
 
 /// The fields of a page, in the order a [`Page`] writes them.
 const PAGE_FIELDS: [&str; 5] = ["items", "page", "page_size", "total", "has_more"];

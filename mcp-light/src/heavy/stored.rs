@@ -18,8 +18,8 @@ use super::{check_list_keys, fit, fitting_page_size, items_room, narrow_item, pa
 use crate::call::answer::{full_result, full_result_with_text};
 use crate::call::outcome::call_error::Name;
 use crate::call::outcome::{Answer, AnswerShape, CallError};
-use crate::usage::Counts;
 use crate::store::{Entry, EntryInfo, Origin, StoredItems};
+use crate::usage::Counts;
 
 /// A redemption's answer; `Err` for one that ends it early (refused,
 /// failed), which is an answer too.

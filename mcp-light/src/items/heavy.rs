@@ -9,12 +9,12 @@ use std::task::{Context, Poll};
 
 use futures_core::Stream;
 
-use crate::invoke::Responder;
 use crate::call::outcome::Answer;
-use crate::output::ToolResult;
-use crate::items::{ItemSender, ItemStream, Producer, run_producer};
 use crate::continuation::keep;
 use crate::error::tool::{IntoToolError, ToolError};
+use crate::invoke::Responder;
+use crate::items::{ItemSender, ItemStream, Producer, run_producer};
+use crate::output::ToolResult;
 
 /// What a heavy tool's stream yields: `Result<T, E>`.
 #[diagnostic::on_unimplemented(

@@ -31,8 +31,8 @@ use std::task::{Context, Poll};
 use futures_core::Stream;
 use tokio::sync::mpsc;
 
-use crate::runtime::Unfinished;
 use crate::error::tool::{IntoToolError, ToolError};
+use crate::runtime::Unfinished;
 
 /// How many batches of items wait between a blocking producer and the
 /// read.

@@ -16,21 +16,19 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::args;
-use crate::context::{
-    Caller, Context, SessionKeeps, Stopped, Stops, Talk, run_until_cancelled,
-};
-use crate::invoke::{Answering, Invocation, Responder, RoutedAction};
 use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
-use crate::continuation::{Called, Continuations};
-use crate::heavy;
-use crate::limits::Deadline;
-use crate::store::BoxFuture;
-use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
-use crate::catalog::tool::ToolDef;
 use crate::catalog::dispatch::{Dispatcher, Route};
 use crate::catalog::registry::PublishedTool;
-use crate::tool::schema::VERIFY;
+use crate::catalog::tool::ToolDef;
+use crate::context::{Caller, Context, SessionKeeps, Stopped, Stops, Talk, run_until_cancelled};
+use crate::continuation::{Called, Continuations};
+use crate::heavy;
+use crate::invoke::{Answering, Invocation, Responder, RoutedAction};
+use crate::limits::Deadline;
 use crate::principal::GrantedScopes;
+use crate::store::BoxFuture;
+use crate::tasks::{Escalation, TaskSupport, Tasking, tasks_required};
+use crate::tool::schema::VERIFY;
 
 use super::poll::{Escape, FirstPoll, Waited, caught};
 use super::{NameTarget, Server};

@@ -40,8 +40,8 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
-use crate::store::BoxFuture;
 use crate::error::tool::BuildError;
+use crate::store::BoxFuture;
 
 /// Calls `$then!` with every `ServerHandler` method whose call reaches the
 /// composed handler, a request's with its MCP method (`= "prompts/get"`)

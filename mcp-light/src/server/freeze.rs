@@ -7,21 +7,21 @@ use std::sync::Arc;
 
 use rmcp::model::Tool;
 
-use crate::context::StateMap;
 use crate::call::roundtrip::Talkback;
+use crate::catalog::dispatch::Dispatcher;
+use crate::catalog::registry::Registry;
+use crate::catalog::tool::ToolDef;
+use crate::context::StateMap;
 use crate::continuation::Continuations;
+use crate::error::tool::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
-use crate::telemetry::ToolMetrics;
-use crate::usage::UsageReport;
 use crate::server::compose::Delegate;
 use crate::store::{ContinuationStore, MemoryTasks};
 use crate::tasks::{TaskConfig, Tasks};
-use crate::catalog::tool::ToolDef;
-use crate::catalog::dispatch::Dispatcher;
-use crate::error::tool::BuildError;
-use crate::catalog::registry::Registry;
+use crate::telemetry::ToolMetrics;
 use crate::tool::surface::Surface;
+use crate::usage::UsageReport;
 
 use super::shown::{self, Cuts, Listed, listed_dispatcher, listed_tool};
 use super::{Built, NameTarget, Server};

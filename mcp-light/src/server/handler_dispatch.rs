@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use rmcp::model::Tool;
 
 use super::Server;
-use super::handler_tools::{AskedDispatcher, HandlerToolsSet};
+use super::handler_config::{AskedDispatcher, HandlerToolsSet};
 use super::handler_writes::interned;
-use crate::heavy::HeavyConfig;
 use crate::catalog::dispatch::Dispatcher;
 use crate::error::tool::BuildError;
+use crate::heavy::HeavyConfig;
 
 impl HandlerToolsSet {
     /// Builds the dispatchers asked for, refusing a name that `taken`

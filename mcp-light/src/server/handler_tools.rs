@@ -18,87 +18,22 @@
 //! would have no slot of its own to come back in.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use rmcp::model::{CallToolResult, Tool};
 use serde_json::{Map, Value};
 
 use super::Server;
-use super::handler_writes::{HandlerWrite, WriteCall};
+use super::handler_config::{HandlerTool, HandlerTools};
+use super::handler_writes::{HandlerWrite, Named, NamedList, WriteCall, facts_of, interned};
 use crate::call::built;
-use crate::context::Caller;
 use crate::call::outcome::Answer;
+use crate::context::Caller;
 use crate::continuation::{Called, Continuations, keep};
 use crate::heavy;
+use crate::invoke::Responder;
+use crate::tool::kind::{ToolKind, WriteKind};
 use crate::tool::schema::VERIFY;
-
-/// What a server does with the answers of the tools of the handler composed
-/// with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
-/// ([`ServerBuilder::with_handler_tools`](crate::ServerBuilder::with_handler_tools)).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HandlerTools {
-    /// Answered and published as the handler answers and lists them: a
-    /// server moving to mcp-light one tool at a time changes nothing for
-    /// the tools it has not moved.
-    #[default]
-    AsAnswered,
-    /// Answered within what the calling client keeps: each tool publishes
-    /// `continuation_token` and the negotiation fields, an answer larger
-    /// than the client keeps is kept behind a token and answered with a
-    /// probe, and a call with the token is served from the store in the
-    /// mode it asks (`summary`, `paginated`, `filtered`, `full`) without
-    /// calling the handler again.
-    Kept,
-}
-
-/// What a server does with the answers of one tool of the composed handler,
-/// over what [`HandlerTools`] says of them all
-/// ([`ServerBuilder::with_handler_tool`](crate::ServerBuilder::with_handler_tool)).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HandlerTool {
-    /// Answered and published as the handler answers and lists it, even
-    /// where the others are kept: a tool whose every answer the client must
-    /// read whole.
-    AsAnswered,
-    /// Kept ([`HandlerTools::Kept`]), and of an answer too large for the
-    /// client only the value at this JSON pointer (RFC 6901, such as
-    /// `/entities` or `/0/children`) in what the answer carries: the list
-    /// the maintainer knows its items are in, which then pages. An answer
-    /// without it is kept whole.
-    KeptAt(String),
-    /// Kept, and a write: its schema publishes `verify` beside the
-    /// negotiation fields, and a successful answer that carries JSON is
-    /// answered with a lean envelope naming what was written (a token
-    /// stands for the whole answer; `verify: true` answers it where it
-    /// fits the client).
-    Write(HandlerWrite),
-}
-
-/// A dispatcher over the handler's tools as the builder was given it: its
-/// name, and each group's name and tools.
-#[derive(Debug, Clone)]
-pub(crate) struct AskedDispatcher {
-    pub(crate) name: String,
-    pub(crate) groups: Vec<(String, Vec<String>)>,
-}
-
-/// What is done with the composed handler's tools: all of them, and those
-/// named.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct HandlerToolsSet {
-    pub(crate) all: HandlerTools,
-    pub(crate) each: HashMap<String, HandlerTool>,
-    /// The dispatchers asked for: each one's name and groups (resource,
-    /// tool names), built into [`HandlerToolsSet::dispatchers`] with the
-    /// server.
-    pub(crate) asked: Vec<AskedDispatcher>,
-    /// The dispatchers over the handler's tools.
-    pub(crate) dispatchers: Vec<crate::catalog::dispatch::Dispatcher>,
-    /// A call of the handler's tools may become a task.
-    pub(crate) tasks: bool,
-}
+use crate::writes::light_key::BulkResult;
 
 impl Server {
     /// What the server does with the handler's tools' answers.
@@ -302,5 +237,74 @@ fn answer_bytes(result: &CallToolResult) -> usize {
             .iter()
             .map(|block| block.as_text().map_or(0, |text| text.text.len()))
             .sum(),
+    }
+}
+
+impl Server {
+    /// The answer of a call of the handler's write `tool` whose answer
+    /// carries `value`: its envelope, with a token for the whole answer.
+    pub(crate) async fn write_answer(
+        &self,
+        tool: &str,
+        write: &HandlerWrite,
+        mut value: Value,
+        call: WriteCall,
+        caller: &Caller,
+        keeps: usize,
+    ) -> Answer {
+        let facts = facts_of(tool);
+        let responder = Responder {
+            continuations: std::sync::Arc::clone(&self.inner.continuations),
+            tool: facts,
+            kind: ToolKind::Write {
+                kind: write.kind,
+                status_code: write.status_code,
+            },
+            called: Called::new(caller.clone(), std::borrow::Cow::Borrowed(facts.name)),
+            // A kept tool publishes `continuation_token`.
+            discloses: true,
+            // Nothing tells the server which of the handler's tools reads
+            // an object back: without a token, the whole answer.
+            retrieve_published: false,
+            verify: call.verify,
+            usage: self.inner.usage.clone(),
+            keeps,
+            envelope_bytes: self.inner.limits.envelope_bytes,
+        };
+        let named = &write.id[..];
+        match write.kind {
+            WriteKind::BulkCreate | WriteKind::BulkUpdate => {
+                if let Some(pointer) = &write.items
+                    && let Some(items) = value.pointer_mut(pointer)
+                {
+                    value = items.take();
+                }
+                let items = value
+                    .items()
+                    .iter()
+                    .map(|item| Named {
+                        id: named,
+                        value: item.clone(),
+                    })
+                    .collect();
+                responder
+                    .bulk(Ok(NamedList {
+                        whole: value,
+                        items,
+                    }))
+                    .await
+            }
+            WriteKind::Destroy => match call.destroyed {
+                Some(id) => {
+                    responder
+                        .destroy(interned(write.identifier()), id, Ok(value))
+                        .await
+                }
+                None => Answer::full(value),
+            },
+            WriteKind::Create | WriteKind::Update | WriteKind::PartialUpdate => {
+                responder.single(Ok(Named { id: named, value })).await
+            }
+        }
     }
 }

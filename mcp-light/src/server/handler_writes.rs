@@ -18,14 +18,10 @@ use std::sync::{Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::context::Caller;
-use crate::invoke::{Responder, ToolFacts};
 use crate::call::outcome::{Answer, CallError};
-use crate::continuation::Called;
-use crate::tool::kind::{ToolKind, WriteKind};
+use crate::invoke::ToolFacts;
+use crate::tool::kind::WriteKind;
 use crate::writes::light_key::{BulkResult, KeyFields, LightKey};
-
-use super::Server;
 
 /// How a composed handler's write tool is answered: its kind, the fields
 /// that identify what it wrote, and where a bulk write's list is.
@@ -44,10 +40,10 @@ use super::Server;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandlerWrite {
-    kind: WriteKind,
-    status_code: u16,
-    id: Vec<String>,
-    items: Option<String>,
+    pub(super) kind: WriteKind,
+    pub(super) status_code: u16,
+    pub(super) id: Vec<String>,
+    pub(super) items: Option<String>,
 }
 
 impl HandlerWrite {
@@ -116,9 +112,9 @@ impl HandlerWrite {
 /// handler sees them.
 #[derive(Debug, Default)]
 pub(crate) struct WriteCall {
-    verify: bool,
+    pub(super) verify: bool,
     /// A destroy's identifier, as the call's arguments name it.
-    destroyed: Option<Value>,
+    pub(super) destroyed: Option<Value>,
 }
 
 impl WriteCall {
@@ -150,77 +146,8 @@ impl WriteCall {
 
 impl HandlerWrite {
     /// The identifier's name: the first field given, else `id`.
-    fn identifier(&self) -> &str {
+    pub(super) fn identifier(&self) -> &str {
         self.id.first().map_or("id", String::as_str)
-    }
-}
-
-impl Server {
-    /// The answer of a call of the handler's write `tool` whose answer
-    /// carries `value`: its envelope, with a token for the whole answer.
-    pub(crate) async fn write_answer(
-        &self,
-        tool: &str,
-        write: &HandlerWrite,
-        mut value: Value,
-        call: WriteCall,
-        caller: &Caller,
-        keeps: usize,
-    ) -> Answer {
-        let facts = facts_of(tool);
-        let responder = Responder {
-            continuations: std::sync::Arc::clone(&self.inner.continuations),
-            tool: facts,
-            kind: ToolKind::Write {
-                kind: write.kind,
-                status_code: write.status_code,
-            },
-            called: Called::new(caller.clone(), std::borrow::Cow::Borrowed(facts.name)),
-            // A kept tool publishes `continuation_token`.
-            discloses: true,
-            // Nothing tells the server which of the handler's tools reads
-            // an object back: without a token, the whole answer.
-            retrieve_published: false,
-            verify: call.verify,
-            usage: self.inner.usage.clone(),
-            keeps,
-            envelope_bytes: self.inner.limits.envelope_bytes,
-        };
-        let named = &write.id[..];
-        match write.kind {
-            WriteKind::BulkCreate | WriteKind::BulkUpdate => {
-                if let Some(pointer) = &write.items
-                    && let Some(items) = value.pointer_mut(pointer)
-                {
-                    value = items.take();
-                }
-                let items = value
-                    .items()
-                    .iter()
-                    .map(|item| Named {
-                        id: named,
-                        value: item.clone(),
-                    })
-                    .collect();
-                responder
-                    .bulk(Ok(NamedList {
-                        whole: value,
-                        items,
-                    }))
-                    .await
-            }
-            WriteKind::Destroy => match call.destroyed {
-                Some(id) => {
-                    responder
-                        .destroy(interned(write.identifier()), id, Ok(value))
-                        .await
-                }
-                None => Answer::full(value),
-            },
-            WriteKind::Create | WriteKind::Update | WriteKind::PartialUpdate => {
-                responder.single(Ok(Named { id: named, value })).await
-            }
-        }
     }
 }
 
@@ -228,10 +155,10 @@ impl Server {
 /// conventional ones where it gives none); it serializes as the object.
 #[derive(Serialize)]
 #[serde(transparent)]
-struct Named<'a> {
+pub(super) struct Named<'a> {
     #[serde(skip)]
-    id: &'a [String],
-    value: Value,
+    pub(super) id: &'a [String],
+    pub(super) value: Value,
 }
 
 impl LightKey for Named<'_> {
@@ -265,9 +192,9 @@ impl LightKey for Named<'_> {
 }
 
 /// A bulk write's answer: serialized as it was carried, its objects named.
-struct NamedList<'a> {
-    whole: Value,
-    items: Vec<Named<'a>>,
+pub(super) struct NamedList<'a> {
+    pub(super) whole: Value,
+    pub(super) items: Vec<Named<'a>>,
 }
 
 impl Serialize for NamedList<'_> {
@@ -287,7 +214,7 @@ impl<'a> BulkResult for NamedList<'a> {
 /// The facts an answer reads of the tool `name`: made once per name a
 /// process sees (the handler's tools are few and named at build time), so
 /// that a handler's write answers as a registered one does.
-fn facts_of(name: &str) -> &'static ToolFacts {
+pub(super) fn facts_of(name: &str) -> &'static ToolFacts {
     static FACTS: Mutex<Option<HashMap<String, &'static ToolFacts>>> = Mutex::new(None);
     let mut facts = FACTS.lock().unwrap_or_else(PoisonError::into_inner);
     facts
@@ -314,7 +241,7 @@ pub(crate) fn interned(text: &str) -> &'static str {
 }
 
 /// What a handler's tool takes, as far as the server knows.
-fn any_object() -> schemars::Schema {
+pub(super) fn any_object() -> schemars::Schema {
     schemars::json_schema!({"type": "object"})
 }
 

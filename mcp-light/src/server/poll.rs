@@ -11,9 +11,9 @@ use std::task::{self, Poll};
 
 use rmcp::model::CallToolResponse;
 
+use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 use crate::context::Stopped;
 use crate::runtime::Unfinished;
-use crate::call::outcome::{Answer, AnswerShape, CallError, ErrorKind};
 
 use super::Server;
 

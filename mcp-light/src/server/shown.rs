@@ -15,29 +15,27 @@
 //! client that can ask the authorization server for more.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, RwLock};
 
 use rmcp::model::Tool;
 
+use crate::catalog::dispatch::Dispatcher;
+use crate::catalog::registry::{PublishedTool, Registry};
 #[cfg(feature = "apps")]
 use crate::heavy::HeavyConfig;
-use crate::catalog::dispatch::Dispatcher;
-use crate::tool::output_schema::{OutputShape, output_schema};
-use crate::catalog::registry::{PublishedTool, Registry};
 use crate::principal::GrantedScopes;
-
-use super::Server;
+use crate::tool::output_schema::{OutputShape, output_schema};
 
 /// How many distinct scope sets keep their cut. Each is a subset of the
 /// scopes the tools name, so a server sees a handful; past this bound a
 /// set's cut is worked out for its request and dropped, so no caller can
 /// grow the server's memory by presenting ever new sets.
-const KEPT_CUTS: usize = 256;
+pub(super) const KEPT_CUTS: usize = 256;
 
 /// What is published, in `tools/list`'s order: a registered tool at its
 /// place in the registry, or a dispatcher at its place among them.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Listed {
+pub(crate) enum Listed {
     Tool(usize),
     Dispatcher(usize),
 }
@@ -45,24 +43,24 @@ pub(super) enum Listed {
 /// The cuts a scoped server has worked out, by the set of named scopes a
 /// caller holds.
 #[derive(Debug, Default)]
-pub(super) struct Cuts {
+pub(crate) struct Cuts {
     /// Every scope a published tool or a dispatcher's action names, sorted:
     /// a caller's scopes are read as which of these it holds.
     named: Box<[&'static str]>,
-    kept: RwLock<HashMap<Box<[u64]>, Arc<Cut>, foldhash::fast::RandomState>>,
+    pub(super) kept: RwLock<HashMap<Box<[u64]>, Arc<Cut>, foldhash::fast::RandomState>>,
 }
 
 /// What one set of granted scopes is shown.
 #[derive(Debug)]
 pub(crate) struct Cut {
     /// `tools/list`, as [`Server::tools`] but only what the scopes allow.
-    tools: Vec<Tool>,
+    pub(super) tools: Vec<Tool>,
     /// `tools/list` for a client that shows MCP Apps views.
     #[cfg(feature = "apps")]
-    viewed_tools: Vec<Tool>,
+    pub(super) viewed_tools: Vec<Tool>,
     /// Each dispatcher as the caller sees it, at its place: only its
     /// actions the scopes allow, maybe none.
-    dispatchers: Vec<Dispatcher>,
+    pub(super) dispatchers: Vec<Dispatcher>,
 }
 
 /// The tools a caller is shown: the server's own list, or its cut.
@@ -106,7 +104,7 @@ impl Cuts {
 
     /// Which of the named scopes `granted` holds, one bit each; `None`
     /// when it holds them all, and so is shown everything.
-    fn key(&self, granted: &GrantedScopes) -> Option<Box<[u64]>> {
+    pub(super) fn key(&self, granted: &GrantedScopes) -> Option<Box<[u64]>> {
         let mut key = vec![0u64; self.named.len().div_ceil(64)];
         let mut all = true;
         for (bit, scope) in self.named.iter().enumerate() {
@@ -117,108 +115,6 @@ impl Cuts {
             }
         }
         (!all).then(|| key.into())
-    }
-}
-
-impl Server {
-    /// What `tools/list` answers a caller whose token grants `granted`
-    /// (`None`: it does not say, and is shown everything), a client that
-    /// shows MCP Apps views when `views`.
-    pub(crate) fn tools_shown(&self, views: bool, granted: Option<&GrantedScopes>) -> Shown<'_> {
-        match granted.and_then(|granted| self.cut(granted)) {
-            Some(cut) => Shown::Cut(cut, views),
-            #[cfg(feature = "apps")]
-            None => Shown::All(self.tools_for(views)),
-            #[cfg(not(feature = "apps"))]
-            None => {
-                let _ = views;
-                Shown::All(self.tools())
-            }
-        }
-    }
-
-    /// What `tools/list` answers a caller whose access token grants
-    /// `granted`, on a server whose tools name OAuth scopes: the tools
-    /// those scopes allow, each dispatcher with only the actions they
-    /// allow (left out when none is). A server none of whose tools names a
-    /// scope shows every caller [`Server::tools`]. A caller may still call
-    /// a tool it is not shown: the call is answered `insufficient_scope`,
-    /// naming the scope to ask for.
-    ///
-    /// Worked out once per distinct set of the scopes the tools name, and
-    /// kept.
-    pub fn tools_granted(&self, granted: &GrantedScopes) -> Vec<Tool> {
-        self.tools_shown(false, Some(granted)).to_vec()
-    }
-
-    /// The cut `granted` is shown, worked out the first time a set like it
-    /// is seen; `None` on a server without scopes, or for scopes that
-    /// allow everything.
-    pub(super) fn cut(&self, granted: &GrantedScopes) -> Option<Arc<Cut>> {
-        let cuts = &self.inner.cuts;
-        if !self.inner.scoped {
-            return None;
-        }
-        let key = cuts.key(granted)?;
-        let kept = cuts.kept.read().unwrap_or_else(PoisonError::into_inner);
-        if let Some(cut) = kept.get(&key) {
-            return Some(Arc::clone(cut));
-        }
-        let full = kept.len() >= KEPT_CUTS;
-        drop(kept);
-        let cut = Arc::new(self.cut_for(granted));
-        if !full {
-            let mut kept = cuts.kept.write().unwrap_or_else(PoisonError::into_inner);
-            kept.entry(key).or_insert_with(|| Arc::clone(&cut));
-        }
-        Some(cut)
-    }
-
-    /// Works out what `granted` is shown, from the list the server was
-    /// built with.
-    fn cut_for(&self, granted: &GrantedScopes) -> Cut {
-        let built = &*self.inner;
-        let registry = &built.registry;
-        let allows = |name: &str| {
-            registry
-                .get(name)
-                .is_some_and(|tool| granted.missing(tool.def().scopes()).is_empty())
-        };
-        let heavy = built.continuations.heavy();
-        let dispatchers: Vec<Dispatcher> = built
-            .dispatchers
-            .iter()
-            .map(|dispatcher| dispatcher.only(registry, heavy, allows))
-            .collect();
-        let mut tools = Vec::new();
-        #[cfg(feature = "apps")]
-        let mut viewed = Vec::new();
-        for (listed, tool) in built.listed.iter().zip(&built.tools) {
-            match *listed {
-                Listed::Tool(place) => {
-                    let def = registry.at(place).def();
-                    if granted.missing(def.scopes()).is_empty() {
-                        tools.push(tool.clone());
-                        #[cfg(feature = "apps")]
-                        viewed.push(def.has_view());
-                    }
-                }
-                Listed::Dispatcher(place) => {
-                    let cut = &dispatchers[place];
-                    if !cut.reaches_nothing() {
-                        tools.push(listed_dispatcher(cut, registry, built.output_schemas));
-                        #[cfg(feature = "apps")]
-                        viewed.push(crate::apps::dispatcher_has_view(cut, registry));
-                    }
-                }
-            }
-        }
-        Cut {
-            #[cfg(feature = "apps")]
-            viewed_tools: viewed_tools(&tools, &viewed, heavy),
-            tools,
-            dispatchers,
-        }
     }
 }
 
@@ -233,7 +129,7 @@ impl Cut {
 /// What a client that shows views is listed of a cut: the tools with their
 /// view, then the viewer's own tools, when any tool listed has a view.
 #[cfg(feature = "apps")]
-fn viewed_tools(tools: &[Tool], viewed: &[bool], heavy: &HeavyConfig) -> Vec<Tool> {
+pub(super) fn viewed_tools(tools: &[Tool], viewed: &[bool], heavy: &HeavyConfig) -> Vec<Tool> {
     if viewed.contains(&true) {
         crate::apps::listed_for_views(tools, viewed, heavy)
     } else {

@@ -13,12 +13,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::apps::{IDS, TOOL, ViewTool};
 use crate::call::args;
-use crate::context::{Caller, Stopped};
 use crate::call::outcome::{Answer, AnswerShape, CallError};
-use crate::continuation::Called;
 use crate::catalog::tool::ToolDef;
-use crate::tool::schema::CONTINUATION_TOKEN;
+use crate::context::{Caller, Stopped};
+use crate::continuation::Called;
 use crate::principal::GrantedScopes;
+use crate::tool::schema::CONTINUATION_TOKEN;
 
 use super::call::{Call, json_kind, scope_refusal};
 use super::{Client, NameTarget, Server};

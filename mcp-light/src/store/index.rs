@@ -10,8 +10,6 @@ use std::ops::Range;
 
 use serde_json::value::RawValue;
 
-use super::{Entry, ListItems, StoredItems};
-
 /// The bytes one offset takes in a stored index.
 pub(crate) const OFFSET_BYTES: usize = 8;
 
@@ -88,28 +86,6 @@ fn trim_item(bytes: &[u8], separator: u8) -> &[u8] {
         .strip_suffix(&[separator])
         .unwrap_or(bytes)
         .trim_ascii_end()
-}
-
-/// The items `range` of `entry`, cut from its body; the whole entry when it
-/// is not a pageable list.
-pub(crate) fn items_of_entry(entry: Entry, range: Range<usize>) -> StoredItems {
-    if !entry.origin.is_pageable() {
-        return StoredItems::Whole(entry);
-    }
-    match index_list(&entry.body) {
-        Some(starts) => items_of_indexed(entry, &starts, range),
-        None => StoredItems::Whole(entry),
-    }
-}
-
-/// The items `range` of `entry`, whose list `starts` indexes.
-pub(crate) fn items_of_indexed(entry: Entry, starts: &[u64], range: Range<usize>) -> StoredItems {
-    StoredItems::List(ListItems {
-        items: slice_items(&entry.body, starts, range),
-        total: starts.len(),
-        owner: entry.owner,
-        origin: entry.origin,
-    })
 }
 
 /// `starts` as the bytes a store keeps.

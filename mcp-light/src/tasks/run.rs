@@ -15,9 +15,9 @@ use serde_json::Value;
 
 use super::record::{Record, error_object, new_id};
 use super::serve::Tasks;
+use crate::call::outcome::{Answer, CallError};
 use crate::context::{StopWatch, Stopped, Stops, Talk, TaskLink, View};
 use crate::runtime::Unfinished;
-use crate::call::outcome::{Answer, CallError};
 use crate::telemetry::{Facts, Label, ToolMetrics};
 use crate::usage::UsageReport;
 

@@ -222,8 +222,8 @@ pub(crate) fn output_schema(shapes: impl IntoIterator<Item = OutputShape>) -> Ma
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::token::Token;
     use crate::heavy::HeavyConfig;
+    use crate::token::Token;
     use crate::writes::envelope::{BulkReach, LeanEnvelope};
     use crate::writes::light_key::KeyFields;
 

@@ -34,10 +34,10 @@ use super::jsonrpc::{self, Checked, MessageRefusal};
 use super::origins::AllowedOrigins;
 use super::request::HttpContext;
 use super::sessions::{SessionSlots, SessionsFull, ValidatedSessions};
-use crate::server::Server;
-use crate::store::BoxFuture;
 use crate::auth::{Auth, AuthRefusal, Challenger, Refused};
 use crate::principal::{GrantedScopes, Principal};
+use crate::server::Server;
+use crate::store::BoxFuture;
 
 /// The response every layer here answers with: rmcp's.
 type HttpResponse = Response<BoxBody<Bytes, Infallible>>;

@@ -13,10 +13,10 @@ use tower_service::Service;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
-use crate::context::Caller;
-use crate::server::Server;
-use crate::error::config::{ConfigError, Unit};
 use crate::auth::Auth;
+use crate::context::Caller;
+use crate::error::config::{ConfigError, Unit};
+use crate::server::Server;
 
 use super::drain::InFlight;
 use super::guard::JsonRpcGuard;

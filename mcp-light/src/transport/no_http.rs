@@ -6,7 +6,7 @@ use crate::context::Caller;
 
 /// Without HTTP, a request carries nothing of it.
 #[derive(Debug, Default)]
-pub(super) struct NoHttp;
+pub(crate) struct NoHttp;
 
 impl NoHttp {
     pub(super) fn take(_: &mut rmcp::model::Extensions) -> NoHttp {

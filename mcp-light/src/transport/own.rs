@@ -4,25 +4,24 @@
 //! the tasks it answers, and the calls of the composed handler's own tools.
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ServerCapabilities, ServerConfig, TASKS_EXTENSION_ID,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ServerConfig};
 use rmcp::service::{RequestContext, RoleServer};
 use tracing::Instrument;
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::context::{Caller, Stops, is_stateless};
 use crate::call::outcome::{Answer, AnswerShape, CallError};
-use crate::telemetry::ToolMetrics;
+use crate::catalog::dispatch::Dispatcher;
+use crate::catalog::dispatch::Refused;
+use crate::context::{Caller, Stops, is_stateless};
 use crate::server::responded;
 use crate::store::BoxFuture;
 use crate::tasks::{Escalation, Tasking};
-use crate::catalog::dispatch::Dispatcher;
-use crate::catalog::dispatch::Refused;
+use crate::telemetry::ToolMetrics;
 use crate::tool::output_schema::Described;
 
+use super::handler::add_own_capabilities;
 use super::{CALL_TOOL, HttpRequest, McpHandler};
 
 impl McpHandler {
@@ -88,9 +87,7 @@ impl McpHandler {
         // The handler's tools are not known when the server is built: their
         // keys are registered per call, and only when a recorder takes them.
         let counted = metrics.listened().then(|| {
-            crate::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(
-                request.name.to_string(),
-            ))
+            crate::telemetry::ToolMetrics::new(std::borrow::Cow::Owned(request.name.to_string()))
         });
         let caller = self.caller(&mut http);
         let tasked = self.server.tasks_handler_calls()
@@ -305,31 +302,5 @@ fn answer_of(tool: &str, done: Result<CallToolResponse, ErrorData>) -> Answer {
         Err(error) => {
             Answer::error(CallError::Route(error.message.to_string())).answered_over_mcp_as(error)
         }
-    }
-}
-
-/// Adds what mcp-light serves itself to what the composed handler
-/// advertises: tools, logging (`logging/setLevel`), and the tasks
-/// extension when a tool may answer as a task.
-#[allow(deprecated)] // rmcp marks logging deprecated; 2025-11-25 clients use it.
-pub(super) fn add_own_capabilities(capabilities: &mut ServerCapabilities, tasks: bool) {
-    let own = ServerCapabilities::builder()
-        .enable_tools()
-        .enable_logging()
-        .build();
-    // A handler whose tools are served beside mcp-light's keeps what it
-    // says of them (`listChanged`).
-    if capabilities.tools.is_none() {
-        capabilities.tools = own.tools;
-    }
-    capabilities.logging = own.logging;
-    // The viewer is a resource.
-    #[cfg(feature = "apps")]
-    capabilities.resources.get_or_insert_with(Default::default);
-    if tasks {
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
     }
 }

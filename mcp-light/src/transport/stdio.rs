@@ -29,8 +29,8 @@ use tokio::time::Instant;
 use super::jsonrpc::{self, MessageRefusal};
 use super::{ServeError, Serving};
 use crate::context::Caller;
-use crate::server::Server;
 use crate::error::config::{ConfigError, Unit};
+use crate::server::Server;
 
 pub(crate) use crate::defaults::MAX_LINE_BYTES as DEFAULT_MAX_LINE_BYTES;
 

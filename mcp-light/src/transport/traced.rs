@@ -10,11 +10,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
-use crate::context::Stopped;
 use crate::call::outcome::{Answer, ErrorKind, TokenUse};
-use crate::telemetry::{
-    ErrorType, Facts, Label, SPAN_NAME, ToolMetrics, record_request_duration,
-};
+use crate::context::Stopped;
+use crate::telemetry::{ErrorType, Facts, Label, SPAN_NAME, ToolMetrics, record_request_duration};
 
 /// One request's span and clock.
 pub(crate) struct Traced {

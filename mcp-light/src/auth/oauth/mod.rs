@@ -131,7 +131,7 @@ impl OAuthResource {
 /// handed to that client alone: mcp-light installs no provider for the
 /// process, so an application's own choice, made before or after, stands.
 #[derive(Clone, Debug)]
-pub(super) struct Verifier {
+pub(crate) struct Verifier {
     inner: Arc<VerifierInner>,
 }
 

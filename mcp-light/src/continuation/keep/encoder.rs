@@ -9,11 +9,11 @@ use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeSeq};
 use serde_json::Value;
 
-use crate::runtime::Unfinished;
-use crate::heavy::{Digest, HeavyConfig, ListDigest, preview_of};
-use crate::usage::{Counts, UsageReport};
-use crate::store::{Chunk, Origin};
 use crate::error::tool::ToolError;
+use crate::heavy::{Digest, HeavyConfig, ListDigest, preview_of};
+use crate::runtime::Unfinished;
+use crate::store::{Chunk, Origin};
+use crate::usage::{Counts, UsageReport};
 
 /// The bytes a chunk gathers before it is handed to the store.
 pub(crate) const CHUNK_BYTES: usize = 256 << 10;

@@ -28,14 +28,14 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use crate::call::answer::full_result;
-use crate::runtime::Unfinished;
 use crate::call::outcome::{Answer, AnswerShape, CallError, TokenUse, Unkept};
-use crate::token::Token;
 use crate::continuation::{Called, Continuations};
-use crate::heavy;
-use crate::usage::UsageReport;
-use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
 use crate::error::tool::ToolError;
+use crate::heavy;
+use crate::runtime::Unfinished;
+use crate::store::{Chunk, EntryWriter, Origin, Sealed, StoreError};
+use crate::token::Token;
+use crate::usage::UsageReport;
 
 pub(crate) use encoder::{Encoded, Encoder, Failed};
 

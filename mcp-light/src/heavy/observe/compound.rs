@@ -5,7 +5,7 @@
 
 use serde::ser::{self, Serialize};
 
-use super::Stop;
+use super::stop::Stop;
 use super::text::Text;
 use crate::heavy::summary::Stats;
 

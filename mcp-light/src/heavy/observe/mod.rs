@@ -10,35 +10,16 @@
 //! ([`text`]).
 
 mod compound;
+mod stop;
 mod text;
-
-use std::fmt;
 
 use serde::ser::{self, Serialize};
 use serde_json::Number;
 
 use super::summary::{ListSummary, Stats};
 use compound::{Keys, List};
+use stop::Stop;
 use text::Text;
-
-/// An observer never fails on its own: a serializer error comes from the
-/// item's `Serialize` impl, and the item is then refused anyway.
-#[derive(Debug)]
-pub(super) struct Stop;
-
-impl fmt::Display for Stop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the item cannot be serialized")
-    }
-}
-
-impl std::error::Error for Stop {}
-
-impl ser::Error for Stop {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        Stop
-    }
-}
 
 /// One item of a list: an object's fields go to their own stats, anything
 /// else to the list's `items`.

@@ -4,7 +4,7 @@
 
 use serde::ser::{self, Impossible, Serialize};
 
-use super::Stop;
+use super::stop::Stop;
 
 /// The text of a string (a map key, a list's string item), handed to a
 /// closure; serde_json writes a map's integer or boolean keys as their

@@ -4,23 +4,74 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::context::StateMap;
 use crate::call::roundtrip::TalkbackConfig;
+use crate::catalog::registry::Registry;
 use crate::clients::ClientTable;
+use crate::context::StateMap;
+use crate::error::config::{ConfigError, Unit};
+use crate::error::tool::BuildError;
 use crate::heavy::HeavyConfig;
 use crate::limits::CallLimits;
-use crate::usage::UsageReport;
 use crate::server::compose::{Delegate, no_handler};
-use crate::error::config::{ConfigError, Unit};
 use crate::store::{ContinuationStore, MemoryStore};
 use crate::tasks::TaskConfig;
-use crate::error::tool::BuildError;
-use crate::catalog::registry::Registry;
 use crate::tool::surface::Surface;
+use crate::usage::UsageReport;
 
 use super::{HandlerToolsSet, Server};
 
 mod talk;
+
+use crate::catalog::tool::ToolDef;
+
+/// The builders a program starts from.
+impl Server {
+    /// A builder for every tool linked into the binary, with an in-memory
+    /// continuation store ([`MemoryStore::default`](crate::store::MemoryStore::default)).
+    ///
+    /// A convenience for a program whose binary holds its own tools and no
+    /// others: a dependency's tools are linked in too, and served. To serve
+    /// exactly the tools a program names, use [`Server::from_tools`].
+    pub fn from_registry() -> ServerBuilder {
+        ServerBuilder::new(Registry::collect())
+    }
+
+    /// A builder for exactly the named tools, with an in-memory
+    /// continuation store: a tool linked into the binary but not named is
+    /// not served.
+    ///
+    /// ```standalone_crate
+    /// use mcp_light::prelude::*;
+    /// use mcp_light::testing::AnswerExt;
+    /// use mcp_light::tools;
+    ///
+    /// /// Says hello.
+    /// #[mcp_tool]
+    /// fn greet(name: String) -> String {
+    ///     format!("hello, {name}")
+    /// }
+    ///
+    /// /// Says goodbye.
+    /// #[mcp_tool]
+    /// fn part(name: String) -> String {
+    ///     format!("goodbye, {name}")
+    /// }
+    ///
+    /// let server = Server::from_tools(tools![greet]).build()?;
+    /// assert!(server.tool("greet").is_some());
+    /// assert!(server.tool("part").is_none());
+    /// # Ok::<(), mcp_light::BuildError>(())
+    /// ```
+    pub fn from_tools(tools: impl IntoIterator<Item = &'static ToolDef>) -> ServerBuilder {
+        ServerBuilder::new(Registry::from_tools(tools))
+    }
+
+    /// A builder for the tools of `registry`, with an in-memory
+    /// continuation store.
+    pub fn builder(registry: Registry) -> ServerBuilder {
+        ServerBuilder::new(Ok(registry))
+    }
+}
 
 /// A [`Server`] being set up: its tools, the host's state, a continuation
 /// store, dispatchers and limits. [`ServerBuilder::build`] checks them all

@@ -2,10 +2,11 @@
 //! its limits: admitting an entry and choosing what to evict for it in
 //! memory, reserving the disk tier, charging a list's index once built.
 
-use super::{Body, Inner, NewSlot, lock};
-use crate::token::Token;
+use super::lock::lock;
+use super::{Body, Inner, NewSlot};
 use crate::store::index::OFFSET_BYTES;
 use crate::store::{Entry, Owner, StoreError};
+use crate::token::Token;
 
 /// What the store spends on one entry beyond the bytes of its body, its
 /// owner strings and its token, on a 64-bit target.
@@ -22,6 +23,12 @@ use crate::store::{Entry, Owner, StoreError};
 pub(super) const ENTRY_OVERHEAD: usize = 640;
 
 impl Inner {
+    /// Whether an entry put whole is kept in memory: its cost fits the
+    /// memory the store may use.
+    pub(super) fn fits_in_memory(&self, token: &Token, entry: &Entry) -> bool {
+        cost_of(token, entry) <= self.memory_limit()
+    }
+
     /// The most one entry may cost in memory.
     pub(super) fn memory_limit(&self) -> usize {
         self.config.max_bytes.min(self.config.max_entry_bytes)

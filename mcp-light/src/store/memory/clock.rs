@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::lock;
+use super::lock::lock;
 
 /// Tells the store what time it is.
 ///

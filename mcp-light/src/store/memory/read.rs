@@ -5,11 +5,12 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::disk::SpillFile;
-use super::{Body, IndexCell, MemoryStore, disk_error, is_expired, lock, unfinished};
+use super::lock::lock;
+use super::{Body, IndexCell, MemoryStore, disk_error, is_expired, unfinished};
 use crate::runtime::{off_workers, run_sync};
-use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{Entry, EntryInfo, ListItems, Origin, Owner, StoreError, StoredItems};
+use crate::token::Token;
 
 /// A live slot's contents, read under the lock and used outside it.
 struct Found {

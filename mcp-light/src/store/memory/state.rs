@@ -5,11 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Body, NewSlot, Slot, State, is_expired};
+use super::{Body, NewSlot, STORE_NAME, Slot, State, is_expired};
 use crate::token::Token;
 
 /// The in-memory store's name in traces and metrics.
-pub(super) const STORE_NAME: &str = "memory";
 
 /// Why an entry was evicted, as the eviction counter's `reason` says.
 #[derive(Debug, Clone, Copy)]

@@ -6,9 +6,9 @@ use std::sync::{Arc, OnceLock};
 use super::disk::Spilling;
 use super::{Body, IndexCell, MemoryStore, NewSlot, disk_error, unfinished};
 use crate::runtime::run_sync;
-use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{BoxFuture, Chunk, Entry, EntryWriter, Origin, Owner, Sealed, StoreError};
+use crate::token::Token;
 
 /// One entry being written to a [`MemoryStore`].
 pub(super) struct MemoryWriter<'a> {

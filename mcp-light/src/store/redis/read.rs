@@ -7,9 +7,9 @@ use std::sync::Arc;
 use redis::aio::ConnectionLike;
 
 use super::{Meta, RedisStore, read_meta};
-use crate::token::Token;
 use crate::store::index::{self, OFFSET_BYTES};
 use crate::store::{Entry, EntryInfo, ListItems, StoreError, StoredItems};
+use crate::token::Token;
 
 impl<C> RedisStore<C>
 where

@@ -5,9 +5,9 @@
 use redis::aio::ConnectionLike;
 
 use super::{Meta, RedisStore, expiry_ms};
-use crate::token::Token;
 use crate::store::index;
 use crate::store::{BoxFuture, Chunk, EntryWriter, Origin, Owner, Sealed, StoreError};
+use crate::token::Token;
 
 /// One entry being written to Redis: its chunks appended as they come, its
 /// meta record written at commit.
