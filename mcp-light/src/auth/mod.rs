@@ -1,5 +1,5 @@
 //! Authenticated HTTP callers: who sends a request becomes the
-//! [`Principal`] its continuation tokens are bound to.
+//! [`Principal`](crate::Principal) its continuation tokens are bound to.
 //!
 //! Without authentication, a client on protocol 2026-07-28 has no session
 //! and every such caller is the same anonymous identity, so a continuation

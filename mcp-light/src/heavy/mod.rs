@@ -32,7 +32,7 @@
 //! (a "wrapper" such as `{"count": 93, "results": [...]}`; of a read's several
 //! list fields, the one with the most items pages, the first of equals, and
 //! the probe names it as `paged`), and it
-//! was not produced by a single write ([`Origin::SingleWrite`]: one device
+//! was not produced by a single write ([`Origin::SingleWrite`](crate::store::Origin::SingleWrite): one device
 //! with a `tags` list is one object, not a page of tags). A page is
 //! `{items, page, page_size, total, has_more}`; a wrapper keeps its other
 //! fields, in their order, before those five (or, when one of them is named

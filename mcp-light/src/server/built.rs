@@ -27,8 +27,8 @@ use crate::principal::GrantedScopes;
 /// tools and their schemas, the dispatchers, the host's state and a
 /// continuation store.
 ///
-/// A [`ServerBuilder`] makes it ([`Server::from_tools`],
-/// [`Server::from_registry`]); [`ServerBuilder::build`] checks every
+/// A [`ServerBuilder`](crate::ServerBuilder) makes it ([`Server::from_tools`],
+/// [`Server::from_registry`]); [`ServerBuilder::build`](crate::ServerBuilder::build) checks every
 /// setting and works out what `tools/list` publishes and what each name
 /// reaches, so a call looks its tool up and nothing is rebuilt per
 /// request. A clone is one reference count: hand one to each listener or
@@ -40,7 +40,7 @@ use crate::principal::GrantedScopes;
 /// tests need none.
 ///
 /// A program names its server for the MCP handshake with
-/// [`ServerBuilder::with_implementation`], usually its own package's
+/// [`ServerBuilder::with_implementation`](crate::ServerBuilder::with_implementation), usually its own package's
 /// `env!("CARGO_PKG_NAME")` and `env!("CARGO_PKG_VERSION")`; otherwise the
 /// server calls itself `mcp-light`, in mcp-light's version.
 ///
@@ -79,7 +79,7 @@ pub(crate) struct Built {
     /// Counts each answer's tokens into its `_meta`; `None` costs nothing.
     pub(crate) usage: Option<Arc<UsageReport>>,
     /// Answers what is not a tool: prompts, resources, completions
-    /// ([`ServerBuilder::with_handler`]), and its own tools if it has any.
+    /// ([`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)), and its own tools if it has any.
     pub(crate) delegate: Arc<dyn Delegate>,
     /// Whether `delegate` advertises tools, read once from its `get_info`:
     /// only then are its tools listed and called, and only then does a
@@ -189,7 +189,7 @@ impl Server {
         }
     }
 
-    /// Whether the handler composed with [`ServerBuilder::with_handler`]
+    /// Whether the handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler)
     /// advertises tools: its tools are then served after this server's.
     pub(crate) fn composes_tools(&self) -> bool {
         self.inner.composed_tools
@@ -219,8 +219,8 @@ impl Server {
     /// Every tool `tools/list` shows: the registered tools, then the
     /// dispatchers, as far as the [`Surface`] publishes them, each with its
     /// output schema when the server publishes them. Worked out once, by
-    /// [`ServerBuilder::build`]. Over MCP, the tools of a handler composed
-    /// with [`ServerBuilder::with_handler`] follow them.
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build). Over MCP, the tools of a handler composed
+    /// with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler) follow them.
     pub fn tools(&self) -> &[Tool] {
         &self.inner.tools
     }
@@ -270,7 +270,7 @@ impl Server {
     }
 
     /// What this server calls itself in the MCP handshake
-    /// ([`ServerBuilder::with_implementation`]).
+    /// ([`ServerBuilder::with_implementation`](crate::ServerBuilder::with_implementation)).
     pub fn implementation(&self) -> &rmcp::model::Implementation {
         &self.inner.implementation
     }
@@ -281,7 +281,7 @@ impl Server {
         &self.inner.registry
     }
 
-    /// The handler composed with [`ServerBuilder::with_handler`], or rmcp's
+    /// The handler composed with [`ServerBuilder::with_handler`](crate::ServerBuilder::with_handler), or rmcp's
     /// defaults.
     pub(crate) fn delegate(&self) -> &dyn Delegate {
         &*self.inner.delegate

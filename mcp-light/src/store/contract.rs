@@ -281,7 +281,7 @@ pub trait EntryWriter: Send {
 /// A store implements [`put`](ContinuationStore::put),
 /// [`get`](ContinuationStore::get) and [`ttl`](ContinuationStore::ttl); the
 /// other methods have defaults built on those (see the [module
-/// docs](self#a-store-of-your-own)), which a store that can write and read
+/// docs](crate::store#a-store-of-your-own)), which a store that can write and read
 /// part of an entry overrides.
 ///
 /// ```
@@ -363,7 +363,7 @@ pub trait ContinuationStore: Send + Sync + 'static {
     /// or expired. Positions past the end are simply not there.
     ///
     /// The default reads the whole entry with [`get`](ContinuationStore::get)
-    /// and cuts the items out of it. [`MemoryStore`] and `RedisStore` keep
+    /// and cuts the items out of it. [`MemoryStore`](super::MemoryStore) and `RedisStore` keep
     /// where each item starts beside the body and read just the page.
     fn get_items<'a>(
         &'a self,
@@ -380,7 +380,7 @@ pub trait ContinuationStore: Send + Sync + 'static {
 
     /// Where tasks ([`crate::tasks`]) are kept beside this store's entries,
     /// seen by every server that shares the store; `None` (the default)
-    /// keeps each server's tasks in its own process. [`MemoryStore`] and
+    /// keeps each server's tasks in its own process. [`MemoryStore`](super::MemoryStore) and
     /// `RedisStore` keep them.
     fn tasks(&self) -> Option<Arc<dyn TaskStore>> {
         None
@@ -404,7 +404,7 @@ pub trait ContinuationStore: Send + Sync + 'static {
     /// The default asks [`ready`](ContinuationStore::ready): `✓` when the
     /// store answers, `✗` naming why when it does not. `RedisStore` adds
     /// Redis's persistence and eviction policy. A store named `memory`
-    /// ([`MemoryStore`]) is judged by the audit itself, which knows whether
+    /// ([`MemoryStore`](super::MemoryStore)) is judged by the audit itself, which knows whether
     /// other replicas could be asked to redeem its tokens.
     fn audit(&self) -> BoxFuture<'_, Vec<Finding>> {
         Box::pin(async move {
@@ -427,7 +427,7 @@ pub trait ContinuationStore: Send + Sync + 'static {
 
     /// The store's name in traces and metrics
     /// ([`telemetry`](crate::telemetry)'s `mcp_light.store.tier`):
-    /// `memory` for [`MemoryStore`], `redis` for `RedisStore`, `custom`
+    /// `memory` for [`MemoryStore`](super::MemoryStore), `redis` for `RedisStore`, `custom`
     /// unless a store says otherwise.
     fn name(&self) -> &'static str {
         "custom"

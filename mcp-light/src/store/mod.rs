@@ -1,6 +1,6 @@
 //! Where full results wait for a continuation token to redeem them.
 //!
-//! mcp-light mints the token ([`Token`]) and checks the owner on redemption;
+//! mcp-light mints the token ([`Token`](crate::token::Token)) and checks the owner on redemption;
 //! a store only keeps entries, expires them and bounds what it holds. Its
 //! operations are async and fallible so that a networked store fits the
 //! same trait as the in-memory default: [`MemoryStore`] keeps entries in

@@ -97,7 +97,7 @@ impl TaskConfig {
 
     /// How often the replica running a task looks in the store for a
     /// cancellation or answers sent to another replica. A store that can
-    /// wake the task itself ([`MemoryTasks`]) does not wait this long.
+    /// wake the task itself ([`MemoryTasks`](crate::store::MemoryTasks)) does not wait this long.
     pub fn with_watch_interval(mut self, interval: Duration) -> TaskConfig {
         self.watch_interval = interval;
         self

@@ -15,7 +15,7 @@ use super::config::MemoryStoreConfig;
 use super::disk::{SpillDir, SpillFile};
 use super::lock::lock;
 
-/// The memory tier's name in metrics and traces.
+/// The in-memory store's name in traces and metrics.
 pub(super) const STORE_NAME: &str = "memory";
 
 /// The in-memory continuation store, the embedded default.

@@ -8,8 +8,6 @@ use std::time::Duration;
 use super::{Body, NewSlot, STORE_NAME, Slot, State, is_expired};
 use crate::token::Token;
 
-/// The in-memory store's name in traces and metrics.
-
 /// Why an entry was evicted, as the eviction counter's `reason` says.
 #[derive(Debug, Clone, Copy)]
 enum Eviction {
