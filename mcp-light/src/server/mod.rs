@@ -4,15 +4,17 @@
 //!
 //! # Files
 //!
-//! - here: [`Server`], what a built server holds and what a name reaches;
+//! - `built`: [`Server`], what a built server holds and what a name
+//!   reaches;
 //! - `builder/`: [`ServerBuilder`] and every setting, checked once;
-//!   `config_error`: the error a setting answers a value it cannot take
-//!   with; `freeze`: what `build` works out once;
+//!   `freeze`: what `build` works out once;
 //! - `call`: the one call path every transport uses, as one [`Call`]
 //!   value; `poll`: how its future runs;
 //! - `shown`: what a caller with fewer scopes is shown; `views`: the MCP
 //!   Apps viewer's own tools;
-//! - `compose`: serving beside an rmcp handler that answers the rest.
+//! - `compose`: serving beside an rmcp handler that answers the rest;
+//!   `handler_config`: what the host says of that handler's tools,
+//!   `handler_tools`, `handler_writes` and `handler_dispatch`: serving them.
 
 mod built;
 pub use built::Server;

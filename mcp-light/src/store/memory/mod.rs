@@ -6,7 +6,8 @@
 //! callers holding the most. An entry too large for memory keeps only its
 //! owner and digest here, and its body and index in the disk tier
 //! ([`disk`]). What an entry costs and what goes to make room for it is in
-//! [`budget`]; reading entries back, in [`read`].
+//! [`budget`]; reading entries back, in [`read`]. The slots, the state
+//! they sit in and what every file here shares are [`kept`]'s.
 
 mod budget;
 mod clock;
